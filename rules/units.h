@@ -1,0 +1,34 @@
+/* units.h - quantities written as people write them: 500ms, 10s, 2m, 999Hz,
+ * 80%, 512MiB.
+ *
+ * Shared by the command line and the rules file, so both accept the same
+ * spellings. Every parser takes the whole string (no trailing garbage, no
+ * leading space), returns 0 or -EINVAL (malformed) / -ERANGE (too large),
+ * and leaves *out untouched on error.
+ */
+#ifndef TRAPD_UNITS_H
+#define TRAPD_UNITS_H
+
+#include <stdint.h>
+
+/* units_parse_duration - "250us", "500ms", "10s", "2m", "1h", "1.5s"; a bare
+ * number means seconds. Result in nanoseconds; must be > 0. */
+int units_parse_duration(const char *s, uint64_t *out_ns);
+
+/* units_parse_frequency - "999Hz", "1kHz", or a bare number of Hz.
+ * Result must be in 1..@max_hz. */
+int units_parse_frequency(const char *s, uint64_t max_hz, uint64_t *out_hz);
+
+/* units_parse_percent - "80%", "12.5%", or a bare number; result in
+ * hundredths of a percent (80% -> 8000) so rules compare integers. */
+int units_parse_percent(const char *s, uint64_t *out_centi);
+
+/* units_parse_size - "4096", "64KiB", "512MiB", "2GiB", "1MB" (SI), "10k".
+ * Result in bytes. */
+int units_parse_size(const char *s, uint64_t *out_bytes);
+
+/* units_format_duration - "1.5s", "250ms": the shortest exact spelling
+ * that units_parse_duration reads back. Returns @buf. */
+const char *units_format_duration(uint64_t ns, char *buf, int len);
+
+#endif

@@ -1,0 +1,34 @@
+/* capture_file.h - the files a capture is stored in.
+ *
+ * A capture is a pprof profile compressed with zstd (CAPTURE.pb.zst) plus
+ * a JSON metadata sidecar (CAPTURE.json, see metadata.h). Readers also
+ * accept a gzip-compressed or plain pprof file, so `trapd report` works on
+ * what `go tool pprof` and other profilers write.
+ */
+#ifndef TRAPD_CAPTURE_FILE_H
+#define TRAPD_CAPTURE_FILE_H
+
+#include <stddef.h>
+
+#include "trapd/profile.h"
+
+/* Decompressed input larger than this is refused (a zstd bomb). */
+#define CAPTURE_FILE_MAX_BYTES (1ull << 30)
+
+/* capture_file__write - encode @p, compress with zstd and write it to
+ * @path atomically (temporary file, fsync, rename). Returns 0 or a
+ * negative errno; @err says what failed. */
+int capture_file__write(const char *path, const struct profile *p, char *err, size_t errlen);
+
+/* capture_file__write_gzip - the same profile as gzip-compressed pprof
+ * (what `go tool pprof` and most tools expect). */
+int capture_file__write_gzip(const char *path, const struct profile *p, char *err,
+			     size_t errlen);
+
+/* capture_file__read - read @path (zstd, gzip or plain pprof, told apart
+ * by magic bytes) into a new profile (*out). Returns 0; -ENOENT/-EACCES
+ * etc. when the file cannot be read; -EBADMSG when it is corrupt or
+ * truncated (@err names the file and the problem). */
+int capture_file__read(const char *path, struct profile **out, char *err, size_t errlen);
+
+#endif

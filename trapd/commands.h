@@ -1,0 +1,19 @@
+/* commands.h - the subcommands of the trapd binary and their exit codes.
+ *
+ * Each command lives in cmd_<name>.c, parses its own options with
+ * getopt_long (argv[0] is the command's name) and returns an exit status.
+ */
+#ifndef TRAPD_COMMANDS_H
+#define TRAPD_COMMANDS_H
+
+/* Exit statuses, documented in README.md (section "Exit status"). */
+enum trapd_exit {
+	TRAPD_EXIT_OK = 0,
+	TRAPD_EXIT_FAILURE = 1, /* a runtime failure: BPF, I/O, a target that vanished */
+	TRAPD_EXIT_USAGE = 2,	/* bad usage or bad input: flags, files, rules */
+};
+
+int cmd_capture(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

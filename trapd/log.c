@@ -1,0 +1,98 @@
+/* log.c - levels, stderr or syslog, libbpf routing. */
+#include "trapd/log.h"
+
+#include <bpf/libbpf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <syslog.h>
+#include <unistd.h>
+
+static enum log_level current_level = LOG_LVL_INFO;
+static bool to_syslog;
+
+void log_set_level(enum log_level level)
+{
+	current_level = level;
+}
+
+enum log_level log_get_level(void)
+{
+	return current_level;
+}
+
+void log_use_syslog(const char *ident)
+{
+	openlog(ident, LOG_PID, LOG_DAEMON);
+	to_syslog = true;
+}
+
+static int syslog_priority(enum log_level level)
+{
+	switch (level) {
+	case LOG_LVL_ERROR:
+		return LOG_ERR;
+	case LOG_LVL_WARN:
+		return LOG_WARNING;
+	case LOG_LVL_INFO:
+		return LOG_INFO;
+	default:
+		return LOG_DEBUG;
+	}
+}
+
+static const char *level_prefix(enum log_level level, bool colour)
+{
+	static const char *const plain[] = { "error: ", "warning: ", "", "debug: " };
+	static const char *const tinted[] = { "\033[1;31merror:\033[0m ",
+					      "\033[1;33mwarning:\033[0m ", "",
+					      "\033[2mdebug:\033[0m " };
+	return colour ? tinted[level] : plain[level];
+}
+
+void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+{
+	static int colour = -1;
+
+	if (level > current_level)
+		return;
+	if (to_syslog) {
+		vsyslog(syslog_priority(level), fmt, ap);
+		return;
+	}
+	if (colour < 0)
+		colour = isatty(STDERR_FILENO);
+	fprintf(stderr, "trapd: %s", level_prefix(level, colour));
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(level, fmt, ap);
+	va_end(ap);
+}
+
+/* libbpf's messages end with a newline of their own; strip it so they
+ * look like ours. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	enum log_level mine = level == LIBBPF_WARN ? LOG_LVL_WARN : LOG_LVL_DEBUG;
+	char buf[1024];
+	int n;
+
+	if (mine > current_level)
+		return 0;
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n > 0 && (size_t)n < sizeof(buf) && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	log_msg(mine, "libbpf: %s", buf);
+	return 0;
+}
+
+void log_route_libbpf(void)
+{
+	libbpf_set_print(libbpf_print);
+}

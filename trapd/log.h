@@ -1,0 +1,40 @@
+/* log.h - the one logging module of trapd.
+ *
+ * Messages go to stderr (with colour only when stderr is a terminal) or to
+ * syslog when log_use_syslog() was called (the daemon, not on a terminal).
+ * libbpf's own messages are routed here by log_route_libbpf().
+ */
+#ifndef TRAPD_LOG_H
+#define TRAPD_LOG_H
+
+#include <stdarg.h>
+
+enum log_level {
+	LOG_LVL_ERROR,
+	LOG_LVL_WARN,
+	LOG_LVL_INFO,
+	LOG_LVL_DEBUG,
+};
+
+/* log_set_level - messages above @level are dropped. Default: LOG_LVL_INFO. */
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+
+/* log_use_syslog - send messages to syslog under @ident from now on. */
+void log_use_syslog(const char *ident);
+
+/* log_route_libbpf - print libbpf's warnings (and, at debug level, its
+ * debug output) through this module. */
+void log_route_libbpf(void);
+
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void log_vmsg(enum log_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+#define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,58 @@
+/* symbolizer.h - turn raw stack addresses into profile locations.
+ *
+ * User frames are resolved through snapshots of /proc/PID/maps and the ELF
+ * files they name (libelf: .symtab, then .dynsym; PT_LOAD offsets; PIE and
+ * shared libraries; GNU build IDs); kernel frames through /proc/kallsyms.
+ * Snapshots are taken while a process lives, so a process that exits
+ * before the capture is symbolized still gets names. ELF symbol tables are
+ * loaded once per file and shared by every process that maps it.
+ * Unresolved frames become locations that keep their address, mapping and
+ * build ID, so a backend can symbolize them later.
+ *
+ * Everything read from a target (maps, ELF files) is untrusted input: a
+ * malformed file yields unresolved frames and a debug message, never a
+ * crash.
+ */
+#ifndef TRAPD_SYMBOLIZER_H
+#define TRAPD_SYMBOLIZER_H
+
+#include <stdint.h>
+
+#include "trapd/profile.h"
+
+struct symbolizer;
+
+struct symbolizer_stats {
+	uint64_t user_frames;
+	uint64_t user_named;
+	uint64_t kernel_frames;
+	uint64_t kernel_named;
+	uint64_t pids_without_maps; /* samples of pids never snapshotted */
+};
+
+/* symbolizer__new - @proc_root is where proc is mounted ("/proc" unless a
+ * test points it at a fixture tree). NULL and errno on failure. */
+struct symbolizer *symbolizer__new(const char *proc_root);
+void symbolizer__free(struct symbolizer *s);
+
+/* symbolizer__snapshot - read /proc/PID/maps of @pid now and remember its
+ * executable mappings (a new snapshot adds to the old one: exec'd or
+ * dlopen'd images are kept). Returns 0, -ESRCH if the process is gone, or
+ * another negative errno. */
+int symbolizer__snapshot(struct symbolizer *s, int pid);
+
+/* symbolizer__user_stack - resolve @n user addresses of @pid (leaf first:
+ * ips[0] is where the sample hit, the others are return addresses) into
+ * location ids of @p, written to @locs[0..n). Returns 0 or a negative
+ * errno (only for allocation failures: unresolved frames are not errors). */
+int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
+			   const uint64_t *ips, uint32_t n, uint32_t *locs);
+
+/* symbolizer__kernel_stack - the same for kernel addresses. */
+int symbolizer__kernel_stack(struct symbolizer *s, struct profile *p, const uint64_t *ips,
+			     uint32_t n, uint32_t *locs);
+
+/* symbolizer__get_stats - counters since symbolizer__new. */
+void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
+#endif
