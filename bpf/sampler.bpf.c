@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sampler.bpf.c - the stack sampler: a perf_event program run on every CPU
+ * at the sampling frequency (software cpu-clock).
+ *
+ * Each sample takes the user and kernel stacks with bpf_get_stack, stores
+ * each stack once in a hash map keyed by a 64-bit hash of its frames (so
+ * unlike bpf_get_stackid's fixed buckets, different stacks never evict or
+ * drop each other), and counts the sample under (pid, tid, stacks, cgroup,
+ * comm). Nothing leaves the kernel per sample: user space reads the maps
+ * once the window closes. Every sample that cannot be stored whole is
+ * counted in the stats map.
+ *
+ * The first sample of each process is announced on a ring buffer so user
+ * space can snapshot its memory map while it lives.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "sampler.h"
+
+#define EEXIST 17 /* errno values are not in vmlinux.h */
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Run-time controls, written by user space through the mmap'ed .bss. */
+volatile __u32 armed;	    /* 0: samples are ignored (window closed) */
+volatile __u32 filter_mode; /* enum sampler_filter */
+volatile __u32 follow_forks; /* children of watched pids are watched too */
+volatile __u64 max_samples;  /* cap per window; 0 = none */
+volatile __u64 taken;	     /* samples taken in this window (against the cap) */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384); /* resized from the window before load */
+	__type(key, struct sampler_key);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384); /* resized from the window before load */
+	__type(key, __u64);
+	__type(value, struct sampler_stack);
+} stacks SEC(".maps");
+
+/* Two stacks per CPU: too large for the 512-byte BPF stack. */
+struct scratch {
+	struct sampler_stack user;
+	struct sampler_stack kernel;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SAMPLER_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} pid_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u8);
+} seen_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+static __always_inline void stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline bool watched(__u32 pid)
+{
+	switch (filter_mode) {
+	case SAMPLER_FILTER_PIDS:
+		return bpf_map_lookup_elem(&pid_filter, &pid) != NULL;
+	case SAMPLER_FILTER_CGROUP:
+		return bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1;
+	default:
+		return true;
+	}
+}
+
+static __always_inline void announce(__u32 kind, __u32 pid)
+{
+	struct sampler_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(SAMPLER_STAT_EVENTS_LOST);
+		return;
+	}
+	e->kind = kind;
+	e->pid = pid;
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void note_process(__u32 pid)
+{
+	__u8 one = 1;
+	long err;
+
+	if (bpf_map_lookup_elem(&seen_pids, &pid))
+		return;
+	err = bpf_map_update_elem(&seen_pids, &pid, &one, BPF_NOEXIST);
+	if (err == 0)
+		announce(SAMPLER_EVENT_NEW_PROCESS, pid);
+	else if (err != -EEXIST)
+		stat_inc(SAMPLER_STAT_PIDS_FULL);
+}
+
+/* hash_stack - FNV-1a over whole frames with a final mix; never 0, which
+ * means "no stack". */
+static __always_inline __u64 hash_stack(const struct sampler_stack *st)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+
+	for (int i = 0; i < SAMPLER_MAX_DEPTH; i++) {
+		if (i >= st->len)
+			break;
+		h ^= st->ips[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 32;
+	}
+	h ^= st->len;
+	return h ? h : 1;
+}
+
+/* store_stack - fetch one stack into @st and store it; returns its id or 0
+ * when there is none or it could not be stored (the reason is counted). */
+static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct sampler_stack *st,
+					 __u64 flags, __u32 fault_stat, __u32 trunc_stat)
+{
+	struct sampler_stack *old;
+	long n;
+	__u64 id;
+
+	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (n < 0) {
+		stat_inc(fault_stat);
+		return 0;
+	}
+	if (n == 0)
+		return 0;
+	st->len = n / sizeof(__u64);
+	if (st->len >= SAMPLER_MAX_DEPTH)
+		stat_inc(trunc_stat);
+	id = hash_stack(st);
+	old = bpf_map_lookup_elem(&stacks, &id);
+	if (old) {
+		/* Same hash: a different stack only if the frames differ. Checking
+		 * the length and both ends catches it without a full compare. */
+		if (old->len != st->len || old->ips[0] != st->ips[0]) {
+			stat_inc(SAMPLER_STAT_STACK_COLLISION);
+			return 0;
+		}
+		return id;
+	}
+	n = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
+	if (n && n != -EEXIST) {
+		stat_inc(SAMPLER_STAT_STACKS_FULL);
+		return 0;
+	}
+	return id;
+}
+
+static __always_inline void count_sample(struct sampler_key *key)
+{
+	__u64 one = 1, *v;
+	long err;
+
+	v = bpf_map_lookup_elem(&counts, key);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	err = bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		v = bpf_map_lookup_elem(&counts, key);
+		if (v)
+			__sync_fetch_and_add(v, 1);
+		return;
+	}
+	if (err) {
+		stat_inc(SAMPLER_STAT_COUNTS_FULL);
+		return;
+	}
+}
+
+SEC("perf_event")
+int sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct sampler_key key = {};
+	struct task_struct *task;
+	struct scratch *sc;
+	__u32 zero = 0;
+
+	if (!armed)
+		return 0;
+	key.pid = id >> 32;
+	key.tid = (__u32)id;
+	if (key.tid == 0) {
+		stat_inc(SAMPLER_STAT_IDLE);
+		return 0;
+	}
+	if (!watched(key.pid))
+		return 0;
+	if (max_samples && __sync_fetch_and_add(&taken, 1) >= max_samples) {
+		stat_inc(SAMPLER_STAT_OVER_CAP);
+		return 0;
+	}
+	sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!sc)
+		return 0;
+
+	task = bpf_get_current_task_btf();
+	key.kernel_stack = store_stack(ctx, &sc->kernel, 0, SAMPLER_STAT_KERNEL_STACK_FAULT,
+				       SAMPLER_STAT_KERNEL_TRUNCATED);
+	/* Kernel threads have no user stack to fetch, and that is no loss. */
+	if (task->mm)
+		key.user_stack = store_stack(ctx, &sc->user, BPF_F_USER_STACK,
+					     SAMPLER_STAT_USER_STACK_FAULT,
+					     SAMPLER_STAT_USER_TRUNCATED);
+	key.cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	count_sample(&key);
+	stat_inc(SAMPLER_STAT_SAMPLES);
+	if (task->mm)
+		note_process(key.pid);
+	return 0;
+}
+
+/* A watched process's children are watched too (capture -- CMD, cgroup v1
+ * targets): sched_process_fork sees every new task, threads included. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, cpid = child->tgid;
+	__u8 one = 1;
+
+	if (!follow_forks || filter_mode != SAMPLER_FILTER_PIDS || ppid == cpid)
+		return 0;
+	if (bpf_map_lookup_elem(&pid_filter, &ppid))
+		bpf_map_update_elem(&pid_filter, &cpid, &one, BPF_ANY);
+	return 0;
+}
+
+/* An exec replaces the memory map: ask user space for a new snapshot. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 pid = p->tgid;
+
+	if (armed && bpf_map_lookup_elem(&seen_pids, &pid))
+		announce(SAMPLER_EVENT_EXEC, pid);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* sampler.h - types shared by the stack sampler's BPF program
+ * (sampler.bpf.c) and its user-space control (trapd/sampler.c).
+ *
+ * Plain fixed-width fields only, explicit padding, sizes pinned with
+ * _Static_assert so both sides agree byte for byte.
+ */
+#ifndef TRAPD_BPF_SAMPLER_H
+#define TRAPD_BPF_SAMPLER_H
+
+/* The kernel's own limit for one stack (PERF_MAX_STACK_DEPTH). */
+#define SAMPLER_MAX_DEPTH 127
+#define SAMPLER_COMM_LEN 16
+
+/* What the sampling program is restricted to; set at run time. */
+enum sampler_filter {
+	SAMPLER_FILTER_ALL = 0,	   /* every task but the idle ones */
+	SAMPLER_FILTER_PIDS = 1,   /* thread groups listed in the pid_filter map */
+	SAMPLER_FILTER_CGROUP = 2, /* tasks under the cgroup in cgroup_filter (v2) */
+};
+
+/* One aggregation bucket: samples of one thread with one pair of stacks.
+ * A stack id of 0 means "no stack of that kind" (a kernel thread has no
+ * user stack; a sample taken in user mode has no kernel stack). */
+struct sampler_key {
+	__u32 pid; /* thread group id, as the host sees it */
+	__u32 tid;
+	__u64 user_stack;
+	__u64 kernel_stack;
+	__u64 cgroup_id; /* cgroup v2 id (inode of its directory) */
+	char comm[SAMPLER_COMM_LEN];
+};
+
+/* A stack as stored in the stacks map, keyed by a 64-bit hash of its
+ * frames. Leaf first. */
+struct sampler_stack {
+	__u32 len;
+	__u32 pad;
+	__u64 ips[SAMPLER_MAX_DEPTH];
+};
+
+/* Counters, one slot each in the per-CPU stats map. Every sample either
+ * lands in the counts map or increments one of the loss counters. */
+enum sampler_stat {
+	SAMPLER_STAT_SAMPLES = 0,	  /* samples of a watched task, stored */
+	SAMPLER_STAT_IDLE,		  /* the CPU was idle */
+	SAMPLER_STAT_OVER_CAP,		  /* dropped: the window's sample cap was reached */
+	SAMPLER_STAT_USER_STACK_FAULT,	  /* user stack unreadable (kept without it) */
+	SAMPLER_STAT_KERNEL_STACK_FAULT,  /* kernel stack unreadable (kept without it) */
+	SAMPLER_STAT_USER_TRUNCATED,	  /* user stack deeper than SAMPLER_MAX_DEPTH */
+	SAMPLER_STAT_KERNEL_TRUNCATED,	  /* kernel stack deeper than SAMPLER_MAX_DEPTH */
+	SAMPLER_STAT_STACKS_FULL,	  /* stacks map full: sample kept without that stack */
+	SAMPLER_STAT_STACK_COLLISION,	  /* two stacks hashed alike: kept without it */
+	SAMPLER_STAT_COUNTS_FULL,	  /* dropped: counts map full */
+	SAMPLER_STAT_PIDS_FULL,		  /* seen_pids map full: a process was not announced */
+	SAMPLER_STAT_EVENTS_LOST,	  /* ring buffer full: an announcement was lost */
+	SAMPLER_STAT_NR,
+};
+
+/* Announcements to user space, so it snapshots a process's memory map
+ * while the process is alive. */
+enum sampler_event_kind {
+	SAMPLER_EVENT_NEW_PROCESS = 1, /* first sample of this thread group */
+	SAMPLER_EVENT_EXEC = 2,	       /* a sampled process exec'd a new image */
+};
+
+struct sampler_event {
+	__u32 kind;
+	__u32 pid;
+};
+
+#ifndef __bpf__
+_Static_assert(sizeof(struct sampler_key) == 48, "sampler_key layout");
+_Static_assert(sizeof(struct sampler_stack) == 8 + 8 * SAMPLER_MAX_DEPTH, "sampler_stack layout");
+_Static_assert(sizeof(struct sampler_event) == 8, "sampler_event layout");
+#endif
+
+#endif

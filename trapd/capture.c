@@ -1,0 +1,200 @@
+/* capture.c - from a closed sampler window to a profile and its files. */
+#include "trapd/capture.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include "trapd/capture_file.h"
+#include "trapd/log.h"
+#include "trapd/metadata.h"
+
+#define CGROUP_CACHE_MAX 256
+#define CGROUP_WALK_MAX_DIRS 20000
+
+int capture_new_id(struct capture_info *info)
+{
+	unsigned char raw[16];
+	int i;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return -errno;
+	for (i = 0; i < 16; i++)
+		snprintf(info->id + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+/* The cgroup label of a sample is its path; samples carry the v2 id, and a
+ * capture sees few distinct cgroups, so a small cache of walks suffices. */
+struct cgroup_cache {
+	char v2_root[4096];
+	bool have_root;
+	uint64_t ids[CGROUP_CACHE_MAX];
+	uint32_t labels[CGROUP_CACHE_MAX];
+	int n;
+};
+
+static int cgroup_label(struct cgroup_cache *c, struct profile *p, uint64_t id, uint32_t *out)
+{
+	char path[4096];
+	int64_t idx;
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->ids[i] == id) {
+			*out = c->labels[i];
+			return 0;
+		}
+	}
+	if (!c->have_root || cgroup_path_of_id(c->v2_root, id, CGROUP_WALK_MAX_DIRS, path,
+					       sizeof(path)))
+		snprintf(path, sizeof(path), "cgroup-id:%" PRIu64, id);
+	idx = profile__string(p, path);
+	if (idx < 0)
+		return (int)idx;
+	if (c->n < CGROUP_CACHE_MAX) {
+		c->ids[c->n] = id;
+		c->labels[c->n++] = (uint32_t)idx;
+	}
+	*out = (uint32_t)idx;
+	return 0;
+}
+
+struct build_ctx {
+	struct profile *p;
+	struct symbolizer *sym;
+	struct cgroup_cache cgroups;
+	uint64_t stored;
+	uint32_t locs[2 * SAMPLER_MAX_DEPTH];
+};
+
+static int add_record(const struct sampler_record *rec, void *arg)
+{
+	struct build_ctx *b = arg;
+	struct profile_sample tmpl = { 0 };
+	char comm[SAMPLER_COMM_LEN + 1];
+	int64_t idx;
+	int err;
+
+	err = symbolizer__kernel_stack(b->sym, b->p, rec->kernel_ips, rec->kernel_len, b->locs);
+	if (!err)
+		err = symbolizer__user_stack(b->sym, b->p, (int)rec->key->pid, rec->user_ips,
+					     rec->user_len, b->locs + rec->kernel_len);
+	if (err)
+		return err;
+	memcpy(comm, rec->key->comm, SAMPLER_COMM_LEN);
+	comm[SAMPLER_COMM_LEN] = '\0';
+	idx = profile__string(b->p, comm);
+	if (idx < 0)
+		return (int)idx;
+	tmpl.comm = (uint32_t)idx;
+	err = cgroup_label(&b->cgroups, b->p, rec->key->cgroup_id, &tmpl.cgroup);
+	if (err)
+		return err;
+	tmpl.count = (int64_t)rec->count;
+	tmpl.pid = rec->key->pid;
+	tmpl.tid = rec->key->tid;
+	b->stored += rec->count;
+	return profile__add_sample(b->p, b->locs, rec->kernel_len + rec->user_len, &tmpl);
+}
+
+static const char *target_kind_name(enum capture_target_kind k)
+{
+	static const char *const names[] = { "system", "pid", "cgroup", "command" };
+
+	return names[k];
+}
+
+/* add_summary - the capture's essentials as pprof comments, so a profile
+ * copied without its sidecar still says what it is and what it lost. */
+static int add_summary(struct profile *p, const struct capture_info *info)
+{
+	char line[512];
+	size_t off;
+	int i, err;
+
+	snprintf(line, sizeof(line), "trapd %s capture %s: %s target, %" PRIu64 " Hz, %s",
+		 TRAPD_VERSION, info->id, target_kind_name(info->target.kind), info->freq_hz,
+		 info->trigger ? info->trigger : "manual");
+	err = profile__add_comment(p, line);
+	off = (size_t)snprintf(line, sizeof(line), "losses:");
+	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
+		if (info->stats.v[i] && off < sizeof(line))
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s=%" PRIu64,
+						sampler__stat_name(i), info->stats.v[i]);
+	if (!err && off < sizeof(line))
+		err = profile__add_comment(p, off > 7 ? line : "losses: none");
+	return err;
+}
+
+int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capture_info *info,
+			  struct profile **out)
+{
+	struct build_ctx *b;
+	int err;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->p = profile__new();
+	if (!b->p) {
+		free(b);
+		return -ENOMEM;
+	}
+	b->sym = sym;
+	b->cgroups.have_root =
+		cgroup_v2_mount(NULL, b->cgroups.v2_root, sizeof(b->cgroups.v2_root)) == 0;
+	b->p->period_ns = (int64_t)info->period_ns;
+	b->p->time_ns = info->start_ns;
+	b->p->duration_ns = info->duration_ns;
+
+	err = sampler__get_stats(s, &info->stats);
+	if (!err)
+		err = sampler__for_each(s, add_record, b);
+	if (!err)
+		err = add_summary(b->p, info);
+	info->samples_stored = b->stored;
+	symbolizer__get_stats(sym, &info->symbols);
+	if (err)
+		profile__free(b->p);
+	else
+		*out = b->p;
+	free(b);
+	return err;
+}
+
+int capture_sidecar_path(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+	const char *ext = ".pb.zst";
+	size_t el = strlen(ext);
+
+	if (n > el && strcmp(path + n - el, ext) == 0)
+		n -= el;
+	if ((size_t)snprintf(out, len, "%.*s.json", (int)n, path) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int capture_write(const char *path, const struct profile *p, struct capture_info *info, char *err,
+		  size_t errlen)
+{
+	char sidecar[4200];
+	struct stat st;
+	int e;
+
+	e = capture_sidecar_path(path, sidecar, sizeof(sidecar));
+	if (e) {
+		snprintf(err, errlen, "%s: name too long", path);
+		return e;
+	}
+	e = capture_file__write(path, p, err, errlen);
+	if (e)
+		return e;
+	info->profile_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+	return metadata_write(sidecar, info, path, err, errlen);
+}

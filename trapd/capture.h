@@ -1,0 +1,69 @@
+/* capture.h - what a capture is: its description, turning a closed
+ * sampler window into a symbolized profile, and writing the capture's
+ * files (CAPTURE.pb.zst and CAPTURE.json).
+ *
+ * Used by `trapd capture` and, for every trigger, by the daemon.
+ */
+#ifndef TRAPD_CAPTURE_H
+#define TRAPD_CAPTURE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rules/cgroup_path.h"
+#include "trapd/profile.h"
+#include "trapd/sampler.h"
+#include "trapd/symbolizer.h"
+
+enum capture_target_kind {
+	CAPTURE_TARGET_SYSTEM,
+	CAPTURE_TARGET_PID,
+	CAPTURE_TARGET_CGROUP,
+	CAPTURE_TARGET_COMMAND,
+};
+
+struct capture_target {
+	enum capture_target_kind kind;
+	pid_t pid;		 /* PID and COMMAND */
+	struct cgroup_ref cgroup; /* CGROUP */
+	char *const *argv;	 /* COMMAND */
+	int exit_status;	 /* COMMAND: its exit status, or 128+signal */
+};
+
+struct capture_info {
+	char id[33];	      /* 128 random bits, hex */
+	const char *trigger;  /* "manual" for `trapd capture` */
+	struct capture_target target;
+	uint64_t freq_hz;
+	uint64_t period_ns;
+	int64_t start_ns;     /* window start, ns since the epoch */
+	int64_t duration_ns;  /* window length as measured */
+	const char *end_reason; /* "duration", "target exited", "interrupted", ... */
+	int ncpus;
+	struct sampler_stats stats;
+	struct symbolizer_stats symbols;
+	uint64_t samples_stored; /* sum of the counts read back */
+	uint64_t profile_bytes;	 /* size of the written .pb.zst */
+};
+
+/* capture_new_id - fill @info->id with a fresh random id. */
+int capture_new_id(struct capture_info *info);
+
+/* capture_build_profile - read the closed window of @s, symbolize it with
+ * @sym and return a new profile in *out (period, time, duration, labels and
+ * a summary in its comments, from @info). Sets info->samples_stored and
+ * info->symbols. Returns 0 or a negative errno. */
+int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capture_info *info,
+			  struct profile **out);
+
+/* capture_write - write @p to @path (.pb.zst) and the metadata sidecar
+ * next to it (the same name with .json instead of .pb.zst). Sets
+ * info->profile_bytes. Returns 0 or a negative errno with @err filled. */
+int capture_write(const char *path, const struct profile *p, struct capture_info *info, char *err,
+		  size_t errlen);
+
+/* capture_sidecar_path - "x.pb.zst" -> "x.json" (any other name gets
+ * ".json" appended). Returns 0 or -ENAMETOOLONG. */
+int capture_sidecar_path(const char *path, char *out, size_t len);
+
+#endif

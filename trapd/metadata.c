@@ -1,0 +1,172 @@
+/* metadata.c - write the capture's JSON sidecar. */
+#include "trapd/metadata.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trapd/json.h"
+
+static void iso8601(int64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (int)(ns % 1000000000 / 1000000));
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static void emit_target(struct json_writer *w, const struct capture_target *t)
+{
+	static const char *const kinds[] = { "system", "pid", "cgroup", "command" };
+	char *const *a;
+
+	json_key(w, "target");
+	json_object_begin(w);
+	json_kv_string(w, "kind", kinds[t->kind]);
+	switch (t->kind) {
+	case CAPTURE_TARGET_PID:
+		json_kv_i64(w, "pid", t->pid);
+		break;
+	case CAPTURE_TARGET_CGROUP:
+		json_kv_string(w, "cgroup", t->cgroup.relative);
+		json_kv_string(w, "path", t->cgroup.path);
+		json_kv_u64(w, "cgroup_version", t->cgroup.version);
+		break;
+	case CAPTURE_TARGET_COMMAND:
+		json_kv_i64(w, "pid", t->pid);
+		json_key(w, "argv");
+		json_array_begin(w);
+		for (a = t->argv; a && *a; a++)
+			json_string(w, *a);
+		json_array_end(w);
+		json_kv_i64(w, "exit_status", t->exit_status);
+		break;
+	default:
+		break;
+	}
+	json_object_end(w);
+}
+
+static void emit_window(struct json_writer *w, const struct capture_info *info)
+{
+	char when[40];
+
+	json_key(w, "window");
+	json_object_begin(w);
+	iso8601(info->start_ns, when, sizeof(when));
+	json_kv_string(w, "start", when);
+	iso8601(info->start_ns + info->duration_ns, when, sizeof(when));
+	json_kv_string(w, "end", when);
+	json_kv_i64(w, "start_ns", info->start_ns);
+	json_kv_i64(w, "duration_ns", info->duration_ns);
+	json_kv_string(w, "end_reason", info->end_reason ? info->end_reason : "duration");
+	json_object_end(w);
+}
+
+static void emit_counts(struct json_writer *w, const struct capture_info *info)
+{
+	int i;
+
+	json_key(w, "samples");
+	json_object_begin(w);
+	json_kv_u64(w, "stored", info->samples_stored);
+	json_kv_u64(w, "idle", info->stats.v[SAMPLER_STAT_IDLE]);
+	json_object_end(w);
+	/* Every loss counter, zero or not, so consumers need no defaults. */
+	json_key(w, "losses");
+	json_object_begin(w);
+	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
+		json_kv_u64(w, sampler__stat_name(i), info->stats.v[i]);
+	json_object_end(w);
+	json_key(w, "symbols");
+	json_object_begin(w);
+	json_kv_u64(w, "user_frames", info->symbols.user_frames);
+	json_kv_u64(w, "user_named", info->symbols.user_named);
+	json_kv_u64(w, "kernel_frames", info->symbols.kernel_frames);
+	json_kv_u64(w, "kernel_named", info->symbols.kernel_named);
+	json_kv_u64(w, "pids_without_maps", info->symbols.pids_without_maps);
+	json_object_end(w);
+}
+
+int metadata_emit(FILE *out, const struct capture_info *info, const char *profile_path)
+{
+	struct json_writer w;
+	struct utsname u;
+
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	json_init(&w, out);
+	json_object_begin(&w);
+	json_kv_string(&w, "format", METADATA_FORMAT);
+	json_kv_string(&w, "capture_id", info->id);
+	json_kv_string(&w, "trapd_version", TRAPD_VERSION);
+	json_kv_string(&w, "host", u.nodename);
+	json_kv_string(&w, "kernel", u.release);
+	json_kv_string(&w, "arch", u.machine);
+	json_kv_string(&w, "trigger", info->trigger ? info->trigger : "manual");
+	emit_target(&w, &info->target);
+	emit_window(&w, info);
+	json_kv_u64(&w, "frequency_hz", info->freq_hz);
+	json_kv_u64(&w, "period_ns", info->period_ns);
+	json_kv_u64(&w, "cpus", (uint64_t)info->ncpus);
+	emit_counts(&w, info);
+	json_key(&w, "profile");
+	json_object_begin(&w);
+	json_kv_string(&w, "file", base_name(profile_path));
+	json_kv_string(&w, "format", "pprof+zstd");
+	json_kv_u64(&w, "bytes", info->profile_bytes);
+	json_object_end(&w);
+	json_object_end(&w);
+	return json_finish(&w);
+}
+
+int metadata_write(const char *path, const struct capture_info *info, const char *profile_path,
+		   char *err, size_t errlen)
+{
+	char tmp[4200];
+	FILE *f = NULL;
+	int fd = -1, e = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		e = -errno;
+		goto cleanup;
+	}
+	fd = -1;
+	e = metadata_emit(f, info, profile_path);
+	if (!e && fflush(f))
+		e = -errno;
+	if (!e && fsync(fileno(f)))
+		e = -errno;
+	if (fclose(f) && !e)
+		e = -errno;
+	f = NULL;
+	if (!e && rename(tmp, path))
+		e = -errno;
+cleanup:
+	if (f)
+		fclose(f);
+	if (fd >= 0)
+		close(fd);
+	if (e) {
+		unlink(tmp);
+		snprintf(err, errlen, "%s: %s", path, strerror(-e));
+	}
+	return e;
+}

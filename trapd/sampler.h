@@ -1,0 +1,91 @@
+/* sampler.h - control of the in-kernel stack sampler (bpf/sampler.bpf.c).
+ *
+ * Lifecycle: sampler__open loads the BPF program with maps sized for the
+ * window and opens one cpu-clock perf event per online CPU, attached but
+ * disarmed. sampler__start arms it (a store into mapped memory and one
+ * ioctl per CPU, so sampling begins within microseconds of the decision);
+ * sampler__stop disarms it. sampler__for_each reads the aggregated samples
+ * once the window is closed. A daemon keeps one sampler open and arms it
+ * for every capture.
+ */
+#ifndef TRAPD_SAMPLER_H
+#define TRAPD_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "bpf/sampler.h"
+
+struct sampler;
+
+enum sampler_target {
+	SAMPLER_TARGET_ALL,    /* every task on every CPU */
+	SAMPLER_TARGET_PIDS,   /* thread groups added with sampler__add_pid */
+	SAMPLER_TARGET_CGROUP, /* tasks in the cgroup v2 directory @cgroup_fd and below */
+};
+
+struct sampler_opts {
+	uint64_t freq_hz;     /* samples per second per CPU */
+	uint64_t window_ns;   /* expected window; sizes the maps */
+	uint64_t max_samples; /* cap for one window; 0 = derived from the window */
+	enum sampler_target target;
+	int cgroup_fd;	   /* SAMPLER_TARGET_CGROUP: an open cgroup v2 directory */
+	bool follow_forks; /* SAMPLER_TARGET_PIDS: children of watched pids too */
+};
+
+/* What one window recorded and lost, summed over CPUs. */
+struct sampler_stats {
+	uint64_t v[SAMPLER_STAT_NR];
+};
+
+/* One aggregated sample handed to a sampler__for_each callback. Stacks are
+ * leaf first; a NULL stack has length 0. */
+struct sampler_record {
+	const struct sampler_key *key;
+	uint64_t count;
+	const uint64_t *user_ips;
+	uint32_t user_len;
+	const uint64_t *kernel_ips;
+	uint32_t kernel_len;
+};
+
+typedef int (*sampler_record_fn)(const struct sampler_record *rec, void *ctx);
+typedef void (*sampler_event_fn)(const struct sampler_event *ev, void *ctx);
+
+/* sampler__open - load and attach, disarmed. On failure returns NULL, sets
+ * errno and writes what went wrong (and what to do) to @err. */
+struct sampler *sampler__open(const struct sampler_opts *opts, char *err, size_t errlen);
+void sampler__free(struct sampler *s);
+
+/* sampler__add_pid - watch thread group @pid (SAMPLER_TARGET_PIDS). */
+int sampler__add_pid(struct sampler *s, int pid);
+
+/* sampler__start - arm: samples count from now. Clears the previous
+ * window's data. Returns 0 or a negative errno. */
+int sampler__start(struct sampler *s);
+
+/* sampler__stop - disarm: no sample is taken after it returns. */
+int sampler__stop(struct sampler *s);
+
+/* sampler__events_fd - an fd that polls readable when announcements are
+ * waiting; sampler__drain_events hands them to @fn. */
+int sampler__events_fd(const struct sampler *s);
+int sampler__drain_events(struct sampler *s, sampler_event_fn fn, void *ctx);
+
+/* sampler__for_each - call @fn for every aggregated sample of the window;
+ * stops at and returns the first non-zero value @fn returns. */
+int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx);
+
+/* sampler__get_stats - the window's counters. */
+int sampler__get_stats(struct sampler *s, struct sampler_stats *out);
+
+/* sampler__stat_name - a short name for counter @i ("idle", "over_cap"..). */
+const char *sampler__stat_name(int i);
+
+/* sampler__ncpus - how many CPUs are being sampled. */
+int sampler__ncpus(const struct sampler *s);
+
+#endif
