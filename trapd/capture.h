@@ -39,6 +39,7 @@ struct capture_info {
 	int64_t start_ns;     /* window start, ns since the epoch */
 	int64_t duration_ns;  /* window length as measured */
 	const char *end_reason; /* "duration", "target exited", "interrupted", ... */
+	int64_t arm_ns;	      /* from the decision to capture to the sampler armed */
 	int ncpus;
 	struct sampler_stats stats;
 	struct symbolizer_stats symbols;

@@ -562,8 +562,8 @@ static int open_sampler(struct capture_cmd *c, struct sampler_opts *o, struct wi
 /* run_capture - everything after the arguments are known good. */
 static int run_capture(struct capture_cmd *c, struct window *w, struct capture_info *info)
 {
+	int64_t decided = now_ns(CLOCK_MONOTONIC), start_mono;
 	struct sampler_opts o = { 0 };
-	int64_t start_mono;
 	int e, status;
 
 	if (setup_target(c, &o, w))
@@ -586,6 +586,7 @@ static int run_capture(struct capture_cmd *c, struct window *w, struct capture_i
 	info->start_ns = now_ns(CLOCK_REALTIME);
 	start_mono = now_ns(CLOCK_MONOTONIC);
 	e = sampler__start(w->sampler);
+	info->arm_ns = now_ns(CLOCK_MONOTONIC) - decided;
 	if (!e && c->target.kind == CAPTURE_TARGET_COMMAND)
 		e = release_command(w, &c->target);
 	if (e == -ENOEXEC) {

@@ -73,6 +73,7 @@ static void emit_window(struct json_writer *w, const struct capture_info *info)
 	json_kv_string(w, "end", when);
 	json_kv_i64(w, "start_ns", info->start_ns);
 	json_kv_i64(w, "duration_ns", info->duration_ns);
+	json_kv_i64(w, "arm_ns", info->arm_ns);
 	json_kv_string(w, "end_reason", info->end_reason ? info->end_reason : "duration");
 	json_object_end(w);
 }

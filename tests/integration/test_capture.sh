@@ -1,0 +1,98 @@
+# test_capture.sh - `trapd capture` on real workloads, checked through
+# `trapd report` and go tool pprof.
+
+# A burner whose three functions burn 60/30/10 % of the work: the
+# measured self shares must agree within a few points.
+test_capture_pid_shares() {
+	need_root_bpf || return
+	local pid s60 s30 s10
+	start_bg pid "$WORKLOADS/burner" 8
+	sleep 0.3
+	"$TRAPD" capture -p "$pid" -d 3s -F 999 -o cap.pb.zst || { fail "capture failed"; return 1; }
+	[ -s cap.pb.zst ] && [ -s cap.json ] || { fail "capture files missing"; return 1; }
+	"$TRAPD" report cap.pb.zst --folded cap.folded >report.txt || { fail "report failed"; return 1; }
+	s60=$(self_share cap.folded burn_60)
+	s30=$(self_share cap.folded burn_30)
+	s10=$(self_share cap.folded burn_10)
+	echo "    self shares: burn_60 $s60%, burn_30 $s30%, burn_10 $s10%"
+	within "$s60" 60 5 && within "$s30" 30 5 && within "$s10" 10 4 ||
+		{ fail "shares off: $s60/$s30/$s10, expected 60/30/10"; return 1; }
+	grep -q burn_60 report.txt || { fail "top table does not name burn_60"; return 1; }
+	grep -q '"format": "trapd-capture/1"' cap.json || { fail "sidecar lacks its format"; return 1; }
+	grep -q "\"pid\": $pid" cap.json || { fail "sidecar lacks the target pid"; return 1; }
+}
+
+# trapd's self shares agree with perf record's on the same workload.
+test_capture_agrees_with_perf() {
+	need_root_bpf || return
+	command -v perf >/dev/null || { skip "perf not installed"; return; }
+	local pid t p
+	start_bg pid "$WORKLOADS/burner" 12
+	sleep 0.3
+	"$TRAPD" capture -p "$pid" -d 3s -F 999 -o cap.pb.zst 2>/dev/null || { fail "capture failed"; return 1; }
+	"$TRAPD" report cap.pb.zst --folded cap.folded >/dev/null || { fail "report failed"; return 1; }
+	perf record -q -F 999 -g -p "$pid" -o perf.data -- sleep 3 >/dev/null 2>&1 ||
+		{ fail "perf record failed"; return 1; }
+	perf report -i perf.data --stdio --no-children --sort symbol 2>/dev/null >perf.txt
+	for fn in burn_60 burn_30 burn_10; do
+		t=$(self_share cap.folded $fn)
+		p=$(awk -v fn=$fn '$0 ~ "] " fn "$" { sub(/%/, "", $1); print $1; exit }' perf.txt)
+		echo "    $fn: trapd $t%, perf ${p:-?}%"
+		[ -n "$p" ] || { fail "perf report has no $fn"; return 1; }
+		within "$t" "$p" 4 || { fail "$fn: trapd $t% vs perf $p%"; return 1; }
+	done
+}
+
+# go tool pprof, the reference reader, parses the capture and names the
+# functions.
+test_capture_reads_in_go_pprof() {
+	need_root_bpf || return
+	command -v go >/dev/null || { skip "go not installed"; return; }
+	local pid
+	start_bg pid "$WORKLOADS/burner" 6
+	sleep 0.3
+	"$TRAPD" capture -p "$pid" -d 1s -F 999 -o cap.pb.zst 2>/dev/null || { fail "capture failed"; return 1; }
+	zstd -q -d cap.pb.zst -o cap.pb || { fail "zstd cannot decompress the capture"; return 1; }
+	HOME=$PWD go tool pprof -top cap.pb >top.txt 2>err.txt || { fail "go tool pprof: $(cat err.txt)"; return 1; }
+	grep -q burn_60 top.txt || { fail "go tool pprof -top does not show burn_60"; return 1; }
+	HOME=$PWD go tool pprof -raw cap.pb >raw.txt 2>&1 || { fail "go tool pprof -raw failed"; return 1; }
+	grep -q "comm:\[burner\]" raw.txt || grep -q 'comm:\[' raw.txt || { fail "no comm label in pprof -raw"; return 1; }
+	"$TRAPD" report cap.pb.zst --pprof cap.pb.gz >/dev/null || { fail "report --pprof failed"; return 1; }
+	HOME=$PWD go tool pprof -top cap.pb.gz 2>/dev/null | grep -q burn_30 || { fail "gzip pprof unreadable"; return 1; }
+}
+
+# A process that exits in the middle of the window is still symbolized and
+# the window ends with it.
+test_capture_process_exiting_mid_window() {
+	need_root_bpf || return
+	local pid
+	start_bg pid "$WORKLOADS/burner" 1.5
+	sleep 0.2
+	"$TRAPD" capture -p "$pid" -d 10s -F 999 -o cap.pb.zst 2>err.txt || { fail "capture failed: $(cat err.txt)"; return 1; }
+	grep -q '"end_reason": "target exited"' cap.json || { fail "window did not end with the target"; return 1; }
+	"$TRAPD" report cap.pb.zst --folded cap.folded >/dev/null || { fail "report failed"; return 1; }
+	grep -q 'burn_60 [0-9]' cap.folded || { fail "exited process not symbolized"; return 1; }
+}
+
+# A started command is sampled with its children, and its status returned.
+test_capture_command_and_children() {
+	need_root_bpf || return
+	local b=$WORKLOADS/burner
+	"$TRAPD" capture -F 999 -o cap.pb.zst -- sh -c "$b 1 >/dev/null & $b 1 >/dev/null; wait" 2>/dev/null ||
+		{ fail "capture of a command failed"; return 1; }
+	"$TRAPD" report cap.pb.zst --folded cap.folded >/dev/null || { fail "report failed"; return 1; }
+	grep -q '^burner;.*burn_60 ' cap.folded || { fail "children not sampled"; return 1; }
+	[ "$(grep -c '"pid"' cap.json)" -ge 1 ] || { fail "sidecar lacks the command pid"; return 1; }
+	expect_status 3 "$TRAPD" capture -o st.pb.zst -- sh -c 'exit 3' || return 1
+	expect_status 127 "$TRAPD" capture -o nf.pb.zst -- /nonexistent/command || return 1
+}
+
+# Kernel frames are named from /proc/kallsyms.
+test_capture_kernel_frames() {
+	need_root_bpf || return
+	"$TRAPD" capture -F 999 -o cap.pb.zst -- dd if=/dev/zero of=/dev/null bs=64k count=200000 2>/dev/null ||
+		{ fail "capture failed"; return 1; }
+	"$TRAPD" report cap.pb.zst --folded cap.folded >/dev/null || { fail "report failed"; return 1; }
+	grep -qE '(ksys_read|vfs_read|read_zero|iov_iter_zero|__x64_sys_read)_\[k\]' cap.folded ||
+		{ fail "no named kernel frame of read(2)"; head -5 cap.folded; return 1; }
+}
