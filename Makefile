@@ -124,7 +124,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(BUILD)/fuzz $(SKELS)
 		-DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. \
 		-fsanitize=fuzzer,address,undefined $< $(LIB_SRCS) $(LDLIBS) -o $@
 
-unit: $(TEST_BINS) $(WORKLOADS)
+unit: $(TEST_BINS) $(WORKLOADS) $(EXTRA_WORKLOADS)
 	$(Q)tests/run-unit $(TEST_BINS)
 
 fuzz-build: $(FUZZ_BINS)

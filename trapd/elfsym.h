@@ -1,0 +1,87 @@
+/* elfsym.h - the function symbols, load segments and build ID of one ELF
+ * file, read with libelf.
+ *
+ * An ELF file named by a target process is untrusted: the process can map
+ * a crafted file. Everything read from it is bounds-checked (header, counts,
+ * section sizes, string offsets), the file size and symbol count are
+ * capped, and the file is read with pread (ELF_C_READ), never mapped, so a
+ * file truncated under us cannot raise SIGBUS. Malformed parts are skipped;
+ * a file that is not a usable executable or shared object fails to open.
+ *
+ * What is kept, all copied out of the file so nothing stays open:
+ *   - function symbols (STT_FUNC, STT_GNU_IFUNC, defined) from .symtab, or
+ *     from .dynsym when .symtab is absent or holds none; sorted by address,
+ *     aliases at one address collapsed to the best name (sized over
+ *     zero-sized, fewer leading underscores, global over weak over local,
+ *     shorter, then alphabetical); a zero-sized symbol extends to the next
+ *     symbol or the end of its section, whichever comes first;
+ *   - the PT_LOAD segments, to turn a file offset into a virtual address;
+ *   - the ELF type (ET_EXEC or ET_DYN) and the GNU build ID as hex.
+ * Only native-endian (little-endian on x86) ELF32 and ELF64 files are
+ * accepted.
+ */
+#ifndef TRAPD_ELFSYM_H
+#define TRAPD_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELFSYM_MAX_FILE_SIZE (2ull << 30)   /* bytes of an ELF file */
+#define ELFSYM_MAX_SYMBOLS (4u << 20)	    /* function symbols kept */
+#define ELFSYM_MAX_TABLE_ENTRIES (8u << 20) /* entries of a table read */
+#define ELFSYM_MAX_STRTAB (256u << 20)	    /* bytes of its string table */
+#define ELFSYM_MAX_SECTIONS (1u << 20)
+#define ELFSYM_MAX_SEGMENTS 256		    /* PT_LOAD headers kept */
+#define ELFSYM_MAX_NAME 4096		    /* longer names are cut */
+#define ELFSYM_MAX_NAME_BYTES (256u << 20)  /* all names kept together */
+#define ELFSYM_MAX_BUILD_ID 64		    /* bytes of a build ID */
+
+enum elfsym_source {
+	ELFSYM_SOURCE_NONE,   /* no function symbols */
+	ELFSYM_SOURCE_SYMTAB, /* from .symtab */
+	ELFSYM_SOURCE_DYNSYM, /* from .dynsym */
+};
+
+struct elfsym;
+
+/* elfsym__open - load the ELF file at @path (must be a regular file of at
+ * most ELFSYM_MAX_FILE_SIZE bytes). NULL and errno on failure: ENOEXEC for
+ * a file that is not a usable ELF executable or shared object, E2BIG when
+ * too big, or the errno of open. Free with elfsym__free. */
+struct elfsym *elfsym__open(const char *path);
+
+/* elfsym__open_fd - the same from an open file descriptor @fd (read with
+ * pread from offset 0; the caller keeps ownership of @fd). */
+struct elfsym *elfsym__open_fd(int fd);
+
+/* elfsym__open_mem - the same from the image @buf[0..len), which must be
+ * writable and unchanged while the call runs (libelf may convert it in
+ * place); nothing refers to it afterwards. */
+struct elfsym *elfsym__open_mem(void *buf, size_t len);
+
+void elfsym__free(struct elfsym *e);
+
+/* elfsym__lookup - the name of the function containing the virtual
+ * address @vaddr, or NULL when no symbol covers it (an address past the
+ * end of one symbol and before the next is not resolved). *@sym_addr, if
+ * not NULL, gets the symbol's start. The name lives as long as @e. */
+const char *elfsym__lookup(const struct elfsym *e, uint64_t vaddr, uint64_t *sym_addr);
+
+/* elfsym__offset_to_vaddr - the virtual address at file offset @off:
+ * off - p_offset + p_vaddr of the PT_LOAD segment whose file bytes hold
+ * @off. Returns 0 or -ENOENT when no segment does. */
+int elfsym__offset_to_vaddr(const struct elfsym *e, uint64_t off, uint64_t *vaddr);
+
+/* elfsym__type - ET_EXEC or ET_DYN. */
+int elfsym__type(const struct elfsym *e);
+
+/* elfsym__build_id - the GNU build ID as lower-case hex, "" if none. */
+const char *elfsym__build_id(const struct elfsym *e);
+
+/* elfsym__count - the number of function symbols kept. */
+size_t elfsym__count(const struct elfsym *e);
+
+/* elfsym__source - which table the symbols came from. */
+enum elfsym_source elfsym__source(const struct elfsym *e);
+
+#endif
