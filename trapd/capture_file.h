@@ -28,7 +28,17 @@ int capture_file__write_gzip(const char *path, const struct profile *p, char *er
 /* capture_file__read - read @path (zstd, gzip or plain pprof, told apart
  * by magic bytes) into a new profile (*out). Returns 0; -ENOENT/-EACCES
  * etc. when the file cannot be read; -EBADMSG when it is corrupt or
- * truncated (@err names the file and the problem). */
+ * truncated; -E2BIG when it (or its decompressed content) is larger than
+ * CAPTURE_FILE_MAX_BYTES or a profile cap is hit (@err names the file and
+ * the problem). */
 int capture_file__read(const char *path, struct profile **out, char *err, size_t errlen);
+
+/* capture_file__decode - what capture_file__read does once the file is in
+ * memory: decompress the @len bytes at @buf (zstd, gzip or none, by magic
+ * bytes; at most @max_bytes of output, more is -E2BIG) and decode the
+ * pprof profile into a new profile (*out). @name (a path, say) starts
+ * every message in @err. Returns 0, -EBADMSG, -E2BIG or -ENOMEM. */
+int capture_file__decode(const void *buf, size_t len, size_t max_bytes, const char *name,
+			 struct profile **out, char *err, size_t errlen);
 
 #endif
