@@ -391,7 +391,8 @@ static int load_table(struct loader *ld, size_t idx, uint32_t type)
 			continue;
 		if (!symbol_name(strs, sym.st_name, &name, &len))
 			continue;
-		if (ld->nraw >= ELFSYM_MAX_SYMBOLS || ld->name_bytes + len + 1 > ELFSYM_MAX_NAME_BYTES) {
+		if (ld->nraw >= ELFSYM_MAX_SYMBOLS ||
+		    ld->name_bytes + len + 1 > ELFSYM_MAX_NAME_BYTES) {
 			log_debug("elfsym: symbol table cut at %zu symbols", ld->nraw);
 			break;
 		}

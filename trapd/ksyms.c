@@ -191,6 +191,8 @@ static void finish(struct ksyms *k)
 {
 	size_t i, n = 0;
 
+	if (!k->n)
+		return;
 	qsort_r(k->syms, k->n, sizeof(*k->syms), sym_cmp, k->names);
 	for (i = 0; i < k->n; i++) {
 		if (n && k->syms[n - 1].addr == k->syms[i].addr)
@@ -236,8 +238,11 @@ static int read_lines(struct ksyms *k, FILE *f, bool *text_nonzero, size_t *nbad
 		if (is_text(l.type) && l.addr)
 			*text_nonzero = true;
 		err = add_sym(k, &l);
-		if (err == -E2BIG)
+		if (err == -E2BIG) {
+			log_debug("ksyms: more than %u symbols, the rest ignored",
+				  KSYMS_MAX_SYMBOLS);
 			break;
+		}
 		if (err)
 			return err;
 	}

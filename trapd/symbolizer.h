@@ -31,7 +31,9 @@ struct symbolizer_stats {
 };
 
 /* symbolizer__new - @proc_root is where proc is mounted ("/proc" unless a
- * test points it at a fixture tree). NULL and errno on failure. */
+ * test points it at a fixture tree; NULL means "/proc"). Kernel symbols
+ * are read from <proc_root>/kallsyms when first needed. NULL and errno on
+ * failure. */
 struct symbolizer *symbolizer__new(const char *proc_root);
 void symbolizer__free(struct symbolizer *s);
 
@@ -48,7 +50,9 @@ int symbolizer__snapshot(struct symbolizer *s, int pid);
 int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
 			   const uint64_t *ips, uint32_t n, uint32_t *locs);
 
-/* symbolizer__kernel_stack - the same for kernel addresses. */
+/* symbolizer__kernel_stack - the same for kernel addresses (ips[0] the
+ * interrupted pc, the others return addresses). All kernel frames share
+ * one mapping named PROFILE_KERNEL_MAPPING. */
 int symbolizer__kernel_stack(struct symbolizer *s, struct profile *p, const uint64_t *ips,
 			     uint32_t n, uint32_t *locs);
 

@@ -375,6 +375,60 @@ static void test_not_elf_files_are_refused(void **state)
 	assert_null(elfsym__open_mem(NULL, 0));
 }
 
+/* The small freestanding ELF files of the fuzz seed corpus
+ * (tests/fuzz/elf-seeds/make-elf-seeds.sh): 32-bit, section-less, IFUNC,
+ * weak and alias symbols. */
+#define SEEDS "tests/fuzz/corpus/elf/"
+
+static void test_small_seed_files(void **state)
+{
+	struct elfsym *e;
+	char want[256];
+	uint64_t start;
+	size_t i;
+
+	/* 32-bit: same symbols through the ELF32 path */
+	e = elfsym__open(SEEDS "tiny-exec32");
+	assert_non_null(e);
+	assert_int_equal(elfsym__type(e), ET_EXEC);
+	readelf_funcs(SEEDS "tiny-exec32", &ref);
+	check_against_readelf(e, &ref, true, 2);
+	readelf_build_id(SEEDS "tiny-exec32", want, sizeof(want));
+	assert_string_equal(elfsym__build_id(e), want);
+	elfsym__free(e);
+
+	/* IFUNC, weak, and an alias that must collapse to one name */
+	e = elfsym__open(SEEDS "tiny-pie");
+	assert_non_null(e);
+	readelf_funcs(SEEDS "tiny-pie", &ref);
+	check_against_readelf(e, &ref, true, 3);
+	assert_string_equal(elfsym__lookup(e, ref_find(&ref, "work_alias")->value, &start),
+			    "work");
+	assert_non_null(elfsym__lookup(e, ref_find(&ref, "chosen")->value, NULL));
+	assert_string_equal(elfsym__lookup(e, ref_find(&ref, "weak_fn")->value, NULL), "weak_fn");
+	elfsym__free(e);
+
+	/* no section headers: no symbols, build ID from PT_NOTE, segments
+	 * still map offsets */
+	e = elfsym__open(SEEDS "tiny-noshdr");
+	assert_non_null(e);
+	assert_int_equal(elfsym__count(e), 0);
+	assert_int_equal(elfsym__source(e), ELFSYM_SOURCE_NONE);
+	readelf_build_id(SEEDS "tiny-exec", want, sizeof(want));
+	assert_string_equal(elfsym__build_id(e), want);
+	assert_int_equal(elfsym__offset_to_vaddr(e, 0x100, &start), 0);
+	assert_int_equal(start, 0x400100);
+	elfsym__free(e);
+
+	e = elfsym__open(SEEDS "tiny-stripped.so");
+	assert_non_null(e);
+	assert_int_equal(elfsym__source(e), ELFSYM_SOURCE_DYNSYM);
+	readelf_funcs(SEEDS "tiny-stripped.so", &ref);
+	for (i = 0; i < ref.n; i++)
+		assert_non_null(elfsym__lookup(e, ref.syms[i].value, NULL));
+	elfsym__free(e);
+}
+
 /* --- damaged images ---------------------------------------------------- */
 
 static Elf64_Shdr *shdr(void *img, unsigned int i)
@@ -578,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_offsets_map_to_vaddrs_per_load_segment),
 		cmocka_unit_test(test_libc_aliases_pick_the_plain_name),
 		cmocka_unit_test(test_not_elf_files_are_refused),
+		cmocka_unit_test(test_small_seed_files),
 		cmocka_unit_test(test_zero_sized_symbol_reaches_the_next),
 		cmocka_unit_test(test_bad_symtab_links_fall_back_to_dynsym),
 		cmocka_unit_test(test_bad_headers_are_refused),

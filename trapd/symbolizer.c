@@ -1,0 +1,676 @@
+/* symbolizer.c - resolve user and kernel stack addresses into profile
+ * locations, from per-process snapshots of executable mappings, a cache of
+ * loaded ELF files and the kernel's symbol table.
+ *
+ * Objects:
+ *   struct sym_file  one mapped object, keyed by (device, inode, path) as
+ *                    /proc/PID/maps shows them, shared by every process
+ *                    that maps it; holds the loaded ELF symbols, if any.
+ *   struct sym_map   one executable mapping of one process.
+ *   struct pid_maps  the mappings of one process, sorted by start; every
+ *                    snapshot adds the mappings it did not have.
+ *
+ * ELF files are loaded during the snapshot, while the process lives, so
+ * that a file seen through the process's root (a container) or through
+ * map_files (a deleted file) can still be read; a process that exits
+ * later is symbolized from what was loaded.
+ */
+#include "trapd/symbolizer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "trapd/elfsym.h"
+#include "trapd/ksyms.h"
+#include "trapd/log.h"
+#include "trapd/procmaps.h"
+
+#define MAX_MAPS_PER_PID PROCMAPS_MAX_ENTRIES
+
+struct sym_file {
+	uint64_t dev; /* major << 32 | minor, as in maps */
+	uint64_t ino;
+	char *path;
+	uint64_t hash;
+	struct elfsym *elf; /* NULL: not an ELF we could load */
+	bool retry;	    /* loading failed for want of access: try again */
+	bool is_file;	    /* a real file, not "[vdso]" and the like */
+	struct sym_file *next;
+};
+
+struct sym_map {
+	uint64_t start, end, pgoff;
+	uint64_t max_end; /* highest end of this and all earlier maps */
+	uint32_t gen;	  /* snapshot that added it; newer wins on overlap */
+	struct sym_file *file;
+};
+
+struct pid_maps {
+	int pid;
+	uint32_t gen;
+	struct sym_map *maps;
+	size_t n, cap;
+};
+
+struct symbolizer {
+	char *proc_root;
+	struct pid_maps **pids; /* open addressing on pid */
+	size_t pids_cap, npids;
+	struct sym_file **files; /* chained buckets */
+	size_t files_cap, nfiles;
+	struct ksyms *ksyms;
+	bool ksyms_tried;
+	struct symbolizer_stats stats;
+};
+
+/* --- the process table ------------------------------------------------ */
+
+static size_t pid_slot(int pid, size_t cap)
+{
+	return ((uint32_t)pid * 2654435761u) & (cap - 1);
+}
+
+static struct pid_maps *pid_find(const struct symbolizer *s, int pid)
+{
+	size_t i;
+
+	if (!s->pids_cap)
+		return NULL;
+	for (i = pid_slot(pid, s->pids_cap); s->pids[i]; i = (i + 1) & (s->pids_cap - 1))
+		if (s->pids[i]->pid == pid)
+			return s->pids[i];
+	return NULL;
+}
+
+static int pid_table_grow(struct symbolizer *s)
+{
+	size_t ncap = s->pids_cap ? s->pids_cap * 2 : 64, i, j;
+	struct pid_maps **nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < s->pids_cap; i++) {
+		if (!s->pids[i])
+			continue;
+		for (j = pid_slot(s->pids[i]->pid, ncap); nt[j]; j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = s->pids[i];
+	}
+	free(s->pids);
+	s->pids = nt;
+	s->pids_cap = ncap;
+	return 0;
+}
+
+static struct pid_maps *pid_get(struct symbolizer *s, int pid)
+{
+	struct pid_maps *pm = pid_find(s, pid);
+	size_t i;
+
+	if (pm)
+		return pm;
+	if ((s->npids + 1) * 10 > s->pids_cap * 7 && pid_table_grow(s))
+		return NULL;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return NULL;
+	pm->pid = pid;
+	for (i = pid_slot(pid, s->pids_cap); s->pids[i]; i = (i + 1) & (s->pids_cap - 1))
+		;
+	s->pids[i] = pm;
+	s->npids++;
+	return pm;
+}
+
+/* --- opening a mapped file -------------------------------------------- */
+
+/* open_checked - turn the O_PATH descriptor @pfd (closed here) into a
+ * readable one if it is a regular file with inode @ino (0: any). Opening
+ * through O_PATH first means a device or FIFO planted at the path is
+ * never opened for reading. Returns an fd, -ESTALE for another file, or a
+ * negative errno. */
+static int open_checked(int pfd, uint64_t ino)
+{
+	char self[64];
+	struct stat st;
+	int fd, err;
+
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (!S_ISREG(st.st_mode) || (ino && (uint64_t)st.st_ino != ino)) {
+		err = -ESTALE;
+		goto cleanup;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : fd;
+cleanup:
+	close(pfd);
+	return err;
+}
+
+/* open_in_root - @path inside the root directory of @pid, resolving
+ * symbolic links within that root, never above it. */
+static int open_in_root(const struct symbolizer *s, int pid, const char *path, uint64_t ino)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char root[PATH_MAX];
+	int rfd, pfd, n;
+
+	n = snprintf(root, sizeof(root), "%s/%d/root", s->proc_root, pid);
+	if (n < 0 || (size_t)n >= sizeof(root))
+		return -ENAMETOOLONG;
+	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -errno;
+	pfd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
+	n = open_checked(pfd, ino);
+	close(rfd);
+	return n;
+}
+
+static int open_map_files(const struct symbolizer *s, int pid, const struct procmaps_entry *e)
+{
+	char p[PATH_MAX];
+	int n;
+
+	n = snprintf(p, sizeof(p), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root, pid,
+		     e->start, e->end);
+	if (n < 0 || (size_t)n >= sizeof(p))
+		return -ENAMETOOLONG;
+	return open_checked(open(p, O_PATH | O_CLOEXEC), e->inode);
+}
+
+/* open_mapped - the file behind mapping @e of @pid: through the process's
+ * root, then map_files (which also reaches deleted files), then the same
+ * path on the host. The inode must match the mapping's. */
+static int open_mapped(const struct symbolizer *s, int pid, const struct procmaps_entry *e)
+{
+	bool stale = false;
+	int fd;
+
+	if (!e->deleted) {
+		fd = open_in_root(s, pid, e->path, e->inode);
+		if (fd >= 0)
+			return fd;
+		stale = fd == -ESTALE;
+	}
+	fd = open_map_files(s, pid, e);
+	if (fd >= 0)
+		return fd;
+	stale = stale || fd == -ESTALE;
+	fd = open_checked(open(e->path, O_PATH | O_CLOEXEC), e->inode);
+	if (fd >= 0)
+		return fd;
+	/* A different file at the path says more than a missing one. */
+	return stale ? -ESTALE : fd;
+}
+
+/* load_file - load the ELF symbols of @f from the mapping @e of @pid. */
+static void load_file(const struct symbolizer *s, struct sym_file *f, int pid,
+		      const struct procmaps_entry *e)
+{
+	int fd;
+
+	fd = open_mapped(s, pid, e);
+	if (fd < 0) {
+		/* Another process may let us reach the same file. */
+		f->retry = true;
+		log_debug("symbolizer: pid %d: cannot open %s: %s", pid, f->path, strerror(-fd));
+		return;
+	}
+	f->retry = false;
+	f->elf = elfsym__open_fd(fd);
+	if (!f->elf)
+		log_debug("symbolizer: %s: no symbols: %s", f->path, strerror(errno));
+	close(fd);
+}
+
+/* --- the file cache --------------------------------------------------- */
+
+static uint64_t file_hash(uint64_t dev, uint64_t ino, const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ dev ^ (ino * 0x9e3779b97f4a7c15ull);
+
+	for (; *path; path++) {
+		h ^= (unsigned char)*path;
+		h *= 0x100000001b3ull;
+	}
+	return h ^ (h >> 29);
+}
+
+static int file_table_grow(struct symbolizer *s)
+{
+	size_t ncap = s->files_cap ? s->files_cap * 2 : 256, i;
+	struct sym_file **nt = calloc(ncap, sizeof(*nt)), *f, *next;
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < s->files_cap; i++) {
+		for (f = s->files[i]; f; f = next) {
+			next = f->next;
+			f->next = nt[f->hash & (ncap - 1)];
+			nt[f->hash & (ncap - 1)] = f;
+		}
+	}
+	free(s->files);
+	s->files = nt;
+	s->files_cap = ncap;
+	return 0;
+}
+
+/* file_get - the cache entry for the object behind mapping @e, loading
+ * its ELF symbols when it is new (or failed before for want of access).
+ * NULL only when out of memory. */
+static struct sym_file *file_get(struct symbolizer *s, int pid, const struct procmaps_entry *e)
+{
+	uint64_t dev = (uint64_t)e->dev_major << 32 | e->dev_minor;
+	uint64_t h = file_hash(dev, e->inode, e->path);
+	struct sym_file *f;
+
+	if (s->files_cap) {
+		for (f = s->files[h & (s->files_cap - 1)]; f; f = f->next) {
+			if (f->hash != h || f->dev != dev || f->ino != e->inode ||
+			    strcmp(f->path, e->path) != 0)
+				continue;
+			if (f->retry)
+				load_file(s, f, pid, e);
+			return f;
+		}
+	}
+	if (s->nfiles >= s->files_cap && file_table_grow(s))
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->path = strdup(e->path);
+	if (!f->path) {
+		free(f);
+		return NULL;
+	}
+	f->dev = dev;
+	f->ino = e->inode;
+	f->hash = h;
+	f->is_file = e->kind == PROCMAPS_FILE;
+	f->next = s->files[h & (s->files_cap - 1)];
+	s->files[h & (s->files_cap - 1)] = f;
+	s->nfiles++;
+	if (f->is_file)
+		load_file(s, f, pid, e);
+	return f;
+}
+
+/* --- snapshots -------------------------------------------------------- */
+
+static int map_cmp(const void *pa, const void *pb)
+{
+	const struct sym_map *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->gen < b->gen ? -1 : a->gen > b->gen;
+}
+
+/* has_map - whether @pm (sorted) already holds exactly this mapping. */
+static bool has_map(const struct pid_maps *pm, size_t nsorted, const struct procmaps_entry *e,
+		    const struct sym_file *f)
+{
+	size_t lo = 0, hi = nsorted, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pm->maps[mid].start < e->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nsorted && pm->maps[lo].start == e->start; lo++)
+		if (pm->maps[lo].end == e->end && pm->maps[lo].pgoff == e->offset &&
+		    pm->maps[lo].file == f)
+			return true;
+	return false;
+}
+
+static int add_map(struct pid_maps *pm, const struct procmaps_entry *e, struct sym_file *f)
+{
+	struct sym_map *m;
+
+	if (pm->n == pm->cap) {
+		size_t ncap = pm->cap ? pm->cap * 2 : 32;
+
+		m = realloc(pm->maps, ncap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		pm->maps = m;
+		pm->cap = ncap;
+	}
+	m = &pm->maps[pm->n++];
+	m->start = e->start;
+	m->end = e->end;
+	m->pgoff = e->offset;
+	m->gen = pm->gen;
+	m->file = f;
+	return 0;
+}
+
+static void sort_maps(struct pid_maps *pm)
+{
+	uint64_t max_end = 0;
+	size_t i;
+
+	qsort(pm->maps, pm->n, sizeof(*pm->maps), map_cmp);
+	for (i = 0; i < pm->n; i++) {
+		if (pm->maps[i].end > max_end)
+			max_end = pm->maps[i].end;
+		pm->maps[i].max_end = max_end;
+	}
+}
+
+int symbolizer__snapshot(struct symbolizer *s, int pid)
+{
+	struct procmaps pmaps = { 0 };
+	struct pid_maps *pm;
+	struct sym_file *f;
+	size_t i, nsorted;
+	int err;
+
+	err = procmaps__read(s->proc_root, pid, PROCMAPS_EXEC_ONLY, &pmaps);
+	if (err)
+		return err;
+	if (pmaps.nbad || pmaps.truncated)
+		log_debug("symbolizer: pid %d: %zu bad maps lines%s", pid, pmaps.nbad,
+			  pmaps.truncated ? ", truncated" : "");
+	pm = pid_get(s, pid);
+	if (!pm) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	pm->gen++;
+	nsorted = pm->n;
+	for (i = 0; i < pmaps.n; i++) {
+		const struct procmaps_entry *e = &pmaps.entries[i];
+
+		/* Anonymous code (JIT) has no file to name it. */
+		if (e->kind == PROCMAPS_ANON)
+			continue;
+		f = file_get(s, pid, e);
+		if (!f) {
+			err = -ENOMEM;
+			break;
+		}
+		if (has_map(pm, nsorted, e, f))
+			continue;
+		if (pm->n >= MAX_MAPS_PER_PID) {
+			log_debug("symbolizer: pid %d: more than %u mappings", pid,
+				  MAX_MAPS_PER_PID);
+			break;
+		}
+		err = add_map(pm, e, f);
+		if (err)
+			break;
+	}
+	sort_maps(pm);
+cleanup:
+	procmaps__free(&pmaps);
+	return err;
+}
+
+/* find_map - the newest mapping of @pm holding @addr, NULL if none. */
+static const struct sym_map *find_map(const struct pid_maps *pm, uint64_t addr)
+{
+	const struct sym_map *best = NULL, *m;
+	size_t lo = 0, hi = pm->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pm->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Walk back only while some earlier mapping still reaches addr. */
+	for (; lo > 0 && pm->maps[lo - 1].max_end > addr; lo--) {
+		m = &pm->maps[lo - 1];
+		if (addr < m->end && (!best || m->gen > best->gen))
+			best = m;
+	}
+	return best;
+}
+
+/* --- building locations ----------------------------------------------- */
+
+static int64_t user_mapping_id(struct profile *p, const struct sym_map *m)
+{
+	struct profile_mapping pm = {
+		.start = m->start,
+		.limit = m->end,
+		.file_offset = m->pgoff,
+	};
+	int64_t fname, bid = 0;
+
+	fname = profile__string(p, m->file->path);
+	if (fname < 0)
+		return fname;
+	if (m->file->elf) {
+		bid = profile__string(p, elfsym__build_id(m->file->elf));
+		if (bid < 0)
+			return bid;
+		pm.has_functions = elfsym__count(m->file->elf) > 0;
+	}
+	pm.filename = (uint32_t)fname;
+	pm.build_id = (uint32_t)bid;
+	return profile__add_mapping(p, &pm);
+}
+
+/* function_id - the profile function named @name from @file (0 if @name
+ * is NULL), or a negative errno. */
+static int64_t function_id(struct profile *p, const char *name, uint32_t file)
+{
+	int64_t n;
+
+	if (!name)
+		return 0;
+	n = profile__string(p, name);
+	if (n < 0)
+		return n;
+	return profile__add_function(p, (uint32_t)n, (uint32_t)n, file);
+}
+
+/* user_name - the function at @addr in @m (@addr is already the address
+ * to look up: the pc, or a return address minus one). */
+static const char *user_name(const struct sym_map *m, uint64_t addr)
+{
+	uint64_t vaddr;
+
+	if (!m->file->elf)
+		return NULL;
+	if (elfsym__offset_to_vaddr(m->file->elf, addr - m->start + m->pgoff, &vaddr))
+		return NULL;
+	return elfsym__lookup(m->file->elf, vaddr, NULL);
+}
+
+/* lookup_addr - a return address points after its call; the call belongs
+ * to the byte before it. */
+static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)
+{
+	return i && ips[i] ? ips[i] - 1 : ips[i];
+}
+
+int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
+			   const uint64_t *ips, uint32_t n, uint32_t *locs)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	const struct sym_map *m;
+	int64_t map_id, fname, fn, id;
+	const char *name;
+	uint64_t a;
+	uint32_t i;
+
+	if (!pm && n)
+		s->stats.pids_without_maps++;
+	for (i = 0; i < n; i++) {
+		s->stats.user_frames++;
+		a = lookup_addr(ips, i);
+		m = pm ? find_map(pm, a) : NULL;
+		if (!m) {
+			id = profile__add_location(p, 0, ips[i], 0);
+			goto store;
+		}
+		map_id = user_mapping_id(p, m);
+		if (map_id < 0)
+			return (int)map_id;
+		fn = 0;
+		name = user_name(m, a);
+		if (name) {
+			fname = profile__string(p, m->file->path);
+			if (fname < 0)
+				return (int)fname;
+			fn = function_id(p, name, (uint32_t)fname);
+			if (fn < 0)
+				return (int)fn;
+			s->stats.user_named++;
+		}
+		id = profile__add_location(p, (uint32_t)map_id, ips[i], (uint32_t)fn);
+store:
+		if (id < 0)
+			return (int)id;
+		locs[i] = (uint32_t)id;
+	}
+	return 0;
+}
+
+/* load_ksyms - once per symbolizer; say why when kernel names are
+ * unavailable. */
+static void load_ksyms(struct symbolizer *s)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (s->ksyms_tried)
+		return;
+	s->ksyms_tried = true;
+	n = snprintf(path, sizeof(path), "%s/kallsyms", s->proc_root);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return;
+	s->ksyms = ksyms__load(path);
+	if (s->ksyms)
+		return;
+	if (errno == EPERM)
+		log_warn("%s shows no addresses (kernel.kptr_restrict, or no CAP_SYSLOG): "
+			 "kernel frames stay unnamed", path);
+	else
+		log_warn("cannot read kernel symbols from %s: %s", path, strerror(errno));
+}
+
+static int64_t kernel_mapping_id(struct symbolizer *s, struct profile *p)
+{
+	struct profile_mapping m = { .limit = UINT64_MAX };
+	int64_t fname = profile__string(p, PROFILE_KERNEL_MAPPING);
+
+	if (fname < 0)
+		return fname;
+	m.filename = (uint32_t)fname;
+	if (s->ksyms) {
+		/* Offsets of unnamed frames then read from the kernel's text. */
+		m.start = ksyms__first(s->ksyms);
+		m.has_functions = true;
+	}
+	return profile__add_mapping(p, &m);
+}
+
+int symbolizer__kernel_stack(struct symbolizer *s, struct profile *p, const uint64_t *ips,
+			     uint32_t n, uint32_t *locs)
+{
+	int64_t map_id, fname, fn, id;
+	const char *name;
+	uint32_t i;
+
+	if (!n)
+		return 0;
+	load_ksyms(s);
+	map_id = kernel_mapping_id(s, p);
+	if (map_id < 0)
+		return (int)map_id;
+	fname = p->mappings[map_id - 1].filename;
+	for (i = 0; i < n; i++) {
+		s->stats.kernel_frames++;
+		name = s->ksyms ? ksyms__lookup(s->ksyms, lookup_addr(ips, i), NULL) : NULL;
+		fn = function_id(p, name, (uint32_t)fname);
+		if (fn < 0)
+			return (int)fn;
+		if (fn)
+			s->stats.kernel_named++;
+		id = profile__add_location(p, (uint32_t)map_id, ips[i], (uint32_t)fn);
+		if (id < 0)
+			return (int)id;
+		locs[i] = (uint32_t)id;
+	}
+	return 0;
+}
+
+/* --- lifetime --------------------------------------------------------- */
+
+struct symbolizer *symbolizer__new(const char *proc_root)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->proc_root = strdup(proc_root ? proc_root : "/proc");
+	if (!s->proc_root) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	struct sym_file *f, *next;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->pids_cap; i++) {
+		if (!s->pids[i])
+			continue;
+		free(s->pids[i]->maps);
+		free(s->pids[i]);
+	}
+	free(s->pids);
+	for (i = 0; i < s->files_cap; i++) {
+		for (f = s->files[i]; f; f = next) {
+			next = f->next;
+			elfsym__free(f->elf);
+			free(f->path);
+			free(f);
+		}
+	}
+	free(s->files);
+	ksyms__free(s->ksyms);
+	free(s->proc_root);
+	free(s);
+}
+
+void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out)
+{
+	*out = s->stats;
+}
