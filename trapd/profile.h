@@ -128,7 +128,8 @@ int profile__add_comment(struct profile *p, const char *text);
 static inline const uint32_t *profile__sample_locs(const struct profile *p,
 						   const struct profile_sample *s)
 {
-	return p->stack_locs + s->first_loc;
+	/* A profile whose stacks are all empty has no array: NULL + 0 is UB. */
+	return p->stack_locs ? p->stack_locs + s->first_loc : NULL;
 }
 
 /* profile__location_name - the display name of location @loc_id: its
