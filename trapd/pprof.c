@@ -94,7 +94,9 @@ static void encode_sample(struct encoder *e, const struct profile_sample *s)
 	values[0] = (uint64_t)s->count;
 	values[1] = (uint64_t)saturating_mul(s->count, e->p->period_ns);
 	mark = pb_msg_begin(&e->b, F_PROFILE_SAMPLE);
-	pb_put_packed_u32(&e->b, F_SAMPLE_LOCATION_ID, profile__sample_locs(e->p, s), s->nlocs);
+	if (s->nlocs)
+		pb_put_packed_u32(&e->b, F_SAMPLE_LOCATION_ID, profile__sample_locs(e->p, s),
+				  s->nlocs);
 	pb_put_packed_u64(&e->b, F_SAMPLE_VALUE, values, 2);
 	put_label(e, WK_PID, 0, s->pid);
 	put_label(e, WK_TID, 0, s->tid);

@@ -200,6 +200,21 @@ static void test_empty_profile_round_trips(void **state)
 	profile__free(q);
 }
 
+static void test_profile_of_empty_stacks_round_trips(void **state)
+{
+	struct profile *p = profile__new(), *q;
+	char why[128];
+
+	/* No location at all: the profile never allocates its stack array. */
+	assert_non_null(p);
+	sample(p, NULL, 0, 3, 1, 1, "idle", NULL);
+	q = round_trip(p);
+	assert_false(profile_diff(p, q, why, sizeof(why)));
+	assert_int_equal(q->samples[0].count, 3);
+	profile__free(p);
+	profile__free(q);
+}
+
 static void test_empty_input_is_an_empty_profile(void **state)
 {
 	struct profile *q = NULL;
@@ -734,6 +749,8 @@ static void decode_any(const void *buf, size_t len)
 
 	if (ret == 0) {
 		assert_non_null(p);
+		if (profile_invalid(p, err, sizeof(err)))
+			fail_msg("decoded profile is inconsistent: %s", err);
 		profile__free(p);
 		return;
 	}
@@ -755,6 +772,7 @@ static void test_every_prefix_fails_cleanly_or_decodes(void **state)
 	for (n = 0; n < len; n++) {
 		q = NULL;
 		if (pprof_decode(buf, n, &q, err, sizeof(err)) == 0) {
+			assert_false(profile_invalid(q, err, sizeof(err)));
 			profile__free(q);
 			continue;
 		}
@@ -793,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_keeps_every_field),
 		cmocka_unit_test(test_negative_and_huge_values_round_trip),
 		cmocka_unit_test(test_empty_profile_round_trips),
+		cmocka_unit_test(test_profile_of_empty_stacks_round_trips),
 		cmocka_unit_test(test_empty_input_is_an_empty_profile),
 		cmocka_unit_test(test_go_tool_pprof_reads_our_encoding),
 		cmocka_unit_test(test_decodes_go_written_cpu_profile),
