@@ -1,0 +1,372 @@
+/* cmd_report.c - `trapd report`: the top functions of a capture, and on
+ * request its folded stacks, a gzip pprof copy and an SVG flame graph.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trapd/capture_file.h"
+#include "trapd/commands.h"
+#include "trapd/flamegraph.h"
+#include "trapd/folded.h"
+#include "trapd/log.h"
+#include "trapd/report.h"
+#include "trapd/stacktree.h"
+
+#define MAX_TOP 1000000
+
+struct report_cmd {
+	const char *file;
+	const char *folded; /* outputs; NULL = not asked for, "-" = stdout */
+	const char *pprof;
+	const char *svg;
+	const char *title;
+	size_t top;
+};
+
+/* What the view writers need. */
+struct report_views {
+	const struct stacktree *tree;
+	struct flamegraph_options svg;
+};
+
+enum {
+	OPT_TOP = 256,
+	OPT_FOLDED,
+	OPT_PPROF,
+	OPT_SVG,
+	OPT_TITLE,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: trapd report FILE [--top N] [--folded OUT] [--pprof OUT] [--svg OUT]\n"
+		"                         [--title T]\n\n"
+		"Print the functions of capture FILE with the most samples (self: the\n"
+		"function itself was running; total: it was on the stack), and write other\n"
+		"views of it on request. FILE is a trapd capture (.pb.zst) or any gzip or\n"
+		"plain pprof profile.\n\n"
+		"Options:\n"
+		"      --top N        rows in the table (default %d; 0 lists all)\n"
+		"      --folded OUT   folded stacks, one 'comm;outer;...;leaf COUNT' per\n"
+		"                     line (flamegraph.pl, speedscope, inferno)\n"
+		"      --pprof OUT    gzip-compressed pprof (go tool pprof)\n"
+		"      --svg OUT      interactive SVG flame graph (open it in a browser:\n"
+		"                     hover, click to zoom, Ctrl-F to search)\n"
+		"      --title T      the flame graph's title (default 'trapd: FILE')\n"
+		"  -h, --help         this text\n\n"
+		"OUT '-' writes --folded or --svg to stdout instead of the table.\n\n"
+		"Examples:\n"
+		"  trapd report pg.pb.zst                        # top 20 functions\n"
+		"  trapd report pg.pb.zst --top 50 --svg pg.svg  # and a flame graph\n"
+		"  trapd report pg.pb.zst --folded - | grep -c memcpy\n"
+		"  trapd report pg.pb.zst --pprof pg.pb.gz && go tool pprof -http=: pg.pb.gz\n",
+		REPORT_DEFAULT_TOP);
+}
+
+static int parse_top(const char *s, size_t *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > MAX_TOP) {
+		log_error("bad --top '%s': expected a number of rows from 0 (all) to %d", s,
+			  MAX_TOP);
+		return -EINVAL;
+	}
+	*out = (size_t)v;
+	return 0;
+}
+
+/* check_args - what getopt cannot: the one FILE, and outputs that fit
+ * together. */
+static int check_args(struct report_cmd *c, int argc, char **argv)
+{
+	struct stat st;
+
+	if (optind >= argc) {
+		log_error("no capture file given; usage: trapd report FILE (see --help)");
+		return -EINVAL;
+	}
+	c->file = argv[optind];
+	if (optind + 1 < argc) {
+		log_error("unexpected argument '%s': trapd report reads one FILE; put options "
+			  "like --svg before their value",
+			  argv[optind + 1]);
+		return -EINVAL;
+	}
+	if (c->folded && c->svg && !strcmp(c->folded, "-") && !strcmp(c->svg, "-")) {
+		log_error("--folded and --svg cannot both write to stdout ('-'); give one a file");
+		return -EINVAL;
+	}
+	if (c->pprof && !strcmp(c->pprof, "-")) {
+		log_error("--pprof needs a file name: gzip pprof is not written to stdout");
+		return -EINVAL;
+	}
+	/* The pprof writer renames a temporary file over OUT: as root that
+	 * would replace a device or symlink (/dev/null) with a plain file. */
+	if (c->pprof && lstat(c->pprof, &st) == 0 && !S_ISREG(st.st_mode)) {
+		log_error("--pprof %s is not a regular file; give the name of a file to write",
+			  c->pprof);
+		return -EINVAL;
+	}
+	if (c->title && !c->svg)
+		log_warn("--title only applies to the flame graph (--svg OUT)");
+	return 0;
+}
+
+/* parse_args - fill @c; returns 0, 1 for --help, or -EINVAL (reported). */
+static int parse_args(struct report_cmd *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	c->top = REPORT_DEFAULT_TOP;
+	opterr = 0;
+	optind = 0; /* glibc: a full reset, so the command can run twice (tests) */
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			return 1;
+		case OPT_TOP:
+			if (parse_top(optarg, &c->top))
+				return -EINVAL;
+			break;
+		case OPT_FOLDED:
+			c->folded = optarg;
+			break;
+		case OPT_PPROF:
+			c->pprof = optarg;
+			break;
+		case OPT_SVG:
+			c->svg = optarg;
+			break;
+		case OPT_TITLE:
+			c->title = optarg;
+			break;
+		case ':':
+			log_error("option '%s' needs a value; see 'trapd report --help'",
+				  argv[optind - 1]);
+			return -EINVAL;
+		default:
+			log_error("unknown option '%s'; see 'trapd report --help'",
+				  argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	return check_args(c, argc, argv);
+}
+
+/* --- outputs --- */
+
+typedef int (*view_writer)(FILE *out, const struct report_views *v);
+
+static int write_folded_view(FILE *out, const struct report_views *v)
+{
+	return folded_write(out, v->tree);
+}
+
+static int write_svg_view(FILE *out, const struct report_views *v)
+{
+	return flamegraph_write(out, v->tree, &v->svg);
+}
+
+/* finish - flush and close @f after @fn wrote into it; the writers say
+ * -EIO, errno says why. Returns 0 or a negative errno. */
+static int finish(FILE *f, int ret)
+{
+	int saved = errno;
+
+	if (ret == -EIO && saved)
+		ret = -saved;
+	errno = 0;
+	if (f != stdout && fclose(f) && !ret)
+		ret = errno ? -errno : -EIO;
+	return ret;
+}
+
+/* write_replacing - @fn into a temporary file next to @path, renamed over
+ * it, so a failed write never leaves a truncated file. */
+static int write_replacing(const char *path, view_writer fn, const struct report_views *v)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd, ret;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	/* mkstemp makes 0600; a report is as readable as any file we write. */
+	f = fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		goto cleanup;
+	}
+	errno = 0;
+	ret = finish(f, fn(f, v));
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+cleanup:
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/* write_view - run @fn into @path: stdout for "-"; a new or regular file
+ * is replaced atomically; anything else (a device, a FIFO, a symlink such
+ * as /dev/stdout) is opened and written in place, never replaced. Returns
+ * 0 or a negative errno. */
+static int write_view(const char *path, view_writer fn, const struct report_views *v)
+{
+	struct stat st;
+	FILE *f;
+
+	if (!strcmp(path, "-")) {
+		errno = 0;
+		return finish(stdout, fn(stdout, v));
+	}
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		return write_replacing(path, fn, v);
+	}
+	if (S_ISREG(st.st_mode))
+		return write_replacing(path, fn, v);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	errno = 0;
+	return finish(f, fn(f, v));
+}
+
+/* write_outputs - every view asked for; returns the exit status. */
+static int write_outputs(const struct report_cmd *c, const struct profile *p,
+			 const struct report_views *v)
+{
+	char err[512] = "";
+	int ret;
+
+	if (c->folded) {
+		ret = write_view(c->folded, write_folded_view, v);
+		if (ret) {
+			log_error("cannot write folded stacks to %s: %s", c->folded,
+				  strerror(-ret));
+			return TRAPD_EXIT_FAILURE;
+		}
+	}
+	if (c->svg) {
+		ret = write_view(c->svg, write_svg_view, v);
+		if (ret) {
+			log_error("cannot write the flame graph to %s: %s", c->svg, strerror(-ret));
+			return TRAPD_EXIT_FAILURE;
+		}
+		if (strcmp(c->svg, "-"))
+			log_info("flame graph: %s (open it in a browser)", c->svg);
+	}
+	if (c->pprof) {
+		ret = capture_file__write_gzip(c->pprof, p, err, sizeof(err));
+		if (ret) {
+			log_error("cannot write pprof: %s", err[0] ? err : strerror(-ret));
+			return TRAPD_EXIT_FAILURE;
+		}
+	}
+	return TRAPD_EXIT_OK;
+}
+
+/* read_capture - @c->file into *p; returns an exit status (reported). */
+static int read_capture(const struct report_cmd *c, struct profile **p)
+{
+	char err[512] = "";
+	int ret;
+
+	ret = capture_file__read(c->file, p, err, sizeof(err));
+	if (!ret)
+		return TRAPD_EXIT_OK;
+	if (ret == -ENOMEM) {
+		log_error("%s: out of memory reading it", c->file);
+		return TRAPD_EXIT_FAILURE;
+	}
+	if (ret == -EBADMSG)
+		log_error("%s; trapd report reads trapd captures (.pb.zst) and gzip or plain "
+			  "pprof files",
+			  err[0] ? err : c->file);
+	else
+		log_error("%s", err[0] ? err : strerror(-ret));
+	return TRAPD_EXIT_USAGE;
+}
+
+static int run(const struct report_cmd *c, const struct profile *p, struct stacktree *t)
+{
+	struct report_views v = { .tree = t, .svg = FLAMEGRAPH_OPTIONS_INIT };
+	char title[320], subtitle[256];
+	const char *base = strrchr(c->file, '/');
+	bool to_stdout = (c->folded && !strcmp(c->folded, "-")) || (c->svg && !strcmp(c->svg, "-"));
+	int ret;
+
+	if (report_summary(subtitle, sizeof(subtitle), p, t)) {
+		log_error("out of memory");
+		return TRAPD_EXIT_FAILURE;
+	}
+	snprintf(title, sizeof(title), "trapd: %s", base ? base + 1 : c->file);
+	v.svg.title = c->title ? c->title : title;
+	v.svg.subtitle = subtitle;
+	/* stdout carries a view; the table would corrupt it. */
+	if (!to_stdout) {
+		ret = report_write_top(stdout, p, t, c->top);
+		if (ret) {
+			log_error("cannot print the table: %s", strerror(-ret));
+			return TRAPD_EXIT_FAILURE;
+		}
+	} else if (t->truncated) {
+		log_warn("%lld samples had stacks cut by the tree's caps", (long long)t->truncated);
+	}
+	return write_outputs(c, p, &v);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_cmd c = { 0 };
+	struct profile *p = NULL;
+	struct stacktree *t = NULL;
+	int ret;
+
+	ret = parse_args(&c, argc, argv);
+	if (ret) {
+		if (ret == 1)
+			usage(stdout);
+		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
+	}
+	ret = read_capture(&c, &p);
+	if (ret)
+		goto cleanup;
+	if (stacktree__from_profile(p, &t)) {
+		log_error("out of memory building the call tree of %s", c.file);
+		ret = TRAPD_EXIT_FAILURE;
+		goto cleanup;
+	}
+	ret = run(&c, p, t);
+cleanup:
+	stacktree__free(t);
+	profile__free(p);
+	return ret;
+}
