@@ -216,7 +216,8 @@ static const char script[] =
 	"    g.fgIndex = i;\n"
 	"  }\n"
 	"  var fg = document.getElementById('frames');\n"
-	"  fg.addEventListener('click', function (e) { var f = frameOf(e.target); if (f) zoom(f); });\n"
+	"  fg.addEventListener('click', function (e) {\n"
+	"    var f = frameOf(e.target); if (f) zoom(f); });\n"
 	"  fg.addEventListener('mouseover', function (e) {\n"
 	"    var f = frameOf(e.target); if (f) details.textContent = f.info; });\n"
 	"  fg.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
@@ -280,7 +281,8 @@ static const char script[] =
 	"  hits.sort(function (a, b) { return a.o - b.o || b.v - a.v; });\n"
 	"  hits.forEach(function (f) { if (f.o >= end) { sum += f.v; end = f.o + f.v; } });\n"
 	"  var all = frames[0].v;\n"
-	"  matched.textContent = 'Matched: ' + (all ? (100 * sum / all).toFixed(2) : '0.00') + '%';\n"
+	"  var share = all ? (100 * sum / all).toFixed(2) : '0.00';\n"
+	"  matched.textContent = 'Matched: ' + share + '%';\n"
 	"}\n"
 	"init();\n";
 

@@ -14,7 +14,9 @@
  * kernel frames blue, unresolved frames grey, processes violet; the shade
  * is derived from the name, so a function has the same colour in every
  * graph. Frames covering less than min_pct of all samples are left out
- * (with their callees) to keep the file small.
+ * (with their callees) to keep the file small; search only sees the
+ * frames drawn, so its matched share can fall short by what was left out
+ * (min_pct 0 draws everything).
  */
 #ifndef TRAPD_FLAMEGRAPH_H
 #define TRAPD_FLAMEGRAPH_H

@@ -267,7 +267,8 @@ static void naive(const struct profile *p, const char *name, int64_t *self, int6
 		int on = 0;
 
 		for (i = 0; i < sm->nlocs; i++) {
-			snprintf(full, sizeof(full), "%s%s", profile__location_name(p, l[i], buf, 128),
+			snprintf(full, sizeof(full), "%s%s",
+				 profile__location_name(p, l[i], buf, sizeof(buf)),
 				 profile__location_is_kernel(p, l[i]) ? "_[k]" : "");
 			if (strcmp(full, name))
 				continue;
