@@ -278,6 +278,21 @@ static void test_empty_profile_draws_the_root(void **state)
 	profile__free(p);
 }
 
+static void test_huge_counts_do_not_overflow(void **state)
+{
+	struct profile *p = profile__new();
+	char *svg;
+
+	fx_stack(p, "a", 1, INT64_MAX, "x", NULL);
+	fx_stack(p, "b", 2, INT64_MAX, "y", NULL);
+	fx_stack(p, "c", 3, INT64_MAX, "z", NULL);
+	svg = svg_of(p, NULL);
+	assert_non_null(strstr(svg, "<title>all (9223372036854775807 samples, 100.00%)"));
+	xmllint_check(svg);
+	free(svg);
+	profile__free(p);
+}
+
 static void test_bad_options_and_write_errors(void **state)
 {
 	struct flamegraph_options o = FLAMEGRAPH_OPTIONS_INIT;
@@ -316,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_colours_follow_kind_and_name),
 		cmocka_unit_test(test_interactive_parts_are_present),
 		cmocka_unit_test(test_empty_profile_draws_the_root),
+		cmocka_unit_test(test_huge_counts_do_not_overflow),
 		cmocka_unit_test(test_bad_options_and_write_errors),
 	};
 

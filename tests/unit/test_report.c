@@ -239,6 +239,31 @@ static void test_empty_profile_table(void **state)
 	profile__free(p);
 }
 
+static void test_huge_counts_saturate(void **state)
+{
+	struct profile *p = profile__new();
+	struct stacktree *t;
+	struct report_row *rows;
+	struct golden_buf b;
+	size_t n;
+	char *text;
+
+	fx_stack(p, "a", 1, INT64_MAX, "main", "x", NULL);
+	fx_stack(p, "b", 2, INT64_MAX, "main", "x", "x", NULL);
+	t = tree_of(p);
+	assert_int_equal(report_functions(t, &rows, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].name, "x");
+	assert_true(rows[0].self == INT64_MAX && rows[0].total == INT64_MAX);
+	free(rows);
+	assert_int_equal(report_write_top(golden_open(&b), p, t, 0), 0);
+	text = golden_text(&b);
+	assert_non_null(strstr(text, "Total: 9223372036854775807 samples, 2 processes\n"));
+	free(text);
+	stacktree__free(t);
+	profile__free(p);
+}
+
 static void test_write_failure_is_eio(void **state)
 {
 	struct profile *p = fx_standard();
@@ -323,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_top_table_golden),
 		cmocka_unit_test(test_long_names_fit_80_columns),
 		cmocka_unit_test(test_empty_profile_table),
+		cmocka_unit_test(test_huge_counts_saturate),
 		cmocka_unit_test(test_write_failure_is_eio),
 		cmocka_unit_test(test_random_profile_matches_naive),
 	};
