@@ -34,7 +34,9 @@ struct id_map {
 	size_t max;
 	struct id_entry *v;
 	size_t n, cap;
-	bool dense; /* sealed, and the file ids are exactly 1..n */
+	/* Once sealed, if the file ids are exactly 1..n: direct[id - 1] is
+	 * the profile id (4 bytes an entry: lookups stay in cache). */
+	uint32_t *direct;
 };
 
 struct decoder {
@@ -110,7 +112,15 @@ static int id_map_seal(struct decoder *d, struct id_map *m)
 		}
 	}
 	/* Ids are unique and nonzero, so a last id of n means exactly 1..n. */
-	m->dense = m->n == 0 || m->v[m->n - 1].file_id == m->n;
+	if (!m->n || m->v[m->n - 1].file_id != m->n)
+		return 0;
+	m->direct = malloc(m->n * sizeof(*m->direct));
+	if (!m->direct)
+		return 0; /* the binary search still works */
+	for (i = 0; i < m->n; i++)
+		m->direct[i] = m->v[i].id;
+	free(m->v);
+	m->v = NULL;
 	return 0;
 }
 
@@ -119,8 +129,8 @@ static uint32_t id_map_find(const struct id_map *m, uint64_t file_id)
 {
 	size_t lo = 0, hi = m->n, mid;
 
-	if (m->dense)
-		return file_id >= 1 && file_id <= m->n ? m->v[file_id - 1].id : 0;
+	if (m->direct)
+		return file_id >= 1 && file_id <= m->n ? m->direct[file_id - 1] : 0;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (m->v[mid].file_id == file_id)
@@ -689,5 +699,8 @@ int pprof_decode(const void *buf, size_t len, struct profile **out, char *err, s
 	free(d.mappings.v);
 	free(d.functions.v);
 	free(d.locations.v);
+	free(d.mappings.direct);
+	free(d.functions.direct);
+	free(d.locations.direct);
 	return ret;
 }
