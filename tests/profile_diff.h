@@ -1,6 +1,8 @@
 /* profile_diff.h - for tests and fuzz harnesses: compare two profiles
  * field by field and describe the first difference.
  *
+ * profile_invalid checks that every id and string index is in range.
+ *
  * Strings are compared by content, not index, so a profile that went
  * through pprof_encode and pprof_decode (whose string table may gain the
  * well-known strings the encoder adds) still compares equal. Ids of
@@ -107,7 +109,9 @@ static inline bool profile_diff_samples(const struct profile *a, const struct pr
 		x = &a->samples[i];
 		y = &b->samples[i];
 		if (x->count != y->count || x->pid != y->pid || x->tid != y->tid ||
-		    x->nlocs != y->nlocs || profile_diff_str(a, x->comm, b, y->comm) ||
+		    x->nlocs != y->nlocs || x->first_loc + x->nlocs > a->nstack_locs ||
+		    y->first_loc + y->nlocs > b->nstack_locs ||
+		    profile_diff_str(a, x->comm, b, y->comm) ||
 		    profile_diff_str(a, x->cgroup, b, y->cgroup) ||
 		    (x->nlocs && memcmp(profile__sample_locs(a, x), profile__sample_locs(b, y),
 					x->nlocs * sizeof(uint32_t)) != 0)) {
@@ -141,6 +145,42 @@ static inline bool profile_diff(const struct profile *a, const struct profile *b
 	}
 	return profile_diff_mappings(a, b, why, len) || profile_diff_functions(a, b, why, len) ||
 	       profile_diff_locations(a, b, why, len) || profile_diff_samples(a, b, why, len);
+}
+
+/* profile_invalid - true if an id or string index of @p is out of range
+ * (what pprof_decode promises never to produce); @why then says which. */
+static inline bool profile_invalid(const struct profile *p, char *why, size_t len)
+{
+	const struct profile_sample *s;
+	size_t i;
+	uint32_t j;
+
+	for (j = 0; j < p->nmappings; j++)
+		if (p->mappings[j].filename >= p->nstrings || p->mappings[j].build_id >= p->nstrings)
+			return snprintf(why, len, "mapping %u: bad string", j + 1), true;
+	for (j = 0; j < p->nfunctions; j++)
+		if (p->functions[j].name >= p->nstrings ||
+		    p->functions[j].system_name >= p->nstrings ||
+		    p->functions[j].filename >= p->nstrings)
+			return snprintf(why, len, "function %u: bad string", j + 1), true;
+	for (j = 0; j < p->nlocations; j++)
+		if (p->locations[j].mapping > p->nmappings ||
+		    p->locations[j].function > p->nfunctions)
+			return snprintf(why, len, "location %u: bad reference", j + 1), true;
+	for (j = 0; j < p->ncomments; j++)
+		if (p->comments[j] >= p->nstrings)
+			return snprintf(why, len, "comment %u: bad string", j), true;
+	for (i = 0; i < p->nsamples; i++) {
+		s = &p->samples[i];
+		if (s->comm >= p->nstrings || s->cgroup >= p->nstrings ||
+		    s->first_loc + s->nlocs > p->nstack_locs)
+			return snprintf(why, len, "sample %zu: bad string or stack", i), true;
+		for (j = 0; j < s->nlocs; j++)
+			if (!profile__sample_locs(p, s)[j] ||
+			    profile__sample_locs(p, s)[j] > p->nlocations)
+				return snprintf(why, len, "sample %zu: bad location", i), true;
+	}
+	return false;
 }
 
 #endif
