@@ -122,7 +122,8 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/workloads
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(BUILD)/fuzz $(SKELS)
 	$(call msg,FUZZ,$@)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE \
 		-DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. \
-		-fsanitize=fuzzer,address,undefined $< $(LIB_SRCS) $(LDLIBS) -o $@
+		-fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined $< $(LIB_SRCS) $(LDLIBS) -o $@
 
 unit: $(TEST_BINS) $(WORKLOADS) $(EXTRA_WORKLOADS)
 	$(Q)tests/run-unit $(TEST_BINS)

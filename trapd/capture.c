@@ -80,10 +80,14 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	int64_t idx;
 	int err;
 
-	err = symbolizer__kernel_stack(b->sym, b->p, rec->kernel_ips, rec->kernel_len, b->locs);
+	/* Leaf first: kernel frames, then user frames. User frames are
+	 * symbolized first so the program's mapping is the profile's first,
+	 * which pprof tools take as the main binary. */
+	err = symbolizer__user_stack(b->sym, b->p, (int)rec->key->pid, rec->user_ips,
+				     rec->user_len, b->locs + rec->kernel_len);
 	if (!err)
-		err = symbolizer__user_stack(b->sym, b->p, (int)rec->key->pid, rec->user_ips,
-					     rec->user_len, b->locs + rec->kernel_len);
+		err = symbolizer__kernel_stack(b->sym, b->p, rec->kernel_ips, rec->kernel_len,
+					       b->locs);
 	if (err)
 		return err;
 	memcpy(comm, rec->key->comm, SAMPLER_COMM_LEN);

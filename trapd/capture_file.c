@@ -2,14 +2,13 @@
  * compressed with zstd (or gzip), written atomically, read back whatever
  * the compression.
  *
- * Writing goes to "<path>.tmp.<pid>" in the destination's directory, is
- * fsync'd, renamed over <path>, and the directory is fsync'd, so a reader
- * sees the old file or the new one, never a part; on failure the
- * temporary file is removed. Reading is bounded: a file, and the data it
+ * Writing goes through atomic_file, so a reader sees the old file or the
+ * new one, never a part. Reading is bounded: a file, and the data it
  * decompresses to, larger than the cap is refused before it is all in
  * memory (a zstd or gzip bomb).
  */
 #include "trapd/capture_file.h"
+#include "trapd/atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,122 +128,6 @@ cleanup:
 	return ret;
 }
 
-/* --- atomic write --- */
-
-static int write_all(int fd, const uint8_t *data, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, data, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static const char *errno_hint(int err)
-{
-	if (err == -ENOSPC)
-		return " (disk full)";
-	if (err == -EDQUOT)
-		return " (disk quota exceeded)";
-	return "";
-}
-
-/* write_temp - create @tmp and fill it with @len bytes, synced to disk.
- * *created says whether @tmp exists (to be removed on failure). */
-static int write_temp(const char *path, const char *tmp, const void *data, size_t len,
-		      bool *created, char *err, size_t errlen)
-{
-	const char *step = "creating";
-	int fd, ret;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		goto cleanup;
-	}
-	*created = true;
-	step = "writing";
-	ret = write_all(fd, data, len);
-	/* Some filesystems report a full disk only when data is flushed. */
-	if (!ret && fsync(fd))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-cleanup:
-	if (ret)
-		snprintf(err, errlen, "%s: %s temporary file %s: %s%s", path, step, tmp,
-			 strerror(-ret), errno_hint(ret));
-	return ret;
-}
-
-/* sync_dir - fsync the directory holding @path so the rename is durable. */
-static int sync_dir(const char *path, char *err, size_t errlen)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd, ret = 0;
-
-	if (!slash)
-		dir = strdup(".");
-	else
-		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-	if (!dir) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		ret = -errno;
-	else if (fsync(fd) && errno != EINVAL) /* EINVAL: cannot sync directories */
-		ret = -errno;
-	if (fd >= 0)
-		close(fd);
-	if (ret)
-		snprintf(err, errlen, "%s: syncing directory %s: %s", path, dir, strerror(-ret));
-	free(dir);
-	return ret;
-}
-
-/* write_atomic - put @len bytes at @path: all of them or, on failure,
- * nothing (the previous file, if any, stays). */
-static int write_atomic(const char *path, const void *data, size_t len, char *err,
-			size_t errlen)
-{
-	size_t tmplen = strlen(path) + 32;
-	char *tmp = malloc(tmplen);
-	bool created = false;
-	int ret;
-
-	if (!tmp) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	snprintf(tmp, tmplen, "%s.tmp.%ld", path, (long)getpid());
-	ret = write_temp(path, tmp, data, len, &created, err, errlen);
-	if (ret)
-		goto cleanup;
-	if (rename(tmp, path)) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: renaming %s over it: %s", path, tmp, strerror(-ret));
-		goto cleanup;
-	}
-	created = false;
-	ret = sync_dir(path, err, errlen);
-cleanup:
-	if (created)
-		unlink(tmp);
-	free(tmp);
-	return ret;
-}
-
 typedef int (*compress_fn)(const void *in, size_t len, void **out, size_t *outlen);
 
 static int write_compressed(const char *path, const struct profile *p, compress_fn compress,
@@ -264,7 +147,7 @@ static int write_compressed(const char *path, const struct profile *p, compress_
 		snprintf(err, errlen, "%s: %s compression failed: %s", path, what, strerror(-ret));
 		goto cleanup;
 	}
-	ret = write_atomic(path, packed, packedlen, err, errlen);
+	ret = atomic_file_write_bytes(path, packed, packedlen, err, errlen);
 cleanup:
 	free(raw);
 	free(packed);

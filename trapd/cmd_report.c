@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trapd/atomic_file.h"
 #include "trapd/capture_file.h"
 #include "trapd/commands.h"
 #include "trapd/flamegraph.h"
@@ -91,7 +92,6 @@ static int parse_top(const char *s, size_t *out)
  * together. */
 static int check_args(struct report_cmd *c, int argc, char **argv)
 {
-	struct stat st;
 
 	if (optind >= argc) {
 		log_error("no capture file given; usage: trapd report FILE (see --help)");
@@ -110,13 +110,6 @@ static int check_args(struct report_cmd *c, int argc, char **argv)
 	}
 	if (c->pprof && !strcmp(c->pprof, "-")) {
 		log_error("--pprof needs a file name: gzip pprof is not written to stdout");
-		return -EINVAL;
-	}
-	/* The pprof writer renames a temporary file over OUT: as root that
-	 * would replace a device or symlink (/dev/null) with a plain file. */
-	if (c->pprof && lstat(c->pprof, &st) == 0 && !S_ISREG(st.st_mode)) {
-		log_error("--pprof %s is not a regular file; give the name of a file to write",
-			  c->pprof);
 		return -EINVAL;
 	}
 	if (c->title && !c->svg)
@@ -188,75 +181,38 @@ static int write_svg_view(FILE *out, const struct report_views *v)
 	return flamegraph_write(out, v->tree, &v->svg);
 }
 
-/* finish - flush and close @f after @fn wrote into it; the writers say
- * -EIO, errno says why. Returns 0 or a negative errno. */
-static int finish(FILE *f, int ret)
-{
-	int saved = errno;
+struct view_job {
+	view_writer fn;
+	const struct report_views *v;
+};
 
-	if (ret == -EIO && saved)
-		ret = -saved;
-	errno = 0;
-	if (f != stdout && fclose(f) && !ret)
-		ret = errno ? -errno : -EIO;
-	return ret;
+static int fill_view(FILE *f, void *ctx)
+{
+	const struct view_job *job = ctx;
+	int ret = job->fn(f, job->v);
+
+	/* The writers say -EIO; errno says why (ENOSPC, EPIPE...). */
+	return ret == -EIO && errno ? -errno : ret;
 }
 
-/* write_replacing - @fn into a temporary file next to @path, renamed over
- * it, so a failed write never leaves a truncated file. */
-static int write_replacing(const char *path, view_writer fn, const struct report_views *v)
+/* write_view - run @fn into @path ("-" is stdout) through atomic_file:
+ * never a truncated file, never a device replaced. Returns 0 or a negative
+ * errno; @err says what failed. */
+static int write_view(const char *path, view_writer fn, const struct report_views *v,
+		      char *err, size_t errlen)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
-	int fd, ret;
+	struct view_job job = { fn, v };
+	int ret;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	/* mkstemp makes 0600; a report is as readable as any file we write. */
-	f = fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto cleanup;
-	}
+	if (strcmp(path, "-"))
+		return atomic_file_write(path, fill_view, &job, err, errlen);
 	errno = 0;
-	ret = finish(f, fn(f, v));
-	if (!ret && rename(tmp, path) < 0)
+	ret = fill_view(stdout, &job);
+	if (!ret && fflush(stdout))
 		ret = -errno;
-cleanup:
 	if (ret)
-		unlink(tmp);
+		snprintf(err, errlen, "stdout: %s", strerror(-ret));
 	return ret;
-}
-
-/* write_view - run @fn into @path: stdout for "-"; a new or regular file
- * is replaced atomically; anything else (a device, a FIFO, a symlink such
- * as /dev/stdout) is opened and written in place, never replaced. Returns
- * 0 or a negative errno. */
-static int write_view(const char *path, view_writer fn, const struct report_views *v)
-{
-	struct stat st;
-	FILE *f;
-
-	if (!strcmp(path, "-")) {
-		errno = 0;
-		return finish(stdout, fn(stdout, v));
-	}
-	if (lstat(path, &st) < 0) {
-		if (errno != ENOENT)
-			return -errno;
-		return write_replacing(path, fn, v);
-	}
-	if (S_ISREG(st.st_mode))
-		return write_replacing(path, fn, v);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	errno = 0;
-	return finish(f, fn(f, v));
 }
 
 /* write_outputs - every view asked for; returns the exit status. */
@@ -267,17 +223,16 @@ static int write_outputs(const struct report_cmd *c, const struct profile *p,
 	int ret;
 
 	if (c->folded) {
-		ret = write_view(c->folded, write_folded_view, v);
+		ret = write_view(c->folded, write_folded_view, v, err, sizeof(err));
 		if (ret) {
-			log_error("cannot write folded stacks to %s: %s", c->folded,
-				  strerror(-ret));
+			log_error("cannot write folded stacks: %s", err);
 			return TRAPD_EXIT_FAILURE;
 		}
 	}
 	if (c->svg) {
-		ret = write_view(c->svg, write_svg_view, v);
+		ret = write_view(c->svg, write_svg_view, v, err, sizeof(err));
 		if (ret) {
-			log_error("cannot write the flame graph to %s: %s", c->svg, strerror(-ret));
+			log_error("cannot write the flame graph: %s", err);
 			return TRAPD_EXIT_FAILURE;
 		}
 		if (strcmp(c->svg, "-"))

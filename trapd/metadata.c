@@ -9,9 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trapd/atomic_file.h"
 #include "trapd/json.h"
 
-static void iso8601(int64_t ns, char *buf, size_t len)
+static void iso8601(int64_t ns, char buf[64], size_t len)
 {
 	time_t secs = (time_t)(ns / 1000000000);
 	struct tm tm;
@@ -63,7 +64,7 @@ static void emit_target(struct json_writer *w, const struct capture_target *t)
 
 static void emit_window(struct json_writer *w, const struct capture_info *info)
 {
-	char when[40];
+	char when[64];
 
 	json_key(w, "window");
 	json_object_begin(w);
@@ -135,39 +136,22 @@ int metadata_emit(FILE *out, const struct capture_info *info, const char *profil
 	return json_finish(&w);
 }
 
+struct emit_args {
+	const struct capture_info *info;
+	const char *profile_path;
+};
+
+static int fill_metadata(FILE *f, void *ctx)
+{
+	const struct emit_args *a = ctx;
+
+	return metadata_emit(f, a->info, a->profile_path);
+}
+
 int metadata_write(const char *path, const struct capture_info *info, const char *profile_path,
 		   char *err, size_t errlen)
 {
-	char tmp[4200];
-	FILE *f = NULL;
-	int fd = -1, e = 0;
+	struct emit_args a = { info, profile_path };
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		e = -errno;
-		goto cleanup;
-	}
-	fd = -1;
-	e = metadata_emit(f, info, profile_path);
-	if (!e && fflush(f))
-		e = -errno;
-	if (!e && fsync(fileno(f)))
-		e = -errno;
-	if (fclose(f) && !e)
-		e = -errno;
-	f = NULL;
-	if (!e && rename(tmp, path))
-		e = -errno;
-cleanup:
-	if (f)
-		fclose(f);
-	if (fd >= 0)
-		close(fd);
-	if (e) {
-		unlink(tmp);
-		snprintf(err, errlen, "%s: %s", path, strerror(-e));
-	}
-	return e;
+	return atomic_file_write(path, fill_metadata, &a, err, errlen);
 }

@@ -153,8 +153,19 @@ static void test_bad_usage_exits_2_saying_what_to_do(void **state)
 	expect("cannot both write to stdout", TRAPD_EXIT_USAGE,
 	       run(capture, "--folded", "-", "--svg", "-", NULL));
 	expect("--pprof needs a file name", TRAPD_EXIT_USAGE, run(capture, "--pprof", "-", NULL));
-	expect("--pprof /dev/null is not a regular file", TRAPD_EXIT_USAGE,
-	       run(capture, "--pprof", "/dev/null", NULL));
+}
+
+/* A device named as an output is written in place, never replaced by a
+ * rename (as root that would turn /dev/null into a regular file). */
+static void test_devices_are_written_in_place(void **state)
+{
+	struct result r = run(capture, "--pprof", "/dev/null", "--svg", "/dev/null", NULL);
+	struct stat st;
+
+	assert_int_equal(r.status, TRAPD_EXIT_OK);
+	result_free(&r);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
 }
 
 static void test_bad_input_exits_2_naming_the_file(void **state)
@@ -224,11 +235,11 @@ static void test_write_failures_exit_1(void **state)
 	struct stat st;
 
 	snprintf(nowhere, sizeof(nowhere), "%s/no/such/dir.folded", dir);
-	expect("cannot write folded stacks to", TRAPD_EXIT_FAILURE,
+	expect("cannot write folded stacks: ", TRAPD_EXIT_FAILURE,
 	       run(capture, "--folded", nowhere, NULL));
 	/* A device is written in place, never replaced by a rename. */
 	if (access("/dev/full", W_OK) == 0) {
-		expect("/dev/full: No space left on device", TRAPD_EXIT_FAILURE,
+		expect("/dev/full: writing: No space left on device (disk full)", TRAPD_EXIT_FAILURE,
 		       run(capture, "--svg", "/dev/full", NULL));
 		assert_int_equal(stat("/dev/full", &st), 0);
 		assert_true(S_ISCHR(st.st_mode));
@@ -241,6 +252,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_goes_to_stdout),
 		cmocka_unit_test(test_bad_usage_exits_2_saying_what_to_do),
+		cmocka_unit_test(test_devices_are_written_in_place),
 		cmocka_unit_test(test_bad_input_exits_2_naming_the_file),
 		cmocka_unit_test(test_table_and_every_output),
 		cmocka_unit_test(test_dash_writes_a_view_instead_of_the_table),
