@@ -2,7 +2,6 @@
  * whole system or a command it starts, without a daemon.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -11,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +19,7 @@
 #include "trapd/commands.h"
 #include "trapd/log.h"
 #include "trapd/symbolizer.h"
+#include "trapd/target.h"
 
 #define DEFAULT_DURATION_NS (10ull * 1000000000)
 #define DEFAULT_FREQ_HZ 99
@@ -45,11 +43,8 @@ struct capture_cmd {
 struct window {
 	struct sampler *sampler;
 	struct symbolizer *sym;
+	struct target_handle target;
 	int sigfd;
-	int pidfd; /* the target's (pid or command), -1 when none */
-	int gate_fd; /* command: writing to it lets the child exec */
-	int exec_err_fd; /* command: reads errno if exec failed */
-	bool child_reaped;
 	const char *end_reason;
 };
 
@@ -100,19 +95,6 @@ static int max_frequency(void)
 	return v > 0 ? (int)v : 100000;
 }
 
-static int parse_pid(const char *s, pid_t *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > 4194304)
-		return -EINVAL;
-	*out = (pid_t)v;
-	return 0;
-}
-
 static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 {
 	int err = 0, maxf;
@@ -132,7 +114,7 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 				  "perf_event_max_sample_rate), like 99 or 999Hz", arg, maxf);
 		break;
 	case 'p':
-		err = parse_pid(arg, &c->target.pid);
+		err = target_parse_pid(arg, &c->target.pid);
 		if (err)
 			log_error("bad pid '%s': expected a process id", arg);
 		c->target.kind = CAPTURE_TARGET_PID;
@@ -248,122 +230,6 @@ static void default_output(struct capture_cmd *c)
 	c->output = c->output_buf;
 }
 
-static int pidfd_open_nofail(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-/* spawn_gated - fork a child that waits for the gate before exec'ing argv,
- * so sampling is armed before its first instruction. */
-static int spawn_gated(struct capture_target *t, struct window *w)
-{
-	int gate[2], report[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(gate, O_CLOEXEC) || pipe2(report, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int e;
-
-		close(gate[1]);
-		close(report[0]);
-		if (read(gate[0], &c, 1) != 1)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(t->argv[0], t->argv);
-		e = errno;
-		if (write(report[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	close(gate[0]);
-	close(report[1]);
-	t->pid = pid;
-	w->gate_fd = gate[1];
-	w->exec_err_fd = report[0];
-	w->pidfd = pidfd_open_nofail(pid);
-	return 0;
-}
-
-static int setup_cgroup(struct capture_cmd *c, struct sampler_opts *o)
-{
-	int err = cgroup_resolve(NULL, c->cgroup_name, &c->target.cgroup), fd;
-	char v2[4096];
-
-	if (err) {
-		if (cgroup_v2_mount(NULL, v2, sizeof(v2)))
-			snprintf(v2, sizeof(v2), "(no cgroup v2 mount)");
-		log_error("no cgroup '%s': %s (a relative name is looked up under %s)",
-			  c->cgroup_name,
-			  err == -EINVAL ? "not a cgroup directory" : strerror(-err), v2);
-		return -EINVAL;
-	}
-	if (c->target.cgroup.version == CGROUP_V1) {
-		/* BPF can only test v2 membership; a v1 cgroup is followed
-		 * through its member list and the fork hook instead. */
-		o->target = SAMPLER_TARGET_PIDS;
-		o->follow_forks = true;
-		return 0;
-	}
-	fd = open(c->target.cgroup.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		log_error("cannot open cgroup %s: %s", c->target.cgroup.path, strerror(errno));
-		return -errno;
-	}
-	o->target = SAMPLER_TARGET_CGROUP;
-	o->cgroup_fd = fd;
-	return 0;
-}
-
-/* setup_target - check the target exists and turn it into sampler options.
- * Returns 0 or -EINVAL (bad input, already reported). */
-static int setup_target(struct capture_cmd *c, struct sampler_opts *o, struct window *w)
-{
-	o->cgroup_fd = -1;
-	switch (c->target.kind) {
-	case CAPTURE_TARGET_PID:
-		w->pidfd = pidfd_open_nofail(c->target.pid);
-		if (w->pidfd < 0) {
-			log_error("no process with pid %d", (int)c->target.pid);
-			return -EINVAL;
-		}
-		o->target = SAMPLER_TARGET_PIDS;
-		return 0;
-	case CAPTURE_TARGET_CGROUP:
-		return setup_cgroup(c, o);
-	case CAPTURE_TARGET_COMMAND:
-		o->target = SAMPLER_TARGET_PIDS;
-		o->follow_forks = true;
-		return 0;
-	default:
-		o->target = SAMPLER_TARGET_ALL;
-		return 0;
-	}
-}
-
-static void refresh_v1_members(struct sampler *s, struct symbolizer *sym, const char *dir)
-{
-	char path[4200], line[32];
-	pid_t pid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (parse_pid(line, &pid) == 0)
-			sampler__add_pid(s, pid);
-	}
-	fclose(f);
-	(void)sym;
-}
-
 static void on_event(const struct sampler_event *ev, void *ctx)
 {
 	struct window *w = ctx;
@@ -385,21 +251,18 @@ static int64_t now_ns(clockid_t clk)
 static bool handle_signals(struct window *w, struct capture_target *t)
 {
 	struct signalfd_siginfo si;
-	int status;
 
 	while (read(w->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
-			if (t->kind == CAPTURE_TARGET_COMMAND && !w->child_reaped &&
-			    waitpid(t->pid, &status, WNOHANG) == t->pid) {
-				w->child_reaped = true;
-				t->exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
-								   : 128 + WTERMSIG(status);
+			if (target_reap(t, &w->target, false)) {
 				w->end_reason = "command exited";
 				return true;
 			}
 			continue;
 		}
-		if (t->kind == CAPTURE_TARGET_COMMAND && !w->child_reaped)
+		/* A started command gets the signal too (a terminal's ^C reaches
+		 * it anyway; a kill of trapd alone must not orphan it). */
+		if (t->kind == CAPTURE_TARGET_COMMAND && !w->target.reaped)
 			kill(t->pid, (int)si.ssi_signo);
 		w->end_reason = "interrupted";
 		return true;
@@ -412,14 +275,14 @@ static bool handle_signals(struct window *w, struct capture_target *t)
 static void run_window(struct window *w, struct capture_cmd *c)
 {
 	int64_t deadline = c->duration_ns ? now_ns(CLOCK_MONOTONIC) + (int64_t)c->duration_ns : 0;
-	bool v1 = c->target.kind == CAPTURE_TARGET_CGROUP && c->target.cgroup.version == CGROUP_V1;
+	bool v1 = target_follows_members(&c->target);
 
 	w->end_reason = "duration";
 	for (;;) {
 		struct pollfd fds[3] = {
 			{ .fd = sampler__events_fd(w->sampler), .events = POLLIN },
 			{ .fd = w->sigfd, .events = POLLIN },
-			{ .fd = w->child_reaped ? -1 : w->pidfd, .events = POLLIN },
+			{ .fd = w->target.reaped ? -1 : w->target.pidfd, .events = POLLIN },
 		};
 		int64_t left = deadline ? deadline - now_ns(CLOCK_MONOTONIC) : -1;
 		int timeout = left < 0 ? -1 : (int)((left + 999999) / 1000000);
@@ -441,28 +304,10 @@ static void run_window(struct window *w, struct capture_cmd *c)
 			break;
 		}
 		if (v1)
-			refresh_v1_members(w->sampler, w->sym, c->target.cgroup.path);
+			target_watch(&c->target, w->sampler);
 	}
 	/* Whatever is still announced belongs to the window. */
 	sampler__drain_events(w->sampler, on_event, w);
-}
-
-/* release_command - let the gated child exec; returns 0, or -ENOEXEC when
- * it could not (reported). */
-static int release_command(struct window *w, struct capture_target *t)
-{
-	int e = 0;
-
-	if (write(w->gate_fd, "x", 1) != 1)
-		return -errno;
-	close(w->gate_fd);
-	w->gate_fd = -1;
-	/* The report pipe closes on a successful exec, or carries errno. */
-	if (read(w->exec_err_fd, &e, sizeof(e)) == (ssize_t)sizeof(e)) {
-		log_error("cannot run '%s': %s", t->argv[0], strerror(e));
-		return -ENOEXEC;
-	}
-	return 0;
 }
 
 static int block_signals(struct window *w)
@@ -484,16 +329,12 @@ static int block_signals(struct window *w)
  * exits (a -d shorter than the command only bounds the sampling). */
 static void wait_command(struct window *w, struct capture_target *t)
 {
-	int status;
-
-	if (t->kind != CAPTURE_TARGET_COMMAND || w->child_reaped || t->pid <= 0)
+	if (t->kind != CAPTURE_TARGET_COMMAND || w->target.reaped || t->pid <= 0)
 		return;
-	log_info("window closed; waiting for '%s' (pid %d) to exit", t->argv[0], (int)t->pid);
-	while (waitpid(t->pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return;
-	w->child_reaped = true;
-	t->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (w->target.gate_fd < 0)
+		log_info("window closed; waiting for '%s' (pid %d) to exit", t->argv[0],
+			 (int)t->pid);
+	target_reap(t, &w->target, true);
 }
 
 static void print_summary(const struct capture_cmd *c, const struct capture_info *info,
@@ -552,10 +393,7 @@ static int open_sampler(struct capture_cmd *c, struct sampler_opts *o, struct wi
 	w->sym = symbolizer__new("/proc");
 	if (!w->sym)
 		return -errno;
-	if (c->target.kind == CAPTURE_TARGET_PID || c->target.kind == CAPTURE_TARGET_COMMAND)
-		return sampler__add_pid(w->sampler, c->target.pid);
-	if (o->target == SAMPLER_TARGET_PIDS) /* cgroup v1 */
-		refresh_v1_members(w->sampler, w->sym, c->target.cgroup.path);
+	target_watch(&c->target, w->sampler);
 	return 0;
 }
 
@@ -564,21 +402,21 @@ static int run_capture(struct capture_cmd *c, struct window *w, struct capture_i
 {
 	int64_t decided = now_ns(CLOCK_MONOTONIC), start_mono;
 	struct sampler_opts o = { 0 };
-	int e, status;
+	int e;
 
-	if (setup_target(c, &o, w))
-		return TRAPD_EXIT_USAGE;
-	if (!c->output)
-		default_output(c);
-	if (block_signals(w) ||
-	    (c->target.kind == CAPTURE_TARGET_COMMAND && spawn_gated(&c->target, w))) {
-		log_error("setting up: %s", strerror(errno));
+	if (block_signals(w)) {
+		log_error("setting up signals: %s", strerror(errno));
 		return TRAPD_EXIT_FAILURE;
 	}
-	e = open_sampler(c, &o, w);
-	if (o.cgroup_fd >= 0)
-		close(o.cgroup_fd);
-	if (e)
+	e = target_prepare(&c->target, c->cgroup_name, &o, &w->target);
+	if (e) {
+		if (e != -EINVAL)
+			log_error("setting up the target: %s", strerror(-e));
+		return e == -EINVAL ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
+	}
+	if (!c->output)
+		default_output(c);
+	if (open_sampler(c, &o, w))
 		return TRAPD_EXIT_FAILURE;
 	if (c->target.kind == CAPTURE_TARGET_PID)
 		symbolizer__snapshot(w->sym, c->target.pid);
@@ -587,14 +425,10 @@ static int run_capture(struct capture_cmd *c, struct window *w, struct capture_i
 	start_mono = now_ns(CLOCK_MONOTONIC);
 	e = sampler__start(w->sampler);
 	info->arm_ns = now_ns(CLOCK_MONOTONIC) - decided;
-	if (!e && c->target.kind == CAPTURE_TARGET_COMMAND)
-		e = release_command(w, &c->target);
-	if (e == -ENOEXEC) {
-		sampler__stop(w->sampler);
-		waitpid(c->target.pid, &status, 0);
-		w->child_reaped = true;
-		return WIFEXITED(status) ? WEXITSTATUS(status) : 127;
-	}
+	if (!e)
+		e = target_release(&c->target, &w->target);
+	if (e == -ENOEXEC)
+		return c->target.exit_status;
 	if (e) {
 		log_error("starting the sampler: %s", strerror(-e));
 		return TRAPD_EXIT_FAILURE;
@@ -609,7 +443,7 @@ static int run_capture(struct capture_cmd *c, struct window *w, struct capture_i
 
 int cmd_capture(int argc, char **argv)
 {
-	struct window w = { .sigfd = -1, .pidfd = -1, .gate_fd = -1, .exec_err_fd = -1 };
+	struct window w = { .sigfd = -1, .target = TARGET_HANDLE_INIT };
 	struct capture_info info = { 0 };
 	struct capture_cmd c = { 0 };
 	int ret;
@@ -628,9 +462,7 @@ int cmd_capture(int argc, char **argv)
 	info.freq_hz = c.freq_hz;
 	info.period_ns = 1000000000ull / c.freq_hz;
 	ret = run_capture(&c, &w, &info);
-	if (c.target.kind == CAPTURE_TARGET_COMMAND) {
-		if (w.gate_fd >= 0) /* never released: let it die quietly */
-			close(w.gate_fd);
+	if (c.target.kind == CAPTURE_TARGET_COMMAND && c.target.pid > 0) {
 		wait_command(&w, &c.target);
 		if (ret == TRAPD_EXIT_OK)
 			ret = c.target.exit_status;
@@ -639,9 +471,6 @@ int cmd_capture(int argc, char **argv)
 	symbolizer__free(w.sym);
 	if (w.sigfd >= 0)
 		close(w.sigfd);
-	if (w.pidfd >= 0)
-		close(w.pidfd);
-	if (w.exec_err_fd >= 0)
-		close(w.exec_err_fd);
+	target_close(&w.target);
 	return ret;
 }
