@@ -126,15 +126,16 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(BUILD)/fuzz $(SKELS)
 		-fno-sanitize-recover=undefined $< $(LIB_SRCS) $(LDLIBS) -o $@
 
 unit: $(TEST_BINS) $(WORKLOADS) $(EXTRA_WORKLOADS)
-	$(Q)tests/run-unit $(TEST_BINS)
+	$(Q)TRAPD_BUILD=$(BUILD) tests/run-unit $(TEST_BINS)
 
 fuzz-build: $(FUZZ_BINS)
 
 fuzz: $(FUZZ_BINS)
-	$(Q)tests/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BINS)
+	$(Q)TRAPD_BUILD=$(BUILD) tests/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 integration: $(BUILD)/trapd $(WORKLOADS)
-	$(Q)tests/integration/run
+	$(Q)TRAPD=$(abspath $(BUILD))/trapd WORKLOADS=$(abspath $(BUILD))/workloads \
+		tests/integration/run
 
 test: test-deps
 	$(Q)$(MAKE) --no-print-directory all unit fuzz integration
