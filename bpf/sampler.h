@@ -53,6 +53,7 @@ enum sampler_stat {
 	SAMPLER_STAT_COUNTS_FULL,	  /* dropped: counts map full */
 	SAMPLER_STAT_PIDS_FULL,		  /* seen_pids map full: a process was not announced */
 	SAMPLER_STAT_EVENTS_LOST,	  /* ring buffer full: an announcement was lost */
+	SAMPLER_STAT_FILTER_FULL,	  /* pid_filter full: a child was not followed */
 	SAMPLER_STAT_NR,
 };
 

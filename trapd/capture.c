@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "trapd/capture_file.h"
+#include "trapd/knames.h"
 #include "trapd/log.h"
 #include "trapd/metadata.h"
 
@@ -135,9 +136,18 @@ static int add_summary(struct profile *p, const struct capture_info *info)
 	return err;
 }
 
+_Static_assert(KNAMES_NAME_LEN == SYMBOLIZER_KNAME_LEN, "kernel name buffers agree");
+
+static int kernel_names_from_bpf(void *ctx, const uint64_t *addrs, uint32_t n,
+				 char (*names)[SYMBOLIZER_KNAME_LEN])
+{
+	return knames__resolve(ctx, addrs, n, names);
+}
+
 int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capture_info *info,
 			  struct profile **out)
 {
+	struct knames *kn;
 	struct build_ctx *b;
 	int err;
 
@@ -156,9 +166,19 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 	b->p->time_ns = info->start_ns;
 	b->p->duration_ns = info->duration_ns;
 
+	/* Kernel frames are named by the kernel itself when it can, rather
+	 * than by reading all of /proc/kallsyms (see knames.h). */
+	kn = knames__open();
+	if (kn)
+		symbolizer__use_kernel_names(sym, kernel_names_from_bpf, kn);
+	else
+		log_debug("kernel names from BPF unavailable (%s); using kallsyms",
+			  strerror(errno));
 	err = sampler__get_stats(s, &info->stats);
 	if (!err)
 		err = sampler__for_each(s, add_record, b);
+	symbolizer__use_kernel_names(sym, NULL, NULL);
+	knames__free(kn);
 	if (!err)
 		err = add_summary(b->p, info);
 	info->samples_stored = b->stored;

@@ -4,6 +4,8 @@
 #include <bpf/libbpf.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -75,20 +77,24 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* libbpf's messages end with a newline of their own; strip it so they
- * look like ours. */
+/* libbpf's messages end with a newline of their own, and a verifier log
+ * is many lines in one message: print it line by line, whole. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	enum log_level mine = level == LIBBPF_WARN ? LOG_LVL_WARN : LOG_LVL_DEBUG;
-	char buf[1024];
-	int n;
+	char *text = NULL, *line, *next;
 
 	if (mine > current_level)
 		return 0;
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (n > 0 && (size_t)n < sizeof(buf) && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	log_msg(mine, "libbpf: %s", buf);
+	if (vasprintf(&text, fmt, ap) < 0)
+		return 0;
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		log_msg(mine, "libbpf: %s", line);
+	}
+	free(text);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "sampler.skel.h"
 #include "trapd/log.h"
+#include "trapd/tracefs.h"
 
 #define MAX_CPUS 4096
 /* Bounds for the aggregation maps: at least this many entries so short
@@ -49,6 +50,7 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_COUNTS_FULL] = "counts_map_full",
 	[SAMPLER_STAT_PIDS_FULL] = "pids_map_full",
 	[SAMPLER_STAT_EVENTS_LOST] = "events_lost",
+	[SAMPLER_STAT_FILTER_FULL] = "filter_full",
 };
 
 const char *sampler__stat_name(int i)
@@ -184,6 +186,32 @@ static int on_ring_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* setup_fork_hook - the fork and exec hooks are classic tracepoints; find
+ * where the fork record keeps the child's pid. Without tracefs they stay
+ * unloaded: sampling works, children are not followed. */
+static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
+{
+	bool want_fork = o->target == SAMPLER_TARGET_PIDS && o->follow_forks;
+	const char *dir = tracefs_dir();
+	int off = -ENOENT, size = 0;
+
+	if (dir)
+		off = tracefs_field_offset(dir, "sched/sched_process_fork", "child_pid", &size);
+	if (want_fork && (off < 0 || size != 4)) {
+		log_warn("cannot follow forks (tracefs %s): children of the target are not "
+			 "sampled", dir ? "has no sched_process_fork.child_pid" : "is not mounted");
+		want_fork = false;
+	}
+	if (want_fork)
+		s->skel->rodata->fork_child_pid_offset = (__u32)off;
+	bpf_program__set_autoload(s->skel->progs.on_fork, want_fork);
+	if (!dir) {
+		log_warn("tracefs is not mounted: a process that execs during the window may "
+			 "be symbolized from its old image");
+		bpf_program__set_autoload(s->skel->progs.on_exec, false);
+	}
+}
+
 static int load(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
 	int e;
@@ -199,15 +227,12 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 		snprintf(err, errlen, "sizing the sampler's maps: %s", strerror(-e));
 		return e;
 	}
-	/* fork/exec hooks need tp_btf; without them a command's children are
-	 * not followed, but sampling still works. */
-	if (o->target != SAMPLER_TARGET_PIDS || !o->follow_forks)
-		bpf_program__set_autoload(s->skel->progs.on_fork, false);
+	setup_hooks(s, o);
 	e = sampler_bpf__load(s->skel);
 	if (e) {
 		snprintf(err, errlen,
-			 "loading the BPF sampler: %s (needs root, BTF at /sys/kernel/btf/vmlinux "
-			 "and a kernel with BPF perf_event support; run with -vv for libbpf's log)",
+			 "loading the BPF sampler: %s (needs root and a kernel with BPF "
+			 "perf_event support; run with -vv for libbpf's log)",
 			 strerror(-e));
 		return e;
 	}
@@ -255,16 +280,16 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 	e = load(s, o, err, errlen);
 	if (!e)
 		e = set_target(s, o, err, errlen);
-	if (!e && o->follow_forks && o->target == SAMPLER_TARGET_PIDS) {
+	if (!e && bpf_program__autoload(s->skel->progs.on_fork)) {
 		s->skel->links.on_fork = bpf_program__attach(s->skel->progs.on_fork);
 		if (!s->skel->links.on_fork)
-			log_warn("cannot follow forks (tp_btf/sched_process_fork: %s); children "
+			log_warn("cannot follow forks (sched_process_fork: %s); children "
 				 "of the target are not sampled", strerror(errno));
 	}
-	if (!e) {
+	if (!e && bpf_program__autoload(s->skel->progs.on_exec)) {
 		s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
 		if (!s->skel->links.on_exec)
-			log_warn("cannot see execs (tp_btf/sched_process_exec: %s); a process "
+			log_warn("cannot see execs (sched_process_exec: %s); a process "
 				 "that execs may be symbolized from its old image", strerror(errno));
 	}
 	if (!e) {

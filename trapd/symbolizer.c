@@ -70,6 +70,9 @@ struct symbolizer {
 	size_t files_cap, nfiles;
 	struct ksyms *ksyms;
 	bool ksyms_tried;
+	symbolizer_kernel_names_fn knames_fn; /* preferred over kallsyms */
+	void *knames_ctx;
+	char (*knames_buf)[SYMBOLIZER_KNAME_LEN]; /* PROFILE_MAX_DEPTH names */
 	struct symbolizer_stats stats;
 };
 
@@ -591,28 +594,68 @@ static int64_t kernel_mapping_id(struct symbolizer *s, struct profile *p)
 		/* Offsets of unnamed frames then read from the kernel's text. */
 		m.start = ksyms__first(s->ksyms);
 		m.has_functions = true;
+	} else if (s->knames_fn) {
+		m.has_functions = true;
 	}
 	return profile__add_mapping(p, &m);
+}
+
+void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn,
+				  void *ctx)
+{
+	s->knames_fn = fn;
+	s->knames_ctx = ctx;
+}
+
+/* kernel_names - name the frames of one kernel stack into @names through
+ * the preferred source, else kallsyms; a NULL entry is unnamed. */
+static void kernel_names(struct symbolizer *s, const uint64_t *ips, uint32_t n,
+			 const char **names)
+{
+	char (*buf)[SYMBOLIZER_KNAME_LEN];
+	uint64_t addrs[PROFILE_MAX_DEPTH];
+	uint32_t i;
+	int err;
+
+	if (s->knames_fn && !s->knames_buf)
+		s->knames_buf = calloc(PROFILE_MAX_DEPTH, SYMBOLIZER_KNAME_LEN);
+	buf = s->knames_buf;
+	if (s->knames_fn && buf) {
+		for (i = 0; i < n; i++)
+			addrs[i] = lookup_addr(ips, i);
+		err = s->knames_fn(s->knames_ctx, addrs, n, buf);
+		if (!err) {
+			for (i = 0; i < n; i++)
+				names[i] = buf[i][0] ? buf[i] : NULL;
+			return;
+		}
+		log_debug("kernel names from BPF failed (%s); reading kallsyms", strerror(-err));
+		s->knames_fn = NULL;
+	}
+	load_ksyms(s);
+	for (i = 0; i < n; i++)
+		names[i] = s->ksyms ? ksyms__lookup(s->ksyms, lookup_addr(ips, i), NULL) : NULL;
 }
 
 int symbolizer__kernel_stack(struct symbolizer *s, struct profile *p, const uint64_t *ips,
 			     uint32_t n, uint32_t *locs)
 {
+	const char *names[PROFILE_MAX_DEPTH];
 	int64_t map_id, fname, fn, id;
-	const char *name;
 	uint32_t i;
 
 	if (!n)
 		return 0;
-	load_ksyms(s);
+	if (n > PROFILE_MAX_DEPTH)
+		return -E2BIG;
+	kernel_names(s, ips, n, names);
 	map_id = kernel_mapping_id(s, p);
 	if (map_id < 0)
 		return (int)map_id;
 	fname = p->mappings[map_id - 1].filename;
 	for (i = 0; i < n; i++) {
 		s->stats.kernel_frames++;
-		name = s->ksyms ? ksyms__lookup(s->ksyms, lookup_addr(ips, i), NULL) : NULL;
-		fn = function_id(p, name, (uint32_t)fname);
+		fn = function_id(p, names[i], (uint32_t)fname);
 		if (fn < 0)
 			return (int)fn;
 		if (fn)
@@ -666,6 +709,7 @@ void symbolizer__free(struct symbolizer *s)
 	}
 	free(s->files);
 	ksyms__free(s->ksyms);
+	free(s->knames_buf);
 	free(s->proc_root);
 	free(s);
 }

@@ -56,6 +56,21 @@ int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
 int symbolizer__kernel_stack(struct symbolizer *s, struct profile *p, const uint64_t *ips,
 			     uint32_t n, uint32_t *locs);
 
+/* A source of kernel function names other than kallsyms: name @n
+ * addresses (already adjusted for return addresses) into @names, each a
+ * buffer of SYMBOLIZER_KNAME_LEN; "" for an address no symbol contains.
+ * Returns 0 or a negative errno. */
+#define SYMBOLIZER_KNAME_LEN 128
+typedef int (*symbolizer_kernel_names_fn)(void *ctx, const uint64_t *addrs, uint32_t n,
+					  char (*names)[SYMBOLIZER_KNAME_LEN]);
+
+/* symbolizer__use_kernel_names - name kernel frames with @fn instead of
+ * reading /proc/kallsyms (which costs the kernel ~40 ms to print). If @fn
+ * fails, the symbolizer falls back to kallsyms for good. NULL restores
+ * kallsyms. */
+void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn,
+				  void *ctx);
+
 /* symbolizer__get_stats - counters since symbolizer__new. */
 void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 

@@ -1,0 +1,9 @@
+/* knames.h - shared by knames.bpf.c and trapd/knames.c: one batch of
+ * kernel addresses to name. */
+#ifndef TRAPD_BPF_KNAMES_H
+#define TRAPD_BPF_KNAMES_H
+
+#define KNAMES_BATCH 128
+#define KNAMES_NAME_LEN 128 /* "function+0xoff/0xsize [module]" */
+
+#endif
