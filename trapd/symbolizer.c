@@ -21,18 +21,17 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "trapd/elfsym.h"
 #include "trapd/ksyms.h"
 #include "trapd/log.h"
+#include "trapd/mapped_file.h"
 #include "trapd/procmaps.h"
 
 #define MAX_MAPS_PER_PID PROCMAPS_MAX_ENTRIES
@@ -135,104 +134,13 @@ static struct pid_maps *pid_get(struct symbolizer *s, int pid)
 	return pm;
 }
 
-/* --- opening a mapped file -------------------------------------------- */
-
-/* open_checked - turn the O_PATH descriptor @pfd (closed here) into a
- * readable one if it is a regular file with inode @ino (0: any). Opening
- * through O_PATH first means a device or FIFO planted at the path is
- * never opened for reading. Returns an fd, -ESTALE for another file, or a
- * negative errno. */
-static int open_checked(int pfd, uint64_t ino)
-{
-	char self[64];
-	struct stat st;
-	int fd, err;
-
-	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, &st) < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	if (!S_ISREG(st.st_mode) || (ino && (uint64_t)st.st_ino != ino)) {
-		err = -ESTALE;
-		goto cleanup;
-	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? -errno : fd;
-cleanup:
-	close(pfd);
-	return err;
-}
-
-/* open_in_root - @path inside the root directory of @pid, resolving
- * symbolic links within that root, never above it. */
-static int open_in_root(const struct symbolizer *s, int pid, const char *path, uint64_t ino)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	char root[PATH_MAX];
-	int rfd, pfd, n;
-
-	n = snprintf(root, sizeof(root), "%s/%d/root", s->proc_root, pid);
-	if (n < 0 || (size_t)n >= sizeof(root))
-		return -ENAMETOOLONG;
-	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
-		return -errno;
-	pfd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
-	n = open_checked(pfd, ino);
-	close(rfd);
-	return n;
-}
-
-static int open_map_files(const struct symbolizer *s, int pid, const struct procmaps_entry *e)
-{
-	char p[PATH_MAX];
-	int n;
-
-	n = snprintf(p, sizeof(p), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root, pid,
-		     e->start, e->end);
-	if (n < 0 || (size_t)n >= sizeof(p))
-		return -ENAMETOOLONG;
-	return open_checked(open(p, O_PATH | O_CLOEXEC), e->inode);
-}
-
-/* open_mapped - the file behind mapping @e of @pid: through the process's
- * root, then map_files (which also reaches deleted files), then the same
- * path on the host. The inode must match the mapping's. */
-static int open_mapped(const struct symbolizer *s, int pid, const struct procmaps_entry *e)
-{
-	bool stale = false;
-	int fd;
-
-	if (!e->deleted) {
-		fd = open_in_root(s, pid, e->path, e->inode);
-		if (fd >= 0)
-			return fd;
-		stale = fd == -ESTALE;
-	}
-	fd = open_map_files(s, pid, e);
-	if (fd >= 0)
-		return fd;
-	stale = stale || fd == -ESTALE;
-	fd = open_checked(open(e->path, O_PATH | O_CLOEXEC), e->inode);
-	if (fd >= 0)
-		return fd;
-	/* A different file at the path says more than a missing one. */
-	return stale ? -ESTALE : fd;
-}
-
 /* load_file - load the ELF symbols of @f from the mapping @e of @pid. */
 static void load_file(const struct symbolizer *s, struct sym_file *f, int pid,
 		      const struct procmaps_entry *e)
 {
 	int fd;
 
-	fd = open_mapped(s, pid, e);
+	fd = mapped_file_open(s->proc_root, pid, e);
 	if (fd < 0) {
 		/* Another process may let us reach the same file. */
 		f->retry = true;
