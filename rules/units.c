@@ -3,72 +3,109 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+/* A unit suffix and how many base units (ns, Hz, hundredths of a percent,
+ * bytes) one of it is. */
 struct unit {
 	const char *suffix;
-	double scale;
+	uint64_t scale;
 };
 
-/* parse_scaled - a decimal number followed by one of @units (matched
- * case-insensitively when @fold) or by nothing (scale @bare). */
-static int parse_scaled(const char *s, const struct unit *units, int fold,
-			double bare, double *out)
-{
-	const struct unit *u;
-	char *end;
-	double v;
+#define FRAC_MAX_DIGITS 9
 
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno == ERANGE || !isfinite(v) || v < 0)
-		return errno == ERANGE ? -ERANGE : -EINVAL;
-	/* strtod also reads hex floats; people do not write those here. */
-	if (strpbrk(s, "xX"))
-		return -EINVAL;
-	if (*end == '\0') {
-		*out = v * bare;
-		return 0;
-	}
-	for (u = units; u->suffix; u++) {
-		if (fold ? strcasecmp(end, u->suffix) == 0 : strcmp(end, u->suffix) == 0) {
-			*out = v * u->scale;
-			return 0;
+/* A decimal as written: whole + frac / 10^digits, parsed without floating
+ * point so "141875.2m" is exactly 8512512 s. */
+struct decimal {
+	uint64_t whole;
+	uint64_t frac;
+	int digits;
+};
+
+/* parse_decimal - digits, optionally a point and more digits (at least one
+ * digit in all). No sign, exponent or hex: people do not write those in a
+ * duration. Fraction digits past the ninth must be digits but are
+ * dropped. *end points after the number. */
+static int parse_decimal(const char *s, struct decimal *d, const char **end)
+{
+	bool any = false;
+
+	memset(d, 0, sizeof(*d));
+	for (; isdigit((unsigned char)*s); s++, any = true)
+		if (__builtin_mul_overflow(d->whole, 10, &d->whole) ||
+		    __builtin_add_overflow(d->whole, (uint64_t)(*s - '0'), &d->whole))
+			return -ERANGE;
+	if (*s == '.') {
+		for (s++; isdigit((unsigned char)*s); s++, any = true) {
+			if (d->digits == FRAC_MAX_DIGITS)
+				continue;
+			d->frac = d->frac * 10 + (uint64_t)(*s - '0');
+			d->digits++;
 		}
 	}
-	return -EINVAL;
+	*end = s;
+	return any ? 0 : -EINVAL;
 }
 
-static int to_u64(double v, uint64_t *out)
+/* scale_decimal - @d * @scale, rounded to the nearest integer; *exact
+ * says whether nothing was rounded away. */
+static int scale_decimal(const struct decimal *d, uint64_t scale, uint64_t *out, bool *exact)
 {
-	if (v >= 18446744073709551615.0)
+	unsigned __int128 pow10 = 1, frac;
+	uint64_t whole;
+	int i;
+
+	for (i = 0; i < d->digits; i++)
+		pow10 *= 10;
+	frac = (unsigned __int128)d->frac * scale;
+	*exact = frac % pow10 == 0;
+	frac = (frac + pow10 / 2) / pow10;
+	if (__builtin_mul_overflow(d->whole, scale, &whole) || frac > UINT64_MAX ||
+	    __builtin_add_overflow(whole, (uint64_t)frac, out))
 		return -ERANGE;
-	*out = (uint64_t)llround(v);
 	return 0;
+}
+
+/* parse_scaled - a decimal followed by one of @units (matched
+ * case-insensitively when @fold) or by nothing (scale @bare). */
+static int parse_scaled(const char *s, const struct unit *units, int fold, uint64_t bare,
+			uint64_t *out, bool *exact)
+{
+	const struct unit *u;
+	struct decimal d;
+	const char *end;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	err = parse_decimal(s, &d, &end);
+	if (err)
+		return err;
+	if (*end == '\0')
+		return scale_decimal(&d, bare, out, exact);
+	for (u = units; u->suffix; u++)
+		if (fold ? strcasecmp(end, u->suffix) == 0 : strcmp(end, u->suffix) == 0)
+			return scale_decimal(&d, u->scale, out, exact);
+	return -EINVAL;
 }
 
 int units_parse_duration(const char *s, uint64_t *out_ns)
 {
 	static const struct unit units[] = {
-		{ "ns", 1 },	     { "us", 1e3 },	  { "ms", 1e6 },
-		{ "s", 1e9 },	     { "sec", 1e9 },	  { "m", 60e9 },
-		{ "min", 60e9 },     { "h", 3600e9 },	  { "d", 86400e9 },
+		{ "ns", 1 },		      { "us", 1000 },		 { "ms", 1000000 },
+		{ "s", 1000000000 },	      { "sec", 1000000000 },	 { "m", 60000000000 },
+		{ "min", 60000000000 },	      { "h", 3600000000000 },	 { "d", 86400000000000 },
 		{ NULL, 0 },
 	};
 	uint64_t ns;
-	double v;
+	bool exact;
 	int err;
 
-	err = parse_scaled(s, units, 0, 1e9, &v);
-	if (err)
-		return err;
-	err = to_u64(v, &ns);
+	err = parse_scaled(s, units, 0, 1000000000, &ns, &exact);
 	if (err)
 		return err;
 	if (ns == 0)
@@ -80,21 +117,16 @@ int units_parse_duration(const char *s, uint64_t *out_ns)
 int units_parse_frequency(const char *s, uint64_t max_hz, uint64_t *out_hz)
 {
 	static const struct unit units[] = {
-		{ "Hz", 1 }, { "kHz", 1e3 }, { NULL, 0 },
+		{ "Hz", 1 }, { "kHz", 1000 }, { NULL, 0 },
 	};
 	uint64_t hz;
-	double v;
+	bool exact;
 	int err;
 
-	err = parse_scaled(s, units, 1, 1, &v);
+	err = parse_scaled(s, units, 1, 1, &hz, &exact);
 	if (err)
 		return err;
-	if (v != floor(v))
-		return -EINVAL;
-	err = to_u64(v, &hz);
-	if (err)
-		return err;
-	if (hz == 0)
+	if (!exact || hz == 0)
 		return -EINVAL;
 	if (hz > max_hz)
 		return -ERANGE;
@@ -106,13 +138,10 @@ int units_parse_percent(const char *s, uint64_t *out_centi)
 {
 	static const struct unit units[] = { { "%", 100 }, { NULL, 0 } };
 	uint64_t c;
-	double v;
+	bool exact;
 	int err;
 
-	err = parse_scaled(s, units, 0, 100, &v);
-	if (err)
-		return err;
-	err = to_u64(v, &c);
+	err = parse_scaled(s, units, 0, 100, &c, &exact);
 	if (err)
 		return err;
 	*out_centi = c;
@@ -122,50 +151,56 @@ int units_parse_percent(const char *s, uint64_t *out_centi)
 int units_parse_size(const char *s, uint64_t *out_bytes)
 {
 	static const struct unit units[] = {
-		{ "B", 1 },	       { "k", 1024.0 },
-		{ "K", 1024.0 },       { "KiB", 1024.0 },
-		{ "MiB", 1048576.0 },  { "M", 1048576.0 },
-		{ "GiB", 1073741824.0 }, { "G", 1073741824.0 },
-		{ "TiB", 1099511627776.0 }, { "kB", 1e3 },
-		{ "KB", 1e3 },	       { "MB", 1e6 },
-		{ "GB", 1e9 },	       { "TB", 1e12 },
-		{ NULL, 0 },
+		{ "B", 1 },	      { "k", 1ull << 10 },   { "K", 1ull << 10 },
+		{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "M", 1ull << 20 },
+		{ "GiB", 1ull << 30 }, { "G", 1ull << 30 },   { "TiB", 1ull << 40 },
+		{ "kB", 1000 },	      { "KB", 1000 },	     { "MB", 1000000 },
+		{ "GB", 1000000000 }, { "TB", 1000000000000 }, { NULL, 0 },
 	};
 	uint64_t b;
-	double v;
+	bool exact;
 	int err;
 
-	err = parse_scaled(s, units, 0, 1, &v);
+	err = parse_scaled(s, units, 0, 1, &b, &exact);
 	if (err)
 		return err;
-	if (v != floor(v))
+	if (!exact)
 		return -EINVAL;
-	err = to_u64(v, &b);
-	if (err)
-		return err;
 	*out_bytes = b;
 	return 0;
 }
 
 const char *units_format_duration(uint64_t ns, char *buf, int len)
 {
-	static const struct unit units[] = {
-		{ "h", 3600e9 }, { "m", 60e9 }, { "s", 1e9 },
-		{ "ms", 1e6 },	 { "us", 1e3 }, { NULL, 0 },
+	static const struct {
+		const char *suffix;
+		uint64_t scale;
+	} units[] = {
+		{ "h", 3600000000000ull }, { "m", 60000000000ull }, { "s", 1000000000ull },
+		{ "ms", 1000000ull },	   { "us", 1000ull },
 	};
-	const struct unit *u;
+	size_t i;
 
-	for (u = units; u->suffix; u++) {
-		uint64_t scale = (uint64_t)u->scale;
+	/* The largest unit that states @ns exactly with at most three
+	 * decimals, trailing zeros dropped: 1500ms -> "1.5s". */
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		uint64_t scale = units[i].scale, milli = scale / 1000;
+		uint64_t whole = ns / scale, frac = ns % scale / milli;
+		int digits = 3;
 
-		if (ns >= scale && ns % (scale / 1000 ? scale / 1000 : 1) == 0) {
-			if (ns % scale == 0)
-				snprintf(buf, len, "%llu%s",
-					 (unsigned long long)(ns / scale), u->suffix);
-			else
-				snprintf(buf, len, "%g%s", (double)ns / u->scale, u->suffix);
+		if (ns < scale || ns % milli)
+			continue;
+		if (!frac) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)whole, units[i].suffix);
 			return buf;
 		}
+		while (frac % 10 == 0) {
+			frac /= 10;
+			digits--;
+		}
+		snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)whole, digits,
+			 (unsigned long long)frac, units[i].suffix);
+		return buf;
 	}
 	snprintf(buf, len, "%lluns", (unsigned long long)ns);
 	return buf;

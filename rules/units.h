@@ -4,7 +4,8 @@
  * Shared by the command line and the rules file, so both accept the same
  * spellings. Every parser takes the whole string (no trailing garbage, no
  * leading space), returns 0 or -EINVAL (malformed) / -ERANGE (too large),
- * and leaves *out untouched on error.
+ * and leaves *out untouched on error. Numbers are plain decimals ("1.5",
+ * no sign or exponent), parsed exactly: no floating point is involved.
  */
 #ifndef TRAPD_UNITS_H
 #define TRAPD_UNITS_H

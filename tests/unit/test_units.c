@@ -18,7 +18,9 @@ static void test_durations(void **state)
 		{ "500ms", 500000000ull }, { "10s", 10000000000ull }, { "2m", 120000000000ull },
 		{ "1h", 3600000000000ull }, { "250us", 250000ull },   { "1.5s", 1500000000ull },
 		{ "3", 3000000000ull },	    { "7ns", 7 },	      { "1d", 86400000000000ull },
-		{ "2min", 120000000000ull },
+		{ "2min", 120000000000ull }, { ".5s", 500000000ull }, { "2.", 2000000000ull },
+		/* exact where a double would not be: the fuzzer's find */
+		{ "141875.2m", 8512512000000000ull }, { "1.000000001s", 1000000001ull },
 	};
 	uint64_t v;
 	size_t i;
@@ -42,7 +44,11 @@ static void test_bad_durations_leave_output_alone(void **state)
 		assert_int_equal(v, 42);
 	}
 	assert_int_equal(units_parse_duration(NULL, &v), -EINVAL);
-	assert_int_equal(units_parse_duration("1e300s", &v), -ERANGE);
+	assert_int_equal(units_parse_duration("1e3s", &v), -EINVAL);
+	assert_int_equal(units_parse_duration(".s", &v), -EINVAL);
+	assert_int_equal(units_parse_duration("99999999999999999999s", &v), -ERANGE);
+	assert_int_equal(units_parse_duration("18446744073709551616ns", &v), -ERANGE);
+	assert_int_equal(v, 42);
 }
 
 static void test_frequencies(void **state)
