@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tests/unit/readelf.h"
 #include "trapd/elfsym.h"
 
 #define MAX_REF 4096
@@ -112,27 +113,6 @@ static bool ref_covers(const struct ref *r, uint64_t a)
 		if (a >= r->syms[i].value && a - r->syms[i].value < r->syms[i].size)
 			return true;
 	return false;
-}
-
-static void readelf_build_id(const char *path, char *out, size_t len)
-{
-	char cmd[4200], line[1024], *p;
-	FILE *f;
-
-	out[0] = '\0';
-	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", path);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		p = strstr(line, "Build ID: ");
-		if (p) {
-			p += strlen("Build ID: ");
-			p[strcspn(p, " \n")] = '\0';
-			snprintf(out, len, "%s", p);
-		}
-	}
-	pclose(f);
-	assert_true(out[0] != '\0');
 }
 
 static void *slurp(const char *path, size_t *len)

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/unit/readelf.h"
 #include "trapd/log.h"
 #include "trapd/symbolizer.h"
 
@@ -107,27 +108,6 @@ static void finish(struct child *c)
 	close(c->in);
 	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-static void readelf_build_id(const char *path, char *out, size_t len)
-{
-	char cmd[PATH_MAX + 32], line[512], *p;
-	FILE *f;
-
-	out[0] = '\0';
-	snprintf(cmd, sizeof(cmd), "readelf -n '%s'", path);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		p = strstr(line, "Build ID: ");
-		if (p) {
-			p += strlen("Build ID: ");
-			p[strcspn(p, " \n")] = '\0';
-			snprintf(out, len, "%s", p);
-		}
-	}
-	pclose(f);
-	assert_true(out[0] != '\0');
 }
 
 /* readelf_sym - the value and size of symbol @name in @path. */
