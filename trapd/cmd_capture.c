@@ -340,13 +340,8 @@ static void wait_command(struct window *w, struct capture_target *t)
 static void print_summary(const struct capture_cmd *c, const struct capture_info *info,
 			  const char *sidecar)
 {
-	uint64_t lost = 0;
-	int i;
+	uint64_t lost = sampler__samples_lost(&info->stats);
 
-	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
-		if (i != SAMPLER_STAT_USER_TRUNCATED && i != SAMPLER_STAT_KERNEL_TRUNCATED &&
-		    i != SAMPLER_STAT_PIDS_FULL && i != SAMPLER_STAT_EVENTS_LOST)
-			lost += info->stats.v[i];
 	log_info("captured %" PRIu64 " samples in %.2fs at %" PRIu64 " Hz on %d CPUs (%s); "
 		 "%" PRIu64 " samples or stacks lost",
 		 info->samples_stored, (double)info->duration_ns / NSEC_PER_SEC, info->freq_hz,

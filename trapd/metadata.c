@@ -1,13 +1,9 @@
 /* metadata.c - write the capture's JSON sidecar. */
 #include "trapd/metadata.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "trapd/atomic_file.h"
 #include "trapd/json.h"

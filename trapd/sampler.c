@@ -34,7 +34,6 @@ struct sampler {
 	struct ring_buffer *rb;
 	sampler_event_fn event_fn;
 	void *event_ctx;
-	uint64_t max_samples;
 };
 
 static const char *const stat_names[SAMPLER_STAT_NR] = {
@@ -52,6 +51,21 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_EVENTS_LOST] = "events_lost",
 	[SAMPLER_STAT_FILTER_FULL] = "filter_full",
 };
+
+uint64_t sampler__samples_lost(const struct sampler_stats *st)
+{
+	static const int lost[] = {
+		SAMPLER_STAT_OVER_CAP,	     SAMPLER_STAT_USER_STACK_FAULT,
+		SAMPLER_STAT_KERNEL_STACK_FAULT, SAMPLER_STAT_STACKS_FULL,
+		SAMPLER_STAT_STACK_COLLISION, SAMPLER_STAT_COUNTS_FULL,
+	};
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
+		n += st->v[lost[i]];
+	return n;
+}
 
 const char *sampler__stat_name(int i)
 {
@@ -123,7 +137,6 @@ static int size_maps(struct sampler *s, const struct sampler_opts *o, int ncpus)
 	uint64_t expected = o->window_ns / 1000000ull * o->freq_hz / 1000 * (uint64_t)ncpus;
 	int err;
 
-	s->max_samples = o->max_samples ? o->max_samples : 0;
 	err = bpf_map__set_max_entries(s->skel->maps.counts,
 				       clamp_u32(expected, MIN_ENTRIES, MAX_COUNT_ENTRIES));
 	if (!err)
@@ -248,7 +261,7 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 				    : o->target == SAMPLER_TARGET_CGROUP ? SAMPLER_FILTER_CGROUP
 									 : SAMPLER_FILTER_ALL;
 	s->skel->bss->follow_forks = o->follow_forks;
-	s->skel->bss->max_samples = s->max_samples;
+	s->skel->bss->max_samples = o->max_samples;
 	if (o->target != SAMPLER_TARGET_CGROUP)
 		return 0;
 	e = bpf_map_update_elem(bpf_map__fd(s->skel->maps.cgroup_filter), &zero, &fd, BPF_ANY);

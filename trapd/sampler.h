@@ -30,7 +30,8 @@ enum sampler_target {
 struct sampler_opts {
 	uint64_t freq_hz;     /* samples per second per CPU */
 	uint64_t window_ns;   /* expected window; sizes the maps */
-	uint64_t max_samples; /* cap for one window; 0 = derived from the window */
+	uint64_t max_samples; /* cap for one window; 0 = none (the maps are still
+				 * sized from the window and count what they drop) */
 	enum sampler_target target;
 	int cgroup_fd;	   /* SAMPLER_TARGET_CGROUP: an open cgroup v2 directory */
 	bool follow_forks; /* SAMPLER_TARGET_PIDS: children of watched pids too */
@@ -81,6 +82,11 @@ int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx);
 
 /* sampler__get_stats - the window's counters. */
 int sampler__get_stats(struct sampler *s, struct sampler_stats *out);
+
+/* sampler__samples_lost - samples dropped or stored without one of their
+ * stacks: the counters that say the profile is missing something, as
+ * opposed to those about stack depth or process announcements. */
+uint64_t sampler__samples_lost(const struct sampler_stats *st);
 
 /* sampler__stat_name - a short name for counter @i ("idle", "over_cap"..). */
 const char *sampler__stat_name(int i);
