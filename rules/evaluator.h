@@ -1,0 +1,103 @@
+/* evaluator.h - when a rule fires.
+ *
+ * A breach (the value above, or below, the threshold) must hold for the
+ * rule's `for` before the rule fires. A fired rule fires again only once
+ * the value has been back past its clear level for `clear_for` (so a value
+ * hovering at the threshold does not flap), its cooldown has passed, and
+ * neither its own nor the global per-hour and per-day limits are reached.
+ * Dry-run fires count like real ones, so a dry run shows what a real run
+ * would have done.
+ *
+ * Pure logic over times the caller passes (CLOCK_MONOTONIC ns): the tests
+ * drive it on a simulated clock.
+ */
+#ifndef TRAPD_EVALUATOR_H
+#define TRAPD_EVALUATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules/rules.h"
+
+#define EVAL_HISTORY_MAX 512 /* points of signal history kept per rule */
+#define EVAL_FIRES_MAX 1024  /* fire times remembered for the daily limits */
+#define EVAL_WHY_LEN 192
+
+enum rule_state {
+	RULE_STATE_NO_DATA,  /* no value yet, or the signal cannot be read */
+	RULE_STATE_ARMED,    /* watching, not in breach */
+	RULE_STATE_HOLDING,  /* in breach for less than `for` */
+	RULE_STATE_FIRED,    /* fired; waits for the value to clear */
+	RULE_STATE_COOLDOWN, /* cleared, or ready, but its cooldown is running */
+	RULE_STATE_LIMITED,  /* would fire, but a per-hour or per-day limit is reached */
+};
+
+/* Fire times of the last day, oldest first: the per-hour and per-day
+ * limits count in it. One per rule and one for all rules. */
+struct eval_fires {
+	int64_t t[EVAL_FIRES_MAX];
+	size_t head; /* index of the oldest */
+	size_t n;
+};
+
+struct eval_point {
+	int64_t t_ns;
+	int64_t value;
+};
+
+/* The evaluation state of one rule. */
+struct rule_eval {
+	enum rule_state state;
+	bool have_value;
+	int64_t value; /* last value read */
+	int64_t value_ns;
+	int64_t breach_since; /* -1: not in breach */
+	int64_t clear_since;  /* while FIRED: since when the value is clear; -1 */
+	int64_t last_fired;   /* -1: never */
+	uint64_t fired;	      /* fires (dry-run included) since the daemon started */
+	uint64_t suppressed;  /* breaches held long enough but stopped by a limit */
+	struct eval_fires fires;
+	char why[EVAL_WHY_LEN]; /* why it is not firing, for `trapd status` */
+	/* the recent values, oldest first, in a ring */
+	struct eval_point history[EVAL_HISTORY_MAX];
+	size_t hist_head;
+	size_t hist_n;
+};
+
+enum eval_verdict {
+	EVAL_NONE,
+	EVAL_FIRE,    /* capture now */
+	EVAL_DRY_RUN, /* it would capture now; dry run: log only */
+};
+
+/* rule_eval__init - a rule that has seen nothing yet. */
+void rule_eval__init(struct rule_eval *e);
+
+/* evaluator__observe - feed @r's signal at @now: @err is 0 and @value its
+ * value, or the negative errno of a failed read (the rule waits in
+ * NO_DATA; a breach in progress is forgotten). @global_fires counts every
+ * rule's fires against @g's limits. Returns what to do now; the caller
+ * logs the verdict with e->why (which also says why nothing happens). */
+enum eval_verdict evaluator__observe(struct rule_eval *e, const struct rule *r,
+				     const struct rules_global *g, struct eval_fires *global_fires,
+				     int64_t now, int err, int64_t value);
+
+/* evaluator__record_fire - count a fire of @r at @now that did not come
+ * from evaluator__observe (`trapd arm RULE`): it starts the rule's
+ * cooldown and counts against the limits. */
+void evaluator__record_fire(struct rule_eval *e, struct eval_fires *global_fires, int64_t now);
+
+/* eval_fires__count - fires within the last @span_ns before @now. */
+size_t eval_fires__count(const struct eval_fires *f, int64_t now, int64_t span_ns);
+
+/* rule_eval__history - copy the points of the last @span_ns before @now
+ * into @out (at most @max, oldest first). Returns how many. */
+size_t rule_eval__history(const struct rule_eval *e, int64_t now, int64_t span_ns,
+			  struct eval_point *out, size_t max);
+
+/* rule_state__name - "armed", "holding", "fired", "cooling down",
+ * "limited", "no data". */
+const char *rule_state__name(enum rule_state s);
+
+#endif

@@ -1,0 +1,196 @@
+/* rules.h - the rules file: its model, loading with every error reported
+ * as "file:line: [section] key: message", and the normalised form that
+ * `trapd check` prints.
+ *
+ * The file is INI (docs/rules.md is its reference): a [global] section, a
+ * [labels] section and one [rule NAME] section per rule. Every value is
+ * checked when the file is loaded; a loaded struct rules is valid, so the
+ * daemon never meets a bad rule at run time.
+ *
+ * Values of a signal are integers in the signal's base unit
+ * (rule_signal__unit): hundredths of a percent, bytes, a count, or
+ * thousandths per second. Thresholds are parsed exactly into that unit.
+ */
+#ifndef TRAPD_RULES_H
+#define TRAPD_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define RULE_NAME_MAX 64 /* bytes of a rule's name, NUL included */
+
+/* What a rule watches. Spelled in the file as in rule_signal__name. */
+enum rule_signal {
+	RULE_SIGNAL_CPU,	    /* "cpu": cgroup CPU usage, % of one CPU */
+	RULE_SIGNAL_CPU_QUOTA,	    /* "cpu.quota": cgroup CPU usage, % of its quota */
+	RULE_SIGNAL_THROTTLED,	    /* "cpu.throttled": % of enforcement periods throttled */
+	RULE_SIGNAL_THROTTLED_TIME, /* "cpu.throttled_time": throttled time, % of wall time */
+	RULE_SIGNAL_THROTTLED_RATE, /* "cpu.throttled_rate": throttling events per second */
+	RULE_SIGNAL_PSI,	    /* "psi.RESOURCE.some|full": stall share, % */
+	RULE_SIGNAL_PROC_CPU,	    /* "process.cpu": % of one CPU */
+	RULE_SIGNAL_PROC_RSS,	    /* "process.rss": bytes */
+	RULE_SIGNAL_PROC_THREADS,   /* "process.threads": count */
+	RULE_SIGNAL_PROC_FDS,	    /* "process.fds": open file descriptors */
+	RULE_SIGNAL_NR,
+};
+
+/* The base unit a signal's values and thresholds are expressed in. */
+enum rule_unit {
+	RULE_UNIT_CENTI_PERCENT, /* 8050 = 80.5% */
+	RULE_UNIT_BYTES,
+	RULE_UNIT_COUNT,
+	RULE_UNIT_MILLI_PER_SEC, /* 2500 = 2.5 per second */
+};
+
+enum rule_psi_resource {
+	RULE_PSI_CPU,
+	RULE_PSI_MEMORY,
+	RULE_PSI_IO,
+};
+
+/* Which PSI figure: the kernel's running averages, or the stall share over
+ * a window of the rule's own (psi_window_ns), computed from the "total"
+ * counter or, where the kernel supports the window, by a PSI trigger. */
+enum rule_psi_window {
+	RULE_PSI_AVG10,
+	RULE_PSI_AVG60,
+	RULE_PSI_AVG300,
+	RULE_PSI_CUSTOM,
+};
+
+/* Where a signal is read, and what a capture samples. */
+enum rule_scope_kind {
+	RULE_SCOPE_SYSTEM,  /* the whole host (PSI: /proc/pressure) */
+	RULE_SCOPE_CGROUP,  /* cgroup: a v2-relative path or an absolute v1/v2 directory */
+	RULE_SCOPE_PID,	    /* pid */
+	RULE_SCOPE_PROCESS, /* process: every process whose comm is this name */
+};
+
+struct rule_scope {
+	enum rule_scope_kind kind;
+	char *cgroup;  /* RULE_SCOPE_CGROUP, as written */
+	pid_t pid;     /* RULE_SCOPE_PID */
+	char *process; /* RULE_SCOPE_PROCESS: a comm, at most 15 bytes */
+};
+
+struct rule {
+	char name[RULE_NAME_MAX];
+	int line; /* line of its [rule NAME] header */
+
+	/* what is watched */
+	enum rule_signal signal;
+	enum rule_psi_resource psi_resource; /* RULE_SIGNAL_PSI */
+	bool psi_full;			     /* "full" rather than "some" */
+	enum rule_psi_window psi_window;
+	uint64_t psi_window_ns; /* RULE_PSI_CUSTOM */
+	struct rule_scope scope;
+
+	/* when it fires */
+	bool above;	       /* "above = X" (true) or "below = X" (false) */
+	int64_t threshold;     /* base unit */
+	int64_t clear;	       /* re-armed once the value is back past this level
+			    * (default: the threshold) */
+	uint64_t for_ns;       /* the breach must hold this long (0: at once) */
+	uint64_t clear_for_ns; /* ...and the clear level must hold this long */
+
+	/* what it captures */
+	uint64_t window_ns;
+	uint64_t freq_hz;
+	struct rule_scope sample; /* defaults to the signal's scope (system
+				   * for host-wide PSI) */
+
+	/* how often it may */
+	uint64_t cooldown_ns;
+	uint32_t max_per_hour; /* 0: no limit of its own */
+	uint32_t max_per_day;
+	bool dry_run; /* log decisions, never capture (or inherit [global]) */
+};
+
+struct rules_global {
+	uint64_t poll_interval_ns;
+	char *spool_dir;
+	uint64_t spool_max_bytes;
+	uint32_t spool_max_files;
+	uint32_t max_per_hour; /* all rules together; 0: no limit */
+	uint32_t max_per_day;
+	uint64_t max_window_ns; /* a capture extended by later rules stops here */
+	uint64_t history_ns;	/* signal history kept for a capture's metadata */
+	bool dry_run;
+	char *control_socket;
+	char *control_group; /* NULL: root only */
+	/* what SIGUSR1 and `trapd arm` without a rule capture */
+	uint64_t manual_window_ns;
+	uint64_t manual_freq_hz;
+	struct rule_scope manual_sample;
+};
+
+struct rules_label {
+	char *key;
+	char *value;
+};
+
+struct rules {
+	char *path; /* as given to rules__load */
+	struct rules_global global;
+	struct rules_label *labels;
+	size_t nlabels;
+	struct rule *rules;
+	size_t nrules;
+};
+
+/* Every problem found in a file, each "file:line: [section] key: message"
+ * (without a newline), in file order. */
+struct rules_errors {
+	char **msgs;
+	size_t n;
+};
+
+/* rules__load - read and validate @path. On success returns 0 and a new
+ * struct rules in *out. Otherwise returns -EINVAL (the file is bad: every
+ * problem is in @errs) or another negative errno (it could not be read:
+ * one message in @errs). The caller frees @errs in both cases. */
+int rules__load(const char *path, struct rules **out, struct rules_errors *errs);
+
+/* rules__parse - the same from memory; @name stands for the file name in
+ * messages. @text need not be NUL-terminated. */
+int rules__parse(const char *name, const char *text, size_t len, struct rules **out,
+		 struct rules_errors *errs);
+
+void rules__free(struct rules *r);
+void rules_errors__free(struct rules_errors *errs);
+
+/* rules__print - the normalised file: every setting of every section
+ * spelled out with its default filled in, in a form rules__parse reads
+ * back to an equal struct rules. Returns 0 or a negative errno. */
+int rules__print(const struct rules *r, FILE *out);
+
+/* rules__find - the rule named @name, or NULL. */
+const struct rule *rules__find(const struct rules *r, const char *name);
+
+/* rule__equal - whether two rules watch, fire and capture alike (a reload
+ * keeps the state of a rule that is equal to its old self). */
+bool rule__equal(const struct rule *a, const struct rule *b);
+
+/* rule_signal__name - "cpu", "psi.memory.full", "process.rss". A PSI
+ * signal needs the rule for its resource and kind. Writes into @buf. */
+const char *rule__signal_name(const struct rule *r, char *buf, size_t len);
+
+/* rule_signal__unit - the base unit of @s. */
+enum rule_unit rule_signal__unit(enum rule_signal s);
+
+/* rule__format_value - @v in @r's signal unit as a person reads it:
+ * "83.5%", "512MiB", "12", "2.5/s". Returns @buf. */
+const char *rule__format_value(const struct rule *r, int64_t v, char *buf, size_t len);
+
+/* rule_unit__to_double - @v in display units (percent, bytes, count, per
+ * second), for metadata. */
+double rule_unit__to_double(enum rule_unit u, int64_t v);
+
+/* rule_scope__format - "system", "cgroup system.slice/x", "pid 42",
+ * "process nginx". Returns @buf. */
+const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len);
+
+#endif

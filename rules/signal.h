@@ -1,0 +1,67 @@
+/* signal.h - the current value of a rule's signal, read from /proc and
+ * the cgroup file systems (cgroup v2, v1 cpu/cpuacct, hybrid hosts).
+ *
+ * A source is made once per rule and read at every poll. Rates (CPU
+ * usage, throttling, process CPU, PSI over a custom window) are the
+ * change of a kernel counter between two reads, so the first read of
+ * such a source has no value yet. Where files are found is configurable
+ * (struct signal_env) so tests read fixture trees.
+ */
+#ifndef TRAPD_SIGNAL_H
+#define TRAPD_SIGNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rules/rules.h"
+
+struct signal_env {
+	const char *proc_root; /* "/proc" */
+	const char *mountinfo; /* "/proc/self/mountinfo" */
+	const char *fs_prefix; /* prepended to every mount point and to
+				* /proc/pressure paths: "" on a live host, a
+				* fixture tree in tests */
+};
+
+#define SIGNAL_ENV_LIVE                                                                            \
+	{                                                                                          \
+		.proc_root = "/proc", .mountinfo = "/proc/self/mountinfo", .fs_prefix = ""         \
+	}
+
+struct signal_source;
+
+/* signal_source__new - a source for @r's signal and scope. Nothing is
+ * read yet (a cgroup or process that does not exist yet is not an error
+ * here). Returns NULL with errno set on allocation failure. @env is
+ * copied; its strings must outlive the source. */
+struct signal_source *signal_source__new(const struct rule *r, const struct signal_env *env);
+void signal_source__free(struct signal_source *s);
+
+/* signal_source__read - sample the signal at @now_ns (CLOCK_MONOTONIC).
+ * Returns 0 with the value in *value (the rule's base unit), -EAGAIN when
+ * a rate has its first counter reading and no value yet, -ENOENT when the
+ * scope is gone (no such cgroup, pid or process name), -ENODATA when the
+ * host lacks the signal (no PSI, no quota set for cpu.quota), or another
+ * negative errno. On failure @err says what and where, e.g.
+ * "/sys/fs/cgroup/unified/x/cpu.stat: no such file". */
+int signal_source__read(struct signal_source *s, int64_t now_ns, int64_t *value, char *err,
+			size_t errlen);
+
+/* signal_source__pid - the process the last read was about: the pid of a
+ * pid scope, or for a process name the matching process with the highest
+ * value (the one a capture should sample). 0 when not a process signal or
+ * nothing matched. */
+pid_t signal_source__pid(const struct signal_source *s);
+
+/* signal_source__trigger_fd - for a PSI rule over a custom window: open a
+ * kernel PSI trigger ("some|full STALL_US WINDOW_US" written to the
+ * pressure file) that polls POLLPRI when the stall share passes the
+ * rule's threshold within its window. Returns the fd (owned by the
+ * source; the same fd on later calls), -EOPNOTSUPP when the rule cannot
+ * use one (not PSI, not a custom window, a `below` rule), or the errno
+ * the kernel gave (EINVAL: a window it does not take; EPERM: a window
+ * that needs CAP_SYS_RESOURCE) with @err filled. */
+int signal_source__trigger_fd(struct signal_source *s, char *err, size_t errlen);
+
+#endif
