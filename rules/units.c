@@ -1,4 +1,4 @@
-/* units.c - parse durations, frequencies, percentages and sizes. */
+/* units.c - parse durations, frequencies, percentages, sizes and rates. */
 #include "rules/units.h"
 
 #include <ctype.h>
@@ -167,6 +167,22 @@ int units_parse_size(const char *s, uint64_t *out_bytes)
 	if (!exact)
 		return -EINVAL;
 	*out_bytes = b;
+	return 0;
+}
+
+int units_parse_rate(const char *s, uint64_t *out_milli)
+{
+	static const struct unit units[] = { { "/s", 1000 }, { NULL, 0 } };
+	uint64_t m;
+	bool exact;
+	int err;
+
+	err = parse_scaled(s, units, 0, 1000, &m, &exact);
+	if (err)
+		return err;
+	if (!exact)
+		return -EINVAL;
+	*out_milli = m;
 	return 0;
 }
 

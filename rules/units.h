@@ -1,5 +1,5 @@
 /* units.h - quantities written as people write them: 500ms, 10s, 2m, 999Hz,
- * 80%, 512MiB.
+ * 80%, 512MiB, 5/s.
  *
  * Shared by the command line and the rules file, so both accept the same
  * spellings. Every parser takes the whole string (no trailing garbage, no
@@ -27,6 +27,11 @@ int units_parse_percent(const char *s, uint64_t *out_centi);
 /* units_parse_size - "4096", "64KiB", "512MiB", "2GiB", "1MB" (SI), "10k".
  * Result in bytes. */
 int units_parse_size(const char *s, uint64_t *out_bytes);
+
+/* units_parse_rate - events per second: "5/s", "0.5/s", or a bare number
+ * ("5"). Result in thousandths per second (2.5/s -> 2500); a rate that
+ * thousandths cannot state exactly ("0.0005/s") is -EINVAL. */
+int units_parse_rate(const char *s, uint64_t *out_milli);
 
 /* units_format_duration - "1.5s", "250ms": the shortest exact spelling
  * that units_parse_duration reads back. Returns @buf. */

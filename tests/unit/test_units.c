@@ -1,5 +1,5 @@
-/* test_units.c - durations, frequencies, percentages and sizes as people
- * write them, and everything else refused. */
+/* test_units.c - durations, frequencies, percentages, sizes and rates as
+ * people write them, and everything else refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +91,36 @@ static void test_percent_and_sizes(void **state)
 	assert_int_equal(units_parse_size("12 GiB", &v), -EINVAL);
 }
 
+static void test_rates(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t milli;
+	} ok[] = {
+		{ "5/s", 5000 },   { "0.5/s", 500 },	{ "5", 5000 }, { "2.5", 2500 },
+		{ "0.125/s", 125 }, { "0/s", 0 },	{ "0", 0 },    { ".001/s", 1 },
+		{ "1000000/s", 1000000000ull }, { "18446744073709551.615/s", UINT64_MAX },
+	};
+	static const char *const bad[] = { "",	   "5 /s", "5/S",      "5/sec",	 "-5/s",
+					   "5/",   "/s",   "0.0005/s", "1.2345", "5/s ",
+					   " 5",   "1e3",  "5/m",      NULL };
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(units_parse_rate(ok[i].in, &v), 0);
+		assert_int_equal(v, ok[i].milli);
+	}
+	for (i = 0; bad[i]; i++) {
+		v = 42;
+		assert_int_equal(units_parse_rate(bad[i], &v), -EINVAL);
+		assert_int_equal(v, 42);
+	}
+	assert_int_equal(units_parse_rate(NULL, &v), -EINVAL);
+	assert_int_equal(units_parse_rate("18446744073709552/s", &v), -ERANGE);
+	assert_int_equal(v, 42);
+}
+
 static void test_formatted_durations_read_back(void **state)
 {
 	static const uint64_t cases[] = { 500000000ull, 10000000000ull, 120000000000ull,
@@ -115,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_bad_durations_leave_output_alone),
 		cmocka_unit_test(test_frequencies),
 		cmocka_unit_test(test_percent_and_sizes),
+		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_formatted_durations_read_back),
 	};
 
