@@ -1,0 +1,447 @@
+/* control.c - the control socket: requests, peer checks, both ends. */
+#include "trapd/control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define IO_TIMEOUT_MS 1000
+#define MAX_PEER_GROUPS 256
+
+/* --- requests ------------------------------------------------------------ */
+
+static bool valid_rule_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len >= sizeof(((struct control_request *)0)->rule))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '.' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/* next_word - the next space-separated word of *p: its start and length;
+ * advances *p. Returns false at the end of the line. */
+static bool next_word(const char **p, const char **w, size_t *len)
+{
+	const char *s = *p;
+
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return false;
+	*w = s;
+	while (*s && *s != ' ')
+		s++;
+	*len = (size_t)(s - *w);
+	*p = s;
+	return true;
+}
+
+static int parse_u64(const char *w, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (len == 0 || len > 20)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (w[i] < '0' || w[i] > '9' || __builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(w[i] - '0'), &v))
+			return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_arm(const char *p, struct control_request *req, char *err, size_t errlen)
+{
+	const char *w;
+	size_t len;
+
+	if (next_word(&p, &w, &len) && !(len == 1 && w[0] == '-')) {
+		if (!valid_rule_name(w, len)) {
+			snprintf(err, errlen, "bad rule name '%.*s'", (int)(len > 64 ? 64 : len),
+				 w);
+			return -EINVAL;
+		}
+		memcpy(req->rule, w, len);
+		req->rule[len] = '\0';
+	}
+	if (next_word(&p, &w, &len) &&
+	    (parse_u64(w, len, &req->duration_ns) || !req->duration_ns)) {
+		snprintf(err, errlen, "bad duration '%.*s': expected nanoseconds > 0",
+			 (int)(len > 32 ? 32 : len), w);
+		return -EINVAL;
+	}
+	if (next_word(&p, &w, &len)) {
+		snprintf(err, errlen, "unexpected '%.*s' after arm [RULE] [DURATION_NS]",
+			 (int)(len > 32 ? 32 : len), w);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int control_request__parse(const char *line, struct control_request *req, char *err, size_t errlen)
+{
+	const char *p = line, *w;
+	size_t len;
+
+	memset(req, 0, sizeof(*req));
+	if (strnlen(line, CONTROL_REQUEST_MAX) >= CONTROL_REQUEST_MAX) {
+		snprintf(err, errlen, "request longer than %d bytes", CONTROL_REQUEST_MAX - 1);
+		return -EINVAL;
+	}
+	if (!next_word(&p, &w, &len)) {
+		snprintf(err, errlen, "empty request: expected status or arm");
+		return -EINVAL;
+	}
+	if (len == 3 && !memcmp(w, "arm", 3)) {
+		req->verb = CONTROL_ARM;
+		return parse_arm(p, req, err, errlen);
+	}
+	if (len != 6 || memcmp(w, "status", 6)) {
+		snprintf(err, errlen, "unknown request '%.*s': expected status or arm",
+			 (int)(len > 32 ? 32 : len), w);
+		return -EINVAL;
+	}
+	req->verb = CONTROL_STATUS;
+	if (next_word(&p, &w, &len)) {
+		if (len != 4 || memcmp(w, "json", 4) || next_word(&p, &w, &len)) {
+			snprintf(err, errlen, "unexpected '%.*s' after status: expected json",
+				 (int)(len > 32 ? 32 : len), w);
+			return -EINVAL;
+		}
+		req->json = true;
+	}
+	return 0;
+}
+
+int control_request__format(const struct control_request *req, char *buf, size_t len)
+{
+	int n;
+
+	if (req->verb == CONTROL_STATUS)
+		n = snprintf(buf, len, "status%s\n", req->json ? " json" : "");
+	else if (req->duration_ns)
+		n = snprintf(buf, len, "arm %s %" PRIu64 "\n", req->rule[0] ? req->rule : "-",
+			     req->duration_ns);
+	else
+		n = snprintf(buf, len, "arm%s%s\n", req->rule[0] ? " " : "", req->rule);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* --- server -------------------------------------------------------------- */
+
+static int make_addr(const char *path, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa->sun_path, path, strlen(path) + 1);
+	return 0;
+}
+
+/* make_parent - create the socket's directory (one level, like /run/trapd). */
+static int make_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* someone_listens - whether a live daemon answers on @sa. */
+static bool someone_listens(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool live;
+
+	if (fd < 0)
+		return false;
+	live = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+	close(fd);
+	return live;
+}
+
+int control__listen(const char *path, gid_t gid, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	int fd = -1, e;
+
+	e = make_addr(path, &sa);
+	if (!e)
+		e = make_parent(path);
+	if (e) {
+		snprintf(err, errlen, "control socket %s: %s", path, strerror(-e));
+		return e;
+	}
+	if (someone_listens(&sa)) {
+		snprintf(err, errlen, "control socket %s: another trapd daemon is listening on it",
+			 path);
+		return -EADDRINUSE;
+	}
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0) {
+		/* no moment when the file is open to others, before the chmod */
+		mode_t old = umask(0177);
+
+		e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+		umask(old);
+		errno = -e;
+	}
+	if (fd < 0 || e || chmod(path, gid == (gid_t)-1 ? 0600 : 0660) ||
+	    (gid != (gid_t)-1 && chown(path, 0, gid)) || listen(fd, 16)) {
+		e = -errno;
+		snprintf(err, errlen, "control socket %s: %s", path, strerror(-e));
+		if (fd >= 0)
+			close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* peer_allowed - root, or in group @gid (primary or supplementary). */
+static bool peer_allowed(int fd, gid_t gid, struct ucred *cred)
+{
+	gid_t groups[MAX_PEER_GROUPS];
+	socklen_t len = sizeof(*cred);
+	size_t i;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len))
+		return false;
+	if (cred->uid == 0)
+		return true;
+	if (gid == (gid_t)-1)
+		return false;
+	if (cred->gid == gid)
+		return true;
+	len = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
+		return false;
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
+static void set_timeouts(int fd)
+{
+	struct timeval tv = { .tv_sec = IO_TIMEOUT_MS / 1000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+int control__accept(int lfd, gid_t gid, char *err, size_t errlen)
+{
+	struct ucred cred = { 0 };
+	int fd, e;
+
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, errlen, "accepting a control connection: %s", strerror(-e));
+		return e;
+	}
+	set_timeouts(fd);
+	if (!peer_allowed(fd, gid, &cred)) {
+		char drain[CONTROL_REQUEST_MAX];
+
+		/* Consume what it sent, or closing would reset the connection
+		 * and the refusal might never be read. */
+		while (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
+			;
+		control__reply(fd,
+			       "error: permission denied: only root or the control_group "
+			       "may use the control socket",
+			       NULL, 0);
+		close(fd);
+		snprintf(err, errlen, "refused a control connection from uid %u (pid %d)",
+			 (unsigned)cred.uid, (int)cred.pid);
+		return -EACCES;
+	}
+	return fd;
+}
+
+int control__read_request(int fd, struct control_request *req, char *err, size_t errlen)
+{
+	char line[CONTROL_REQUEST_MAX + 1];
+	size_t n = 0;
+
+	/* Byte by byte up to the newline: a request is a few bytes, and
+	 * nothing after it may be consumed. */
+	while (n < sizeof(line) - 1) {
+		ssize_t r = read(fd, line + n, 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "reading a control request: %s",
+				 errno == EAGAIN ? "timed out" : strerror(errno));
+			return -errno;
+		}
+		if (r == 0 || line[n] == '\n')
+			break;
+		if (line[n] == '\0') {
+			snprintf(err, errlen, "a NUL byte in the request");
+			return -EINVAL;
+		}
+		n++;
+	}
+	if (n == sizeof(line) - 1) {
+		snprintf(err, errlen, "request longer than %d bytes", CONTROL_REQUEST_MAX - 1);
+		return -EINVAL;
+	}
+	line[n] = '\0';
+	return control_request__parse(line, req, err, errlen);
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int control__reply(int fd, const char *status_line, const char *body, size_t body_len)
+{
+	int e = write_all(fd, status_line, strlen(status_line));
+
+	if (!e)
+		e = write_all(fd, "\n", 1);
+	if (!e && body)
+		e = write_all(fd, body, body_len);
+	return e;
+}
+
+/* --- client -------------------------------------------------------------- */
+
+static int connect_daemon(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	int fd, e;
+
+	e = make_addr(path, &sa);
+	if (e) {
+		snprintf(err, errlen, "control socket path too long: %s", path);
+		return e;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		set_timeouts(fd);
+		return fd;
+	}
+	e = -errno;
+	close(fd);
+	if (e == -ENOENT || e == -ECONNREFUSED)
+		snprintf(err, errlen,
+			 "no trapd daemon is listening on %s (is it running? "
+			 "start it with 'trapd daemon -c RULES')",
+			 path);
+	else if (e == -EACCES || e == -EPERM)
+		snprintf(err, errlen,
+			 "%s: permission denied: only root or the control_group "
+			 "may use the control socket",
+			 path);
+	else
+		snprintf(err, errlen, "connecting to %s: %s", path, strerror(-e));
+	return e;
+}
+
+/* read_answer - the status line into @status, the rest to @out. */
+static int read_answer(int fd, char *status, size_t slen, FILE *out)
+{
+	char buf[4096];
+	size_t n = 0;
+	bool in_body = false;
+
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+		ssize_t i;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (r == 0)
+			break;
+		for (i = 0; i < r && !in_body; i++) {
+			if (buf[i] == '\n')
+				in_body = true;
+			else if (n + 1 < slen)
+				status[n++] = buf[i];
+		}
+		if (in_body && i < r)
+			fwrite(buf + i, 1, (size_t)(r - i), out);
+	}
+	status[n] = '\0';
+	return in_body || n ? 0 : -EPROTO;
+}
+
+int control__call(const char *path, const struct control_request *req, FILE *out, char *err,
+		  size_t errlen)
+{
+	char line[CONTROL_REQUEST_MAX + 64], status[1024];
+	int fd, e;
+
+	e = control_request__format(req, line, sizeof(line));
+	if (e) {
+		snprintf(err, errlen, "request too long");
+		return e;
+	}
+	fd = connect_daemon(path, err, errlen);
+	if (fd < 0)
+		return fd;
+	/* A daemon that refuses us answers and closes without reading: the
+	 * answer is what counts, whatever the write gave. */
+	write_all(fd, line, strlen(line));
+	e = read_answer(fd, status, sizeof(status), out);
+	close(fd);
+	if (e) {
+		snprintf(err, errlen, "talking to the daemon on %s: %s", path,
+			 e == -EPROTO ? "it closed the connection without an answer"
+				      : strerror(-e));
+		return e;
+	}
+	if (!strcmp(status, "ok"))
+		return 0;
+	if (!strncmp(status, "usage: ", 7)) {
+		snprintf(err, errlen, "%s", status + 7);
+		return -EINVAL;
+	}
+	snprintf(err, errlen, "%s", !strncmp(status, "error: ", 7) ? status + 7 : status);
+	return -EIO;
+}
