@@ -1,0 +1,325 @@
+/* proc_stat.c - per-process counters from /proc, and the bounded text
+ * helpers the other signal readers share. */
+#include "rules/proc_stat.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* /proc/PID/stat fields we use, numbered as in proc(5) (pid is 1). */
+#define STAT_UTIME 14
+#define STAT_STIME 15
+#define STAT_THREADS 20
+#define STAT_STARTTIME 22
+
+__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, int code,
+						      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int proc_stat_read_text(const char *path, char *buf, size_t size, size_t *len)
+{
+	size_t cap = size < PROC_STAT_FILE_MAX ? size : PROC_STAT_FILE_MAX, got = 0;
+	int fd = -1, ret = 0;
+	char extra;
+	ssize_t n;
+
+	if (cap < 2)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (got < cap - 1) {
+		n = read(fd, buf + got, cap - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	/* a full buffer is only fine if the file ends there */
+	if (got == cap - 1 && read(fd, &extra, 1) > 0)
+		ret = -EFBIG;
+cleanup:
+	buf[ret ? 0 : got] = '\0';
+	if (len)
+		*len = ret ? 0 : got;
+	close(fd);
+	return ret;
+}
+
+int proc_stat_parse_u64(const char **s, uint64_t *out)
+{
+	const char *p = *s;
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++)
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
+			return -ERANGE;
+	*out = v;
+	*s = p;
+	return 0;
+}
+
+int proc_stat_parse_stat(const char *text, struct proc_stat_cpu *out)
+{
+	const char *open = strchr(text, '('), *close = strrchr(text, ')'), *p;
+	size_t clen;
+	uint64_t v;
+	int field;
+
+	memset(out, 0, sizeof(*out));
+	if (!open || !close || close < open || !isdigit((unsigned char)text[0]))
+		return -EINVAL;
+	clen = (size_t)(close - open - 1);
+	if (clen >= PROC_STAT_COMM_LEN)
+		clen = PROC_STAT_COMM_LEN - 1;
+	memcpy(out->comm, open + 1, clen);
+	p = close + 1;
+	if (p[0] != ' ' || !isgraph((unsigned char)p[1]))
+		return -EINVAL;
+	out->state = p[1];
+	p += 2;
+	for (field = 4; field <= STAT_STARTTIME; field++) {
+		if (*p++ != ' ')
+			return -EINVAL;
+		if (field == STAT_UTIME || field == STAT_STIME || field == STAT_THREADS ||
+		    field == STAT_STARTTIME) {
+			if (proc_stat_parse_u64(&p, &v))
+				return -EINVAL;
+			if (field == STAT_UTIME)
+				out->utime = v;
+			else if (field == STAT_STIME)
+				out->stime = v;
+			else if (field == STAT_THREADS)
+				out->num_threads = v;
+			else
+				out->starttime = v;
+			continue;
+		}
+		/* a field we do not use: any token (some are negative) */
+		if (!isgraph((unsigned char)*p))
+			return -EINVAL;
+		while (isgraph((unsigned char)*p))
+			p++;
+	}
+	return 0;
+}
+
+/* status_value - the text after "@key:" and its blanks, on the first line
+ * that starts with it; NULL when no line does. */
+static const char *status_value(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *line = text;
+
+	while (line && *line) {
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			line += kl + 1;
+			while (*line == ' ' || *line == '\t')
+				line++;
+			return line;
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return NULL;
+}
+
+int proc_stat_parse_status(const char *text, struct proc_stat_status *out)
+{
+	const char *p;
+	uint64_t kb;
+
+	memset(out, 0, sizeof(*out));
+	p = status_value(text, "Threads");
+	if (!p || proc_stat_parse_u64(&p, &out->threads) || (*p && *p != '\n'))
+		return -EINVAL;
+	p = status_value(text, "VmRSS");
+	if (!p)
+		return 0;
+	if (proc_stat_parse_u64(&p, &kb) || strncmp(p, " kB", 3) ||
+	    __builtin_mul_overflow(kb, 1024, &out->rss_bytes))
+		return -EINVAL;
+	out->has_rss = true;
+	return 0;
+}
+
+int proc_stat_parse_statm(const char *text, uint64_t *resident_pages)
+{
+	const char *p = text;
+	uint64_t size;
+
+	if (proc_stat_parse_u64(&p, &size) || *p++ != ' ' ||
+	    proc_stat_parse_u64(&p, resident_pages))
+		return -EINVAL;
+	return 0;
+}
+
+/* read_pid_file - @proc_root/@pid/@name into @buf; a process that is gone
+ * (the file is missing, or it exited under the read) is -ENOENT. */
+static int read_pid_file(const char *proc_root, pid_t pid, const char *name, char *buf, size_t size,
+			 char *path, size_t plen)
+{
+	int ret;
+
+	if (snprintf(path, plen, "%s/%d/%s", proc_root, (int)pid, name) >= (int)plen)
+		return -ENAMETOOLONG;
+	ret = proc_stat_read_text(path, buf, size, NULL);
+	return ret == -ESRCH ? -ENOENT : ret;
+}
+
+int proc_stat_read_cpu(const char *proc_root, pid_t pid, struct proc_stat_cpu *out, char *err,
+		       size_t errlen)
+{
+	char path[PATH_MAX], buf[4096];
+	int ret;
+
+	ret = read_pid_file(proc_root, pid, "stat", buf, sizeof(buf), path, sizeof(path));
+	if (ret == -ENOENT)
+		return fail(err, errlen, ret, "pid %d: no such process", (int)pid);
+	if (ret)
+		return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+	if (proc_stat_parse_stat(buf, out))
+		return fail(err, errlen, -EINVAL, "%s: not in the stat format", path);
+	return 0;
+}
+
+int proc_stat_read_status(const char *proc_root, pid_t pid, struct proc_stat_status *out, char *err,
+			  size_t errlen)
+{
+	char path[PATH_MAX], buf[8192];
+	int ret;
+
+	ret = read_pid_file(proc_root, pid, "status", buf, sizeof(buf), path, sizeof(path));
+	if (ret == -ENOENT)
+		return fail(err, errlen, ret, "pid %d: no such process", (int)pid);
+	if (ret)
+		return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+	if (proc_stat_parse_status(buf, out))
+		return fail(err, errlen, -EINVAL, "%s: no valid 'Threads:' line or a bad 'VmRSS:'",
+			    path);
+	return 0;
+}
+
+int proc_stat_rss(const char *proc_root, pid_t pid, uint64_t *bytes, char *err, size_t errlen)
+{
+	struct proc_stat_status st;
+	char path[PATH_MAX], buf[256];
+	uint64_t pages;
+	long psz;
+	int ret;
+
+	ret = proc_stat_read_status(proc_root, pid, &st, err, errlen);
+	if (ret || st.has_rss) {
+		*bytes = st.rss_bytes;
+		return ret;
+	}
+	ret = read_pid_file(proc_root, pid, "statm", buf, sizeof(buf), path, sizeof(path));
+	if (ret == -ENOENT)
+		return fail(err, errlen, ret, "pid %d: no such process", (int)pid);
+	if (ret)
+		return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+	psz = sysconf(_SC_PAGESIZE);
+	if (proc_stat_parse_statm(buf, &pages) || psz <= 0 ||
+	    __builtin_mul_overflow(pages, (uint64_t)psz, bytes))
+		return fail(err, errlen, -EINVAL, "%s: not in the statm format", path);
+	return 0;
+}
+
+/* all_digits - @s is a non-empty decimal that fits a positive int. */
+static bool all_digits(const char *s, long *v)
+{
+	const char *p = s;
+	uint64_t u;
+
+	if (proc_stat_parse_u64(&p, &u) || *p || u > INT_MAX)
+		return false;
+	*v = (long)u;
+	return true;
+}
+
+int proc_stat_count_fds(const char *proc_root, pid_t pid, uint64_t *n, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	uint64_t count = 0;
+	DIR *d = NULL;
+	long fd;
+
+	if (snprintf(path, sizeof(path), "%s/%d/fd", proc_root, (int)pid) >= (int)sizeof(path))
+		return fail(err, errlen, -ENAMETOOLONG, "%s/%d/fd: path too long", proc_root,
+			    (int)pid);
+	d = opendir(path);
+	if (!d && errno == ENOENT)
+		return fail(err, errlen, -ENOENT, "pid %d: no such process", (int)pid);
+	if (!d)
+		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	while (count < PROC_STAT_FDS_MAX && (de = readdir(d)))
+		if (all_digits(de->d_name, &fd))
+			count++;
+	closedir(d);
+	*n = count;
+	return 0;
+}
+
+int proc_stat_read_comm(const char *proc_root, pid_t pid, char comm[PROC_STAT_COMM_LEN])
+{
+	char path[PATH_MAX], buf[64], *nl;
+	int ret;
+
+	ret = read_pid_file(proc_root, pid, "comm", buf, sizeof(buf), path, sizeof(path));
+	if (ret)
+		return ret == -EFBIG ? -EINVAL : ret;
+	nl = strrchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	buf[PROC_STAT_COMM_LEN - 1] = '\0';
+	memcpy(comm, buf, strlen(buf) + 1);
+	return 0;
+}
+
+int proc_stat_find_comm(const char *proc_root, const char *comm, pid_t *pids, size_t max, size_t *n,
+			char *err, size_t errlen)
+{
+	char want[PROC_STAT_COMM_LEN], have[PROC_STAT_COMM_LEN];
+	size_t scanned = 0;
+	struct dirent *de;
+	DIR *d;
+	long pid;
+
+	*n = 0;
+	snprintf(want, sizeof(want), "%s", comm);
+	d = opendir(proc_root);
+	if (!d)
+		return fail(err, errlen, -errno, "%s: %s", proc_root, strerror(errno));
+	while (*n < max && scanned++ < PROC_STAT_SCAN_MAX && (de = readdir(d))) {
+		if (!all_digits(de->d_name, &pid) || pid == 0)
+			continue;
+		if (proc_stat_read_comm(proc_root, (pid_t)pid, have) == 0 && !strcmp(have, want))
+			pids[(*n)++] = (pid_t)pid;
+	}
+	closedir(d);
+	return 0;
+}
