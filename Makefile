@@ -13,6 +13,8 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 BUILD ?= build
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
@@ -149,8 +151,16 @@ bench:
 	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS)
 	$(Q)bench/run
 
-install: $(BUILD)/trapd
+$(BUILD)/trapd.service: trapd/trapd.service.in | $(BUILD)
+	$(call msg,GEN,$@)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< >$@
+
+# The rules file is configuration: installed once, never overwritten.
+install: $(BUILD)/trapd $(BUILD)/trapd.service
 	install -D -m 0755 $(BUILD)/trapd $(DESTDIR)$(BINDIR)/trapd
+	install -D -m 0644 $(BUILD)/trapd.service $(DESTDIR)$(UNITDIR)/trapd.service
+	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/trapd/rules.ini ]; then \
+		install -D -m 0644 examples/rules.ini $(DESTDIR)$(SYSCONFDIR)/trapd/rules.ini; \
+	fi
 
 format:
 	clang-format -i $(wildcard trapd/*.[ch] rules/*.[ch] upload/*.[ch] bpf/*.[ch] tests/*/*.c)
