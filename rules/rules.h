@@ -142,7 +142,10 @@ struct rules {
 };
 
 /* Every problem found in a file, each "file:line: [section] key: message"
- * (without a newline), in file order. */
+ * (without a newline), in file order: at most RULES_ERRORS_MAX of them,
+ * then one "file: too many errors" line. */
+#define RULES_ERRORS_MAX 100
+
 struct rules_errors {
 	char **msgs;
 	size_t n;
@@ -166,6 +169,10 @@ void rules_errors__free(struct rules_errors *errs);
  * spelled out with its default filled in, in a form rules__parse reads
  * back to an equal struct rules. Returns 0 or a negative errno. */
 int rules__print(const struct rules *r, FILE *out);
+
+/* rules_global__equal - whether two [global] sections are alike in
+ * every setting. */
+bool rules_global__equal(const struct rules_global *a, const struct rules_global *b);
 
 /* rules__find - the rule named @name, or NULL. */
 const struct rule *rules__find(const struct rules *r, const char *name);

@@ -15,5 +15,6 @@ enum trapd_exit {
 
 int cmd_capture(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

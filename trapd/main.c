@@ -14,6 +14,7 @@ struct command {
 static const struct command commands[] = {
 	{ "capture", cmd_capture, "one-shot capture of a pid, a cgroup, the system or a command" },
 	{ "report", cmd_report, "top functions, folded stacks, pprof and SVG flame graph" },
+	{ "check", cmd_check, "validate a rules file and print it normalised" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,245 @@
+/* rules.c - loading the rules file (rules.h): reading it, the parser's
+ * state, and the errors kept in line order. The sections and the checks
+ * that need the whole file are in rules_sections.c, keys and values in
+ * rules_keys.c, a rule's own checks in rules_rule.c. */
+#include "rules/rules.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules/ini.h"
+#include "rules/rules_keys.h"
+
+/* keep_error - insert @msg among the kept errors in line order (on one
+ * line: errors about a header before those about its keys, otherwise in
+ * the order found), keeping the first RULES_ERRORS_MAX. */
+static void keep_error(struct rules_parser *p, int line, bool keyed, char *msg)
+{
+	size_t i = p->nerrs;
+
+	while (i > 0 && (p->errs[i - 1].line > line ||
+			 (p->errs[i - 1].line == line && p->errs[i - 1].keyed && !keyed)))
+		i--;
+	if (p->nerrs == RULES_ERRORS_MAX) {
+		p->dropped++;
+		if (i == RULES_ERRORS_MAX) {
+			free(msg);
+			return;
+		}
+		free(p->errs[--p->nerrs].msg);
+	}
+	memmove(&p->errs[i + 1], &p->errs[i], (p->nerrs - i) * sizeof(p->errs[0]));
+	p->errs[i] = (struct rules_error){ line, keyed, msg };
+	p->nerrs++;
+}
+
+void rules_parser__error(struct rules_parser *p, int line, const char *section, const char *key,
+			 const char *fmt, ...)
+{
+	char msg[MSG_MAX], where[160], *full = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(where, sizeof(where), "%s%s%s%s", section ? section : "",
+		 section && key ? " " : "", key ? key : "", section || key ? ": " : "");
+	if (line > 0)
+		n = asprintf(&full, "%s:%d: %s%s", p->name, line, where, msg);
+	else
+		n = asprintf(&full, "%s: %s%s", p->name, where, msg);
+	if (n < 0) {
+		p->nomem = true;
+		return;
+	}
+	keep_error(p, line, key != NULL, full);
+}
+
+void rules_parser__nomem(struct rules_parser *p)
+{
+	p->nomem = true;
+}
+
+static int set_defaults(struct rules_global *g)
+{
+	char msg[MSG_MAX];
+	int k, err;
+
+	for (k = 0; k < GK_NR; k++) {
+		err = rules_key__parse(&rules_global_keys[k], g, rules_global_keys[k].dflt, msg,
+				       sizeof(msg));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* take_errors - move the kept errors into @errs, with a last line if
+ * some were left out. */
+static int take_errors(struct rules_parser *p, struct rules_errors *errs)
+{
+	size_t n = p->nerrs + (p->dropped ? 1 : 0), i;
+
+	if (!n)
+		return 0;
+	errs->msgs = calloc(n, sizeof(*errs->msgs));
+	if (!errs->msgs)
+		return -ENOMEM;
+	for (i = 0; i < p->nerrs; i++) {
+		errs->msgs[i] = p->errs[i].msg;
+		p->errs[i].msg = NULL;
+	}
+	if (p->dropped && asprintf(&errs->msgs[i],
+				   "%s: too many errors; only the first %d are "
+				   "shown",
+				   p->name, RULES_ERRORS_MAX) < 0)
+		errs->msgs[i] = NULL;
+	errs->n = p->dropped && !errs->msgs[i] ? i : n;
+	return 0;
+}
+
+static void parser_free(struct rules_parser *p)
+{
+	size_t i;
+	int k;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nerrs; i++)
+		free(p->errs[i].msg);
+	for (k = 0; k < RK_NR; k++)
+		free(p->raw.val[k]);
+	free(p->meta);
+	free(p->label_lines);
+	rules__free(p->r);
+	free(p);
+}
+
+/* one_error - @errs holds just "NAME: msg" (when memory allows). */
+static void one_error(struct rules_errors *errs, const char *name, const char *msg)
+{
+	errs->msgs = calloc(1, sizeof(*errs->msgs));
+	if (errs->msgs && asprintf(&errs->msgs[0], "%s: %s", name, msg) >= 0)
+		errs->n = 1;
+}
+
+int rules__parse(const char *name, const char *text, size_t len, struct rules **out,
+		 struct rules_errors *errs)
+{
+	struct rules_parser *p = NULL;
+	int err = -ENOMEM;
+
+	memset(errs, 0, sizeof(*errs));
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto cleanup;
+	p->name = name;
+	p->r = calloc(1, sizeof(*p->r));
+	if (!p->r || !(p->r->path = strdup(name)) || set_defaults(&p->r->global))
+		goto cleanup;
+	err = ini__parse(text, len, &rules_sections__handler, p);
+	if (err && err != -EINVAL)
+		goto cleanup;
+	rules_sections__end(p);
+	err = p->nomem ? -ENOMEM : p->nerrs ? -EINVAL : 0;
+	if (err == -EINVAL)
+		err = take_errors(p, errs) ?: -EINVAL;
+	if (!err) {
+		*out = p->r;
+		p->r = NULL;
+	}
+cleanup:
+	if (err == -ENOMEM && !errs->n)
+		one_error(errs, name, "out of memory");
+	parser_free(p);
+	return err;
+}
+
+int rules__load(const char *path, struct rules **out, struct rules_errors *errs)
+{
+	size_t cap = INI_MAX_FILE + 1, len = 0;
+	char *text = NULL, msg[128];
+	ssize_t n = 1;
+	int fd, err;
+
+	memset(errs, 0, sizeof(*errs));
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	text = malloc(cap);
+	if (!text) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* one byte more than a file may have, so ini__parse sees it is too big */
+	while (len < cap && (n = read(fd, text + len, cap - len)) > 0)
+		len += (size_t)n;
+	if (n < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = rules__parse(path, text, len, out, errs);
+	free(text);
+	close(fd);
+	return err;
+cleanup:
+	snprintf(msg, sizeof(msg), "cannot read: %s", strerror(-err));
+	one_error(errs, path, msg);
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+void rules__free(struct rules *r)
+{
+	size_t i;
+	int k;
+
+	if (!r)
+		return;
+	for (k = 0; k < GK_NR; k++)
+		rules_key__free(&rules_global_keys[k], &r->global);
+	for (i = 0; i < r->nlabels; i++) {
+		free(r->labels[i].key);
+		free(r->labels[i].value);
+	}
+	for (i = 0; i < r->nrules; i++)
+		rules_rule__free(&r->rules[i]);
+	free(r->labels);
+	free(r->rules);
+	free(r->path);
+	free(r);
+}
+
+void rules_errors__free(struct rules_errors *errs)
+{
+	size_t i;
+
+	if (!errs)
+		return;
+	for (i = 0; i < errs->n; i++)
+		free(errs->msgs[i]);
+	free(errs->msgs);
+	errs->msgs = NULL;
+	errs->n = 0;
+}
+
+const struct rule *rules__find(const struct rules *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrules; i++)
+		if (!strcmp(r->rules[i].name, name))
+			return &r->rules[i];
+	return NULL;
+}

@@ -1,0 +1,230 @@
+/* rules_keys.h - inside rules/ only: the keys of each section of the rules
+ * file as tables (name, type, field, range, default), how one value is
+ * parsed, printed and compared, and the loader's state shared by
+ * rules.c, rules_sections.c and rules_rule.c.
+ *
+ * Adding a plain key to [global] or [rule NAME] is one table row in
+ * rules_keys.c (and one enum value here); keys whose meaning depends on
+ * other keys (signal, scope, threshold, sample) are KEY_SPECIAL and
+ * handled in rules_rule.c.
+ */
+#ifndef TRAPD_RULES_KEYS_H
+#define TRAPD_RULES_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rules/ini.h"
+#include "rules/rules.h"
+
+#define NSEC_PER_MSEC 1000000ull
+#define NSEC_PER_SEC 1000000000ull
+#define PID_MAX 4194304 /* the kernel's PID_MAX_LIMIT */
+#define COMM_MAX 15	/* bytes of a process name, as in /proc/PID/comm */
+#define LABEL_KEY_MAX 63
+#define LABEL_VALUE_MAX 256
+#define MSG_MAX 512 /* one error message, before the file name and line */
+
+/* KEY_DURATION to KEY_SIZE are the uint64_t fields: keep them first. */
+enum key_type {
+	KEY_DURATION,  /* uint64_t ns in min..max */
+	KEY_DURATION0, /* the same, and 0 (written "0") */
+	KEY_FREQ,      /* uint64_t Hz in min..max */
+	KEY_SIZE,      /* uint64_t bytes in min..max */
+	KEY_COUNT,     /* uint32_t in min..max */
+	KEY_BOOL,      /* bool */
+	KEY_PATH,      /* char *: an absolute path of at most max bytes */
+	KEY_GROUP,     /* char *: an existing group; NULL ("none") */
+	KEY_SCOPE,     /* struct rule_scope: system, cgroup:, pid:, process: */
+	KEY_SPECIAL,   /* checked by rules_rule.c */
+};
+
+struct rules_key {
+	const char *name;
+	enum key_type type;
+	size_t off; /* of the field in struct rules_global or struct rule */
+	uint64_t min, max;
+	const char *dflt; /* the default as written in a file; NULL: none */
+};
+
+enum global_key {
+	GK_POLL_INTERVAL,
+	GK_SPOOL_DIR,
+	GK_SPOOL_MAX_SIZE,
+	GK_SPOOL_MAX_FILES,
+	GK_MAX_PER_HOUR,
+	GK_MAX_PER_DAY,
+	GK_MAX_WINDOW,
+	GK_HISTORY,
+	GK_DRY_RUN,
+	GK_CONTROL_SOCKET,
+	GK_CONTROL_GROUP,
+	GK_MANUAL_DURATION,
+	GK_MANUAL_FREQUENCY,
+	GK_MANUAL_SAMPLE,
+	GK_NR,
+};
+
+/* In the order rules__print writes them. */
+enum rule_key {
+	RK_SIGNAL,
+	RK_CGROUP,
+	RK_PID,
+	RK_PROCESS,
+	RK_WINDOW,
+	RK_ABOVE,
+	RK_BELOW,
+	RK_CLEAR,
+	RK_FOR,
+	RK_CLEAR_FOR,
+	RK_DURATION,
+	RK_FREQUENCY,
+	RK_SAMPLE,
+	RK_COOLDOWN,
+	RK_MAX_PER_HOUR,
+	RK_MAX_PER_DAY,
+	RK_DRY_RUN,
+	RK_NR,
+};
+
+extern const struct rules_key rules_global_keys[GK_NR];
+extern const struct rules_key rules_rule_keys[RK_NR];
+
+/* rules_keys__find - the index of @name in @keys (@n of them), or -1. */
+int rules_keys__find(const struct rules_key *keys, int n, const char *name);
+
+/* rules_keys__list - "a, b, c": the names of @keys, for "expected one
+ * of" messages. Returns @buf. */
+const char *rules_keys__list(const struct rules_key *keys, int n, char *buf, size_t len);
+
+/* rules_key__parse - parse @v into @k's field of @base (replacing and
+ * freeing what was there). Returns 0, -ENOMEM, or -EINVAL with the rest
+ * of "bad value 'V': ..." in @msg ("expected a duration like 30s"). */
+int rules_key__parse(const struct rules_key *k, void *base, const char *v, char *msg, size_t len);
+
+/* rules_key__print - "name = value\n" for @k's field of @base. */
+void rules_key__print(const struct rules_key *k, const void *base, FILE *out);
+
+/* rules_key__equal - whether @k's fields of @a and @b are equal. */
+bool rules_key__equal(const struct rules_key *k, const void *a, const void *b);
+
+/* rules_key__free - free what @k's field of @base owns; NULL it. */
+void rules_key__free(const struct rules_key *k, void *base);
+
+/* rules_value__count - a plain decimal count from 0 to @max. */
+int rules_value__count(const char *s, uint64_t max, uint64_t *out);
+
+/* rules_value__cgroup - whether @s is a cgroup path we accept: 1 to 4095
+ * bytes, no "." or ".." component. */
+bool rules_value__cgroup(const char *s);
+
+/* rules_value__scope - "system", "cgroup:PATH", "pid:N", "process:NAME"
+ * into @out (whose strings the caller frees with rule_scope__clear).
+ * Returns 0, -ENOMEM, or -EINVAL with "expected ..." in @msg. */
+int rules_value__scope(const char *s, struct rule_scope *out, char *msg, size_t len);
+
+/* rules_value__quote - @v for a message: at most ~60 bytes (cut at a
+ * character boundary, "..." added). Returns @buf. */
+const char *rules_value__quote(const char *v, char *buf, size_t len);
+
+/* rules_value__print - "key = value\n", the value double-quoted (with \"
+ * and \\ escapes) when the lexer would otherwise change it. */
+void rules_value__print(FILE *out, const char *key, const char *v);
+
+/* rules_value__size - "512MiB" when exact in KiB..TiB, else bytes. */
+const char *rules_value__size(uint64_t b, char *buf, size_t len);
+
+/* rule_scope__clear - free @s's strings; it becomes a system scope. */
+void rule_scope__clear(struct rule_scope *s);
+
+/* rule_scope__copy - a deep copy of @from into @to (cleared first).
+ * Returns 0 or -ENOMEM. */
+int rule_scope__copy(struct rule_scope *to, const struct rule_scope *from);
+
+bool rule_scope__equal(const struct rule_scope *a, const struct rule_scope *b);
+
+/* rule_scope__value - "system", "cgroup:PATH", "pid:42", "process:NAME":
+ * the scope as a sample = value. Returns @buf. */
+const char *rule_scope__value(const struct rule_scope *s, char *buf, size_t len);
+
+/* A [rule NAME] section as read: each key's value and line (0: not
+ * set), checked as a whole when the section ends. */
+struct rules_raw_rule {
+	int line;		  /* of the header */
+	char name[RULE_NAME_MAX]; /* "" when the header's is not a good name */
+	char section[96];	  /* "[rule NAME]" for messages */
+	char *val[RK_NR];
+	int vline[RK_NR];
+};
+
+/* What the end-of-file checks need to know about a rule. */
+struct rules_rule_meta {
+	int line;	   /* of the header */
+	int duration_line; /* 0: the default */
+	bool duration_ok;  /* window_ns holds a parsed value */
+	bool dry_run_set;
+};
+
+enum section {
+	SECT_NONE, /* before the first header */
+	SECT_GLOBAL,
+	SECT_LABELS,
+	SECT_RULE,
+	SECT_SKIP, /* an unknown or malformed header: its keys are not checked */
+};
+
+struct rules_error {
+	int line;
+	bool keyed; /* about a key: after the section's own errors of the line */
+	char *msg;
+};
+
+/* The state of one load. */
+struct rules_parser {
+	const char *name; /* the file, in messages */
+	struct rules *r;
+	struct rules_error errs[RULES_ERRORS_MAX]; /* the first ones, by line */
+	size_t nerrs;
+	size_t dropped;
+	bool nomem;
+
+	enum section sect;
+	char section[96]; /* "[global]", "[rule web]" */
+	int global_line, labels_line;
+	int gline[GK_NR]; /* where each [global] key is set; 0: not */
+	bool gbad[GK_NR];
+	struct rules_raw_rule raw;    /* the [rule NAME] being read */
+	struct rules_rule_meta *meta; /* one per r->rules */
+	size_t rules_cap;
+	int *label_lines; /* one per r->labels */
+	size_t labels_cap;
+};
+
+/* The lexer's callbacks: sections and keys into a struct rules_parser. */
+extern const struct ini_handler rules_sections__handler;
+
+/* rules_sections__end - after the last line: check the last rule and
+ * what needs the whole file. */
+void rules_sections__end(struct rules_parser *p);
+
+/* rules_parser__error - record "FILE:LINE: SECTION KEY: message" (parts
+ * left out when NULL; LINE when > 0). Allocation failures are kept and
+ * make the load fail with -ENOMEM. */
+void rules_parser__error(struct rules_parser *p, int line, const char *section, const char *key,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* rules_parser__nomem - an allocation failed: the load fails with
+ * -ENOMEM. */
+void rules_parser__nomem(struct rules_parser *p);
+
+/* rules_rule__check - check the whole of @raw into @r (zeroed by the
+ * caller), reporting every problem. Fills @meta. */
+void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
+		       struct rules_rule_meta *meta);
+
+/* rules_rule__free - free what @r owns (not @r). */
+void rules_rule__free(struct rule *r);
+
+#endif

@@ -1,0 +1,184 @@
+/* rules_print.c - the rules as text: the normalised file `trapd check`
+ * prints (which reads back to equal rules), values in their signal's
+ * unit, scopes; and when two rules or two [global] sections are equal. */
+#include "rules/rules_keys.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "rules/units.h"
+
+/* fraction - @mag / @scale with up to @digits decimals, trailing zeros
+ * dropped: 8050 / 100 -> "80.5". */
+static void fraction(char *buf, size_t len, const char *sign, uint64_t mag, uint64_t scale,
+		     int digits, const char *suffix)
+{
+	uint64_t whole = mag / scale, frac = mag % scale;
+
+	if (!frac) {
+		snprintf(buf, len, "%s%llu%s", sign, (unsigned long long)whole, suffix);
+		return;
+	}
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	snprintf(buf, len, "%s%llu.%0*llu%s", sign, (unsigned long long)whole, digits,
+		 (unsigned long long)frac, suffix);
+}
+
+const char *rule__format_value(const struct rule *r, int64_t v, char *buf, size_t len)
+{
+	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	const char *sign = v < 0 ? "-" : "";
+	char size[32];
+
+	switch (rule_signal__unit(r->signal)) {
+	case RULE_UNIT_CENTI_PERCENT:
+		fraction(buf, len, sign, mag, 100, 2, "%");
+		break;
+	case RULE_UNIT_BYTES:
+		snprintf(buf, len, "%s%s", sign, rules_value__size(mag, size, sizeof(size)));
+		break;
+	case RULE_UNIT_MILLI_PER_SEC:
+		fraction(buf, len, sign, mag, 1000, 3, "/s");
+		break;
+	default:
+		snprintf(buf, len, "%s%llu", sign, (unsigned long long)mag);
+	}
+	return buf;
+}
+
+double rule_unit__to_double(enum rule_unit u, int64_t v)
+{
+	switch (u) {
+	case RULE_UNIT_CENTI_PERCENT:
+		return (double)v / 100.0;
+	case RULE_UNIT_MILLI_PER_SEC:
+		return (double)v / 1000.0;
+	default:
+		return (double)v;
+	}
+}
+
+const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len)
+{
+	switch (s->kind) {
+	case RULE_SCOPE_CGROUP:
+		snprintf(buf, len, "cgroup %s", s->cgroup ? s->cgroup : "");
+		break;
+	case RULE_SCOPE_PID:
+		snprintf(buf, len, "pid %d", (int)s->pid);
+		break;
+	case RULE_SCOPE_PROCESS:
+		snprintf(buf, len, "process %s", s->process ? s->process : "");
+		break;
+	default:
+		snprintf(buf, len, "system");
+	}
+	return buf;
+}
+
+/* print_special - the keys whose spelling depends on the signal; nothing
+ * for a key the rule's signal does not take. */
+static void print_special(const struct rule *r, enum rule_key k, FILE *out)
+{
+	static const char *const avgs[] = { "avg10", "avg60", "avg300" };
+	char buf[4200];
+
+	switch (k) {
+	case RK_SIGNAL:
+		fprintf(out, "signal = %s\n", rule__signal_name(r, buf, sizeof(buf)));
+		break;
+	case RK_CGROUP:
+		if (r->scope.kind == RULE_SCOPE_CGROUP)
+			rules_value__print(out, "cgroup", r->scope.cgroup);
+		break;
+	case RK_PID:
+		if (r->scope.kind == RULE_SCOPE_PID)
+			fprintf(out, "pid = %d\n", (int)r->scope.pid);
+		break;
+	case RK_PROCESS:
+		if (r->scope.kind == RULE_SCOPE_PROCESS)
+			rules_value__print(out, "process", r->scope.process);
+		break;
+	case RK_WINDOW:
+		if (r->signal != RULE_SIGNAL_PSI)
+			break;
+		fprintf(out, "window = %s\n",
+			r->psi_window == RULE_PSI_CUSTOM
+				? units_format_duration(r->psi_window_ns, buf, sizeof(buf))
+				: avgs[r->psi_window]);
+		break;
+	case RK_ABOVE:
+	case RK_BELOW:
+		if (r->above == (k == RK_ABOVE))
+			fprintf(out, "%s = %s\n", rules_rule_keys[k].name,
+				rule__format_value(r, r->threshold, buf, sizeof(buf)));
+		break;
+	case RK_CLEAR:
+		fprintf(out, "clear = %s\n", rule__format_value(r, r->clear, buf, sizeof(buf)));
+		break;
+	case RK_SAMPLE:
+		rules_value__print(out, "sample", rule_scope__value(&r->sample, buf, sizeof(buf)));
+		break;
+	default:
+		break;
+	}
+}
+
+static void print_rule(const struct rule *r, FILE *out)
+{
+	int k;
+
+	fprintf(out, "\n[rule %s]\n", r->name);
+	for (k = 0; k < RK_NR; k++) {
+		if (rules_rule_keys[k].type == KEY_SPECIAL)
+			print_special(r, k, out);
+		else
+			rules_key__print(&rules_rule_keys[k], r, out);
+	}
+}
+
+int rules__print(const struct rules *r, FILE *out)
+{
+	size_t i;
+	int k;
+
+	fputs("[global]\n", out);
+	for (k = 0; k < GK_NR; k++)
+		rules_key__print(&rules_global_keys[k], &r->global, out);
+	fputs("\n[labels]\n", out);
+	for (i = 0; i < r->nlabels; i++)
+		rules_value__print(out, r->labels[i].key, r->labels[i].value);
+	for (i = 0; i < r->nrules; i++)
+		print_rule(&r->rules[i], out);
+	return ferror(out) ? -EIO : 0;
+}
+
+bool rule__equal(const struct rule *a, const struct rule *b)
+{
+	int k;
+
+	if (strcmp(a->name, b->name) || a->signal != b->signal ||
+	    a->psi_resource != b->psi_resource || a->psi_full != b->psi_full ||
+	    a->psi_window != b->psi_window || a->psi_window_ns != b->psi_window_ns ||
+	    !rule_scope__equal(&a->scope, &b->scope) || a->above != b->above ||
+	    a->threshold != b->threshold || a->clear != b->clear ||
+	    !rule_scope__equal(&a->sample, &b->sample))
+		return false;
+	for (k = 0; k < RK_NR; k++)
+		if (!rules_key__equal(&rules_rule_keys[k], a, b))
+			return false;
+	return true;
+}
+
+bool rules_global__equal(const struct rules_global *a, const struct rules_global *b)
+{
+	int k;
+
+	for (k = 0; k < GK_NR; k++)
+		if (!rules_key__equal(&rules_global_keys[k], a, b))
+			return false;
+	return true;
+}

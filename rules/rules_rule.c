@@ -1,0 +1,463 @@
+/* rules_rule.c - one [rule NAME] section, checked as a whole once it has
+ * been read: its signal decides which scope keys it takes, the unit of
+ * its threshold and what `sample = rule` means. Also the signal names and
+ * units of rules.h. */
+#include "rules/rules_keys.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/units.h"
+
+static const struct signal_name {
+	const char *name;
+	enum rule_signal signal;
+	enum rule_psi_resource psi;
+	bool full;
+} signal_names[] = {
+	{ "cpu", RULE_SIGNAL_CPU, 0, false },
+	{ "cpu.quota", RULE_SIGNAL_CPU_QUOTA, 0, false },
+	{ "cpu.throttled", RULE_SIGNAL_THROTTLED, 0, false },
+	{ "cpu.throttled_time", RULE_SIGNAL_THROTTLED_TIME, 0, false },
+	{ "cpu.throttled_rate", RULE_SIGNAL_THROTTLED_RATE, 0, false },
+	{ "psi.cpu.some", RULE_SIGNAL_PSI, RULE_PSI_CPU, false },
+	{ "psi.cpu.full", RULE_SIGNAL_PSI, RULE_PSI_CPU, true },
+	{ "psi.memory.some", RULE_SIGNAL_PSI, RULE_PSI_MEMORY, false },
+	{ "psi.memory.full", RULE_SIGNAL_PSI, RULE_PSI_MEMORY, true },
+	{ "psi.io.some", RULE_SIGNAL_PSI, RULE_PSI_IO, false },
+	{ "psi.io.full", RULE_SIGNAL_PSI, RULE_PSI_IO, true },
+	{ "process.cpu", RULE_SIGNAL_PROC_CPU, 0, false },
+	{ "process.rss", RULE_SIGNAL_PROC_RSS, 0, false },
+	{ "process.threads", RULE_SIGNAL_PROC_THREADS, 0, false },
+	{ "process.fds", RULE_SIGNAL_PROC_FDS, 0, false },
+};
+
+#define NSIGNALS (sizeof(signal_names) / sizeof(signal_names[0]))
+#define SIGNAL_LIST                                                                                \
+	"cpu, cpu.quota, cpu.throttled, cpu.throttled_time, cpu.throttled_rate, psi.cpu.some, "    \
+	"psi.cpu.full, psi.memory.some, psi.memory.full, psi.io.some, psi.io.full, process.cpu, "  \
+	"process.rss, process.threads, process.fds"
+
+static bool is_cgroup_signal(enum rule_signal s)
+{
+	return s <= RULE_SIGNAL_THROTTLED_RATE;
+}
+
+static bool is_process_signal(enum rule_signal s)
+{
+	return s >= RULE_SIGNAL_PROC_CPU;
+}
+
+const char *rule__signal_name(const struct rule *r, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NSIGNALS; i++) {
+		const struct signal_name *n = &signal_names[i];
+
+		if (n->signal == r->signal &&
+		    (r->signal != RULE_SIGNAL_PSI ||
+		     (n->psi == r->psi_resource && n->full == r->psi_full))) {
+			snprintf(buf, len, "%s", n->name);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "unknown");
+	return buf;
+}
+
+enum rule_unit rule_signal__unit(enum rule_signal s)
+{
+	switch (s) {
+	case RULE_SIGNAL_PROC_RSS:
+		return RULE_UNIT_BYTES;
+	case RULE_SIGNAL_PROC_THREADS:
+	case RULE_SIGNAL_PROC_FDS:
+		return RULE_UNIT_COUNT;
+	case RULE_SIGNAL_THROTTLED_RATE:
+		return RULE_UNIT_MILLI_PER_SEC;
+	default:
+		return RULE_UNIT_CENTI_PERCENT;
+	}
+}
+
+/* threshold_max - the largest threshold @s takes, in its base unit. */
+static int64_t threshold_max(enum rule_signal s)
+{
+	switch (s) {
+	case RULE_SIGNAL_CPU:
+	case RULE_SIGNAL_CPU_QUOTA:
+	case RULE_SIGNAL_PROC_CPU:
+		return 100000000; /* 1000000%: ten thousand CPUs busy */
+	case RULE_SIGNAL_PROC_RSS:
+		return 1ll << 50;
+	case RULE_SIGNAL_PROC_THREADS:
+	case RULE_SIGNAL_PROC_FDS:
+		return INT32_MAX;
+	case RULE_SIGNAL_THROTTLED_RATE:
+		return 1000000000; /* a million per second */
+	default:
+		return 10000; /* shares: 100% */
+	}
+}
+
+/* bad - "[rule NAME] KEY: bad value 'V': ..." at @k's line. */
+static void bad(struct rules_parser *p, const struct rules_raw_rule *raw, enum rule_key k,
+		const char *msg)
+{
+	char q[96];
+
+	rules_parser__error(p, raw->vline[k], raw->section, rules_rule_keys[k].name,
+			    "bad value '%s': %s", rules_value__quote(raw->val[k], q, sizeof(q)),
+			    msg);
+}
+
+/* check_plain - the table-driven keys, defaults included. */
+static void check_plain(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
+			struct rules_rule_meta *meta)
+{
+	char msg[MSG_MAX];
+	int k, err;
+
+	for (k = 0; k < RK_NR; k++) {
+		const struct rules_key *key = &rules_rule_keys[k];
+		const char *v = raw->val[k] ? raw->val[k] : key->dflt;
+
+		if (key->type == KEY_SPECIAL || !v)
+			continue;
+		err = rules_key__parse(key, r, v, msg, sizeof(msg));
+		if (err == -EINVAL)
+			bad(p, raw, k, msg);
+		else if (err)
+			rules_parser__nomem(p);
+		if (k == RK_DURATION) {
+			meta->duration_line = raw->vline[k];
+			meta->duration_ok = !err;
+		}
+		if (k == RK_DRY_RUN)
+			meta->dry_run_set = !err;
+	}
+}
+
+/* check_signal - signal = NAME. Returns whether @r has a signal. */
+static bool check_signal(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r)
+{
+	const char *v = raw->val[RK_SIGNAL];
+	size_t i;
+
+	if (!v) {
+		rules_parser__error(p, raw->line, raw->section, "signal",
+				    "missing; a rule needs signal = one of " SIGNAL_LIST);
+		return false;
+	}
+	for (i = 0; i < NSIGNALS; i++) {
+		if (!strcmp(v, signal_names[i].name)) {
+			r->signal = signal_names[i].signal;
+			r->psi_resource = signal_names[i].psi;
+			r->psi_full = signal_names[i].full;
+			return true;
+		}
+	}
+	bad(p, raw, RK_SIGNAL, "expected one of " SIGNAL_LIST);
+	return false;
+}
+
+/* scope_values - the values of cgroup, pid and process on their own.
+ * Returns false if one is bad (reported). */
+static bool scope_values(struct rules_parser *p, const struct rules_raw_rule *raw,
+			 struct rule_scope *cg, struct rule_scope *pid, struct rule_scope *proc)
+{
+	const char *v;
+	uint64_t n;
+	bool ok = true;
+	char msg[96];
+
+	if ((v = raw->val[RK_CGROUP]) && !rules_value__cgroup(v)) {
+		bad(p, raw, RK_CGROUP,
+		    "expected a cgroup path like system.slice/nginx.service or "
+		    "/sys/fs/cgroup/cpu/x, without '.' or '..' components");
+		ok = false;
+	} else if (v) {
+		cg->kind = RULE_SCOPE_CGROUP;
+		cg->cgroup = (char *)v;
+	}
+	if ((v = raw->val[RK_PID]) && (rules_value__count(v, PID_MAX, &n) || n == 0)) {
+		snprintf(msg, sizeof(msg), "expected a process id from 1 to %d", PID_MAX);
+		bad(p, raw, RK_PID, msg);
+		ok = false;
+	} else if (v) {
+		pid->kind = RULE_SCOPE_PID;
+		pid->pid = (pid_t)n;
+	}
+	if ((v = raw->val[RK_PROCESS]) && (!*v || strlen(v) > COMM_MAX)) {
+		snprintf(msg, sizeof(msg), "expected a process name (its comm) of 1 to %d bytes",
+			 COMM_MAX);
+		bad(p, raw, RK_PROCESS, msg);
+		ok = false;
+	} else if (v) {
+		proc->kind = RULE_SCOPE_PROCESS;
+		proc->process = (char *)v;
+	}
+	return ok;
+}
+
+/* not_allowed - @k is set but @r's signal does not take it. */
+static void not_allowed(struct rules_parser *p, const struct rules_raw_rule *raw,
+			const struct rule *r, enum rule_key k, const char *why)
+{
+	char sig[32];
+
+	rules_parser__error(p, raw->vline[k], raw->section, rules_rule_keys[k].name,
+			    "not allowed with signal %s; %s",
+			    rule__signal_name(r, sig, sizeof(sig)), why);
+}
+
+/* process_scope - pid or process, exactly one, for a process signal. */
+static const struct rule_scope *process_scope(struct rules_parser *p,
+					      const struct rules_raw_rule *raw,
+					      const struct rule *r, const struct rule_scope *pid,
+					      const struct rule_scope *proc)
+{
+	char sig[32];
+
+	if (raw->val[RK_PID] && raw->val[RK_PROCESS]) {
+		enum rule_key later =
+			raw->vline[RK_PID] > raw->vline[RK_PROCESS] ? RK_PID : RK_PROCESS;
+		enum rule_key first = later == RK_PID ? RK_PROCESS : RK_PID;
+
+		rules_parser__error(p, raw->vline[later], raw->section, rules_rule_keys[later].name,
+				    "%s is set too (line %d); a process signal watches pid = N or "
+				    "process = NAME, not both",
+				    rules_rule_keys[first].name, raw->vline[first]);
+		return NULL;
+	}
+	if (!raw->val[RK_PID] && !raw->val[RK_PROCESS]) {
+		rules_parser__error(p, raw->line, raw->section, "pid",
+				    "missing; signal %s needs pid = N or process = NAME",
+				    rule__signal_name(r, sig, sizeof(sig)));
+		return NULL;
+	}
+	return raw->val[RK_PID] ? pid : proc;
+}
+
+/* check_scope - where the signal is read: cgroup for cpu.* (required)
+ * and psi.* (optional), pid or process for process.*. */
+static void check_scope(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
+			bool have_signal)
+{
+	struct rule_scope cg = { 0 }, pid = { 0 }, proc = { 0 }, sys = { 0 };
+	const struct rule_scope *use = &sys;
+	char sig[32];
+
+	if (!scope_values(p, raw, &cg, &pid, &proc) || !have_signal)
+		return;
+	if (is_process_signal(r->signal)) {
+		if (raw->val[RK_CGROUP])
+			not_allowed(p, raw, r, RK_CGROUP,
+				    "a process signal watches pid = N or process = NAME");
+		use = process_scope(p, raw, r, &pid, &proc);
+	} else {
+		if (raw->val[RK_PID])
+			not_allowed(p, raw, r, RK_PID, "only process.* signals watch a process");
+		if (raw->val[RK_PROCESS])
+			not_allowed(p, raw, r, RK_PROCESS,
+				    "only process.* signals watch a process");
+		if (raw->val[RK_CGROUP])
+			use = &cg;
+		else if (is_cgroup_signal(r->signal))
+			rules_parser__error(
+				p, raw->line, raw->section, "cgroup",
+				"missing; signal %s reads a cgroup: cgroup = PATH, like "
+				"system.slice/nginx.service",
+				rule__signal_name(r, sig, sizeof(sig)));
+	}
+	if (use && rule_scope__copy(&r->scope, use))
+		rules_parser__nomem(p);
+}
+
+/* check_window - avg10 | avg60 | avg300 | DURATION, psi.* only. */
+static void check_window(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r)
+{
+	static const char *const avgs[] = { "avg10", "avg60", "avg300" };
+	const char *v = raw->val[RK_WINDOW];
+	uint64_t ns;
+	int i;
+
+	r->psi_window = RULE_PSI_AVG10;
+	if (!v)
+		return;
+	if (r->signal != RULE_SIGNAL_PSI) {
+		not_allowed(p, raw, r, RK_WINDOW, "only psi.* signals have a window");
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		if (!strcmp(v, avgs[i])) {
+			r->psi_window = (enum rule_psi_window)i;
+			return;
+		}
+	}
+	if (units_parse_duration(v, &ns) || ns < 500 * NSEC_PER_MSEC || ns > 600 * NSEC_PER_SEC) {
+		bad(p, raw, RK_WINDOW,
+		    "expected avg10, avg60, avg300 or a duration from 500ms to 10m");
+		return;
+	}
+	r->psi_window = RULE_PSI_CUSTOM;
+	r->psi_window_ns = ns;
+}
+
+/* parse_level - a threshold or clear level in @r's unit. Returns false
+ * after reporting a bad one. */
+static bool parse_level(struct rules_parser *p, const struct rules_raw_rule *raw,
+			const struct rule *r, enum rule_key k, int64_t *out)
+{
+	static const char *const what[] = {
+		[RULE_UNIT_CENTI_PERCENT] = "a percentage",
+		[RULE_UNIT_BYTES] = "a size",
+		[RULE_UNIT_COUNT] = "a whole number",
+		[RULE_UNIT_MILLI_PER_SEC] = "a rate",
+	};
+	static const char *const like[] = {
+		[RULE_UNIT_CENTI_PERCENT] = "like 80% or 12.5%",
+		[RULE_UNIT_BYTES] = "like 512MiB or 2GiB",
+		[RULE_UNIT_COUNT] = "like 1000",
+		[RULE_UNIT_MILLI_PER_SEC] = "like 5/s or 0.5/s",
+	};
+	enum rule_unit u = rule_signal__unit(r->signal);
+	const char *v = raw->val[k];
+	char msg[160], lo[32], hi[32];
+	uint64_t n = 0;
+	int err;
+
+	if (u == RULE_UNIT_CENTI_PERCENT)
+		err = units_parse_percent(v, &n);
+	else if (u == RULE_UNIT_BYTES)
+		err = units_parse_size(v, &n);
+	else if (u == RULE_UNIT_COUNT)
+		err = rules_value__count(v, UINT64_MAX, &n);
+	else
+		err = units_parse_rate(v, &n);
+	if (!err && n > (uint64_t)threshold_max(r->signal))
+		err = -ERANGE;
+	if (err == -ERANGE)
+		snprintf(msg, sizeof(msg), "expected %s from %s to %s", what[u],
+			 rule__format_value(r, 0, lo, sizeof(lo)),
+			 rule__format_value(r, threshold_max(r->signal), hi, sizeof(hi)));
+	else if (err)
+		snprintf(msg, sizeof(msg), "expected %s %s", what[u], like[u]);
+	if (err) {
+		bad(p, raw, k, msg);
+		return false;
+	}
+	*out = (int64_t)n;
+	return true;
+}
+
+/* check_clear - clear = X: on the quiet side of the threshold. */
+static void check_clear(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
+			bool threshold_ok)
+{
+	char c[32], t[32];
+
+	r->clear = r->threshold;
+	if (!raw->val[RK_CLEAR] || !parse_level(p, raw, r, RK_CLEAR, &r->clear) || !threshold_ok)
+		return;
+	if (r->above && r->clear > r->threshold)
+		rules_parser__error(p, raw->vline[RK_CLEAR], raw->section, "clear",
+				    "%s is above the threshold; expected at most %s, the level an "
+				    "above rule falls back to before it fires again",
+				    rule__format_value(r, r->clear, c, sizeof(c)),
+				    rule__format_value(r, r->threshold, t, sizeof(t)));
+	else if (!r->above && r->clear < r->threshold)
+		rules_parser__error(p, raw->vline[RK_CLEAR], raw->section, "clear",
+				    "%s is below the threshold; expected at least %s, the level a "
+				    "below rule climbs back to before it fires again",
+				    rule__format_value(r, r->clear, c, sizeof(c)),
+				    rule__format_value(r, r->threshold, t, sizeof(t)));
+}
+
+/* check_threshold - exactly one of above = X and below = X, then clear. */
+static void check_threshold(struct rules_parser *p, const struct rules_raw_rule *raw,
+			    struct rule *r)
+{
+	const char *above = raw->val[RK_ABOVE], *below = raw->val[RK_BELOW];
+	enum rule_key k = above ? RK_ABOVE : RK_BELOW;
+	bool ok;
+
+	if (above && below) {
+		enum rule_key later =
+			raw->vline[RK_ABOVE] > raw->vline[RK_BELOW] ? RK_ABOVE : RK_BELOW;
+
+		rules_parser__error(p, raw->vline[later], raw->section, rules_rule_keys[later].name,
+				    "%s is set too (line %d); a rule needs one of above = X or "
+				    "below = X",
+				    later == RK_ABOVE ? "below" : "above",
+				    raw->vline[later == RK_ABOVE ? RK_BELOW : RK_ABOVE]);
+		return;
+	}
+	if (!above && !below) {
+		rules_parser__error(p, raw->line, raw->section, "above",
+				    "missing; a rule needs above = X or below = X");
+		return;
+	}
+	r->above = above != NULL;
+	ok = parse_level(p, raw, r, k, &r->threshold);
+	if (ok && !r->above && r->threshold == 0) {
+		rules_parser__error(p, raw->vline[k], raw->section, "below",
+				    "0 never fires, as no value is below 0; expected more than 0");
+		ok = false;
+	}
+	check_clear(p, raw, r, ok);
+}
+
+/* check_sample - rule (the signal's scope) | system | cgroup:PATH |
+ * pid:N | process:NAME. */
+static void check_sample(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
+			 bool have_signal)
+{
+	const char *v = raw->val[RK_SAMPLE];
+	char msg[MSG_MAX];
+	int err = 0;
+
+	if (v && strcmp(v, "rule")) {
+		err = rules_value__scope(v, &r->sample, msg, sizeof(msg));
+		if (err == -EINVAL) {
+			/* the scope parser's own words, unless it did not recognise the
+			 * kind at all: then name "rule" too */
+			if (!strncmp(msg, "expected system", 15))
+				snprintf(msg, sizeof(msg),
+					 "expected rule, system, cgroup:PATH, "
+					 "pid:N or process:NAME");
+			bad(p, raw, RK_SAMPLE, msg);
+			return;
+		}
+	} else if (have_signal) {
+		err = rule_scope__copy(&r->sample, &r->scope);
+	}
+	if (err)
+		rules_parser__nomem(p);
+}
+
+void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
+		       struct rules_rule_meta *meta)
+{
+	bool have_signal;
+
+	memset(meta, 0, sizeof(*meta));
+	meta->line = raw->line;
+	r->line = raw->line;
+	check_plain(p, raw, r, meta);
+	have_signal = check_signal(p, raw, r);
+	check_scope(p, raw, r, have_signal);
+	if (have_signal) {
+		check_window(p, raw, r);
+		check_threshold(p, raw, r);
+	}
+	check_sample(p, raw, r, have_signal);
+}
+
+void rules_rule__free(struct rule *r)
+{
+	rule_scope__clear(&r->scope);
+	rule_scope__clear(&r->sample);
+}
