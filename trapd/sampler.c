@@ -31,6 +31,7 @@ struct sampler {
 	int *pfds;		 /* perf event fds, one per sampled CPU */
 	int ncpus;		 /* CPUs sampled */
 	int npossible;		 /* for per-CPU map values */
+	uint64_t freq_hz;	 /* the perf events' frequency (sampler__retarget changes it) */
 	struct ring_buffer *rb;
 	sampler_event_fn event_fn;
 	void *event_ctx;
@@ -314,6 +315,7 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 	}
 	if (!e)
 		e = attach_cpus(s, o->freq_hz, err, errlen);
+	s->freq_hz = o->freq_hz;
 	if (e) {
 		sampler__free(s);
 		errno = -e;
@@ -339,16 +341,6 @@ void sampler__free(struct sampler *s)
 	free(s);
 }
 
-int sampler__add_pid(struct sampler *s, int pid)
-{
-	__u32 key = (__u32)pid;
-	__u8 one = 1;
-
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pid_filter), &key, &one, BPF_ANY))
-		return -errno;
-	return 0;
-}
-
 static void clear_map(int fd, size_t key_size)
 {
 	char key[64], next[64];
@@ -360,6 +352,56 @@ static void clear_map(int fd, size_t key_size)
 		if (bpf_map_delete_elem(fd, key))
 			break;
 	}
+}
+
+/* set_period - the perf events sample every 1e9/@freq_hz ns from now on. */
+static int set_period(struct sampler *s, uint64_t freq_hz, char *err, size_t errlen)
+{
+	__u64 period = 1000000000ull / freq_hz;
+	int i, e;
+
+	for (i = 0; i < s->ncpus; i++) {
+		if (ioctl(s->pfds[i], PERF_EVENT_IOC_PERIOD, &period)) {
+			e = -errno;
+			snprintf(err, errlen, "setting the sampling period to %llu ns: %s",
+				 (unsigned long long)period, strerror(-e));
+			return e;
+		}
+	}
+	s->freq_hz = freq_hz;
+	return 0;
+}
+
+int sampler__retarget(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	int e;
+
+	if (!o->freq_hz || o->freq_hz > 1000000000ull) {
+		snprintf(err, errlen, "frequency out of range");
+		return -EINVAL;
+	}
+	if (o->freq_hz != s->freq_hz) {
+		e = set_period(s, o->freq_hz, err, errlen);
+		if (e)
+			return e;
+	}
+	/* A new set of thread groups starts empty; widening to every task
+	 * leaves the set alone (it costs nothing and is not consulted). */
+	if (o->target == SAMPLER_TARGET_PIDS)
+		clear_map(bpf_map__fd(s->skel->maps.pid_filter), sizeof(__u32));
+	if (o->follow_forks && !s->skel->links.on_fork)
+		log_debug("retarget: the fork hook is not loaded; children are not followed");
+	return set_target(s, o, err, errlen);
+}
+
+int sampler__add_pid(struct sampler *s, int pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pid_filter), &key, &one, BPF_ANY))
+		return -errno;
+	return 0;
 }
 
 static void clear_window(struct sampler *s)

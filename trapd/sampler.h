@@ -61,6 +61,17 @@ typedef void (*sampler_event_fn)(const struct sampler_event *ev, void *ctx);
 struct sampler *sampler__open(const struct sampler_opts *opts, char *err, size_t errlen);
 void sampler__free(struct sampler *s);
 
+/* sampler__retarget - point an open sampler elsewhere: the target (and
+ * @cgroup_fd for SAMPLER_TARGET_CGROUP), follow_forks, max_samples and
+ * freq_hz of @o; window_ns is fixed at open (the maps keep their size).
+ * Between windows it readies a kept sampler for the next capture: a new
+ * SAMPLER_TARGET_PIDS starts with no pid (add them after). While armed,
+ * retargeting to SAMPLER_TARGET_ALL widens the running window from the
+ * next sample on. Children are followed only if the sampler was opened
+ * with follow_forks (the fork hook is loaded then). Returns 0 or a
+ * negative errno with @err filled. */
+int sampler__retarget(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen);
+
 /* sampler__add_pid - watch thread group @pid (SAMPLER_TARGET_PIDS). */
 int sampler__add_pid(struct sampler *s, int pid);
 
