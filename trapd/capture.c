@@ -51,8 +51,8 @@ static int cgroup_label(struct cgroup_cache *c, struct profile *p, uint64_t id, 
 			return 0;
 		}
 	}
-	if (!c->have_root || cgroup_path_of_id(c->v2_root, id, CGROUP_WALK_MAX_DIRS, path,
-					       sizeof(path)))
+	if (!c->have_root ||
+	    cgroup_path_of_id(c->v2_root, id, CGROUP_WALK_MAX_DIRS, path, sizeof(path)))
 		snprintf(path, sizeof(path), "cgroup-id:%" PRIu64, id);
 	idx = profile__string(p, path);
 	if (idx < 0)
@@ -84,8 +84,8 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	/* Leaf first: kernel frames, then user frames. User frames are
 	 * symbolized first so the program's mapping is the profile's first,
 	 * which pprof tools take as the main binary. */
-	err = symbolizer__user_stack(b->sym, b->p, (int)rec->key->pid, rec->user_ips,
-				     rec->user_len, b->locs + rec->kernel_len);
+	err = symbolizer__user_stack(b->sym, b->p, (int)rec->key->pid, rec->user_ips, rec->user_len,
+				     b->locs + rec->kernel_len);
 	if (!err)
 		err = symbolizer__kernel_stack(b->sym, b->p, rec->kernel_ips, rec->kernel_len,
 					       b->locs);
@@ -114,6 +114,43 @@ static const char *target_kind_name(enum capture_target_kind k)
 	return names[k];
 }
 
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* add_context - labels, the rules that fired and a widened scope as
+ * comments too: pprof has no profile-wide labels, and a profile copied
+ * without its sidecar should still say why it was taken. */
+static int add_context(struct profile *p, const struct capture_info *info)
+{
+	const struct capture_trigger *t;
+	char line[1024];
+	size_t i, off = 0;
+	int err = 0;
+
+	for (i = 0; info->labels && i < info->nlabels && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s=%s",
+					i ? " " : "labels: ", nz(info->labels[2 * i]),
+					nz(info->labels[2 * i + 1]));
+	if (off)
+		err = profile__add_comment(p, line);
+	for (i = 0; !err && info->triggers && i < info->ntriggers; i++) {
+		t = &info->triggers[i];
+		snprintf(line, sizeof(line),
+			 "trigger: rule %s%s: %s of %s %s %.15g %s, was %.15g %s", nz(t->rule),
+			 t->joined ? " (joined)" : "", nz(t->signal), nz(t->scope),
+			 t->above ? "above" : "below", t->threshold, nz(t->unit), t->value,
+			 nz(t->unit));
+		err = profile__add_comment(p, line);
+	}
+	if (!err && info->scope_widened) {
+		snprintf(line, sizeof(line), "scope widened to all tasks: %s", info->scope_widened);
+		err = profile__add_comment(p, line);
+	}
+	return err;
+}
+
 /* add_summary - the capture's essentials as pprof comments, so a profile
  * copied without its sidecar still says what it is and what it lost. */
 static int add_summary(struct profile *p, const struct capture_info *info)
@@ -133,7 +170,7 @@ static int add_summary(struct profile *p, const struct capture_info *info)
 						sampler__stat_name(i), info->stats.v[i]);
 	if (!err && off < sizeof(line))
 		err = profile__add_comment(p, off > 7 ? line : "losses: none");
-	return err;
+	return err ? err : add_context(p, info);
 }
 
 _Static_assert(KNAMES_NAME_LEN == SYMBOLIZER_KNAME_LEN, "kernel name buffers agree");

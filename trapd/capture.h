@@ -7,6 +7,8 @@
 #ifndef TRAPD_CAPTURE_H
 #define TRAPD_CAPTURE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,22 +26,46 @@ enum capture_target_kind {
 
 struct capture_target {
 	enum capture_target_kind kind;
-	pid_t pid;		 /* PID and COMMAND */
+	pid_t pid;		  /* PID and COMMAND */
 	struct cgroup_ref cgroup; /* CGROUP */
-	char *const *argv;	 /* COMMAND */
-	int exit_status;	 /* COMMAND: its exit status, or 128+signal */
+	char *const *argv;	  /* COMMAND */
+	int exit_status;	  /* COMMAND: its exit status, or 128+signal */
+};
+
+/* One rule that fired into a capture (daemon captures): the first started
+ * it, later ones joined it. Values are in display units (a CPU share in %,
+ * not a fraction). The caller owns every pointer; they must stay valid
+ * until the capture is written. */
+struct capture_trigger {
+	const char *rule;   /* the rule's name */
+	const char *signal; /* "cpu", "psi.cpu.some", ... */
+	const char *scope;  /* "cgroup system.slice/x", "system", ... */
+	const char *unit;   /* of threshold, value and history: "%", "bytes", "count", "/s" */
+	bool above;	    /* direction: fired above the threshold (false: below) */
+	bool joined;	    /* joined a running capture (false: started it) */
+	double threshold;
+	double value;		 /* the signal's value when the rule fired */
+	int64_t at_ns;		 /* when it fired, ns since the epoch */
+	const double *history_t; /* seconds relative to at_ns (<= 0), oldest first */
+	const double *history_v; /* the signal's value at each history_t */
+	size_t nhistory;
 };
 
 struct capture_info {
-	char id[33];	      /* 128 random bits, hex */
-	const char *trigger;  /* "manual" for `trapd capture` */
+	char id[33];				/* 128 random bits, hex */
+	const char *trigger;			/* "manual" (`trapd capture`), "rule" (daemon) */
+	const struct capture_trigger *triggers; /* rules that fired into it; none if manual */
+	size_t ntriggers;
+	const char *const *labels; /* from the configuration: key, value, key, value... */
+	size_t nlabels;		   /* pairs in @labels */
+	const char *scope_widened; /* why sampling was widened to all tasks; NULL if not */
 	struct capture_target target;
 	uint64_t freq_hz;
 	uint64_t period_ns;
-	int64_t start_ns;     /* window start, ns since the epoch */
-	int64_t duration_ns;  /* window length as measured */
+	int64_t start_ns;	/* window start, ns since the epoch */
+	int64_t duration_ns;	/* window length as measured */
 	const char *end_reason; /* "duration", "target exited", "interrupted", ... */
-	int64_t arm_ns;	      /* from the decision to capture to the sampler armed */
+	int64_t arm_ns;		/* from the decision to capture to the sampler armed */
 	int ncpus;
 	struct sampler_stats stats;
 	struct symbolizer_stats symbols;

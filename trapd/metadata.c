@@ -14,9 +14,8 @@ static void iso8601(int64_t ns, char buf[64], size_t len)
 	struct tm tm;
 
 	gmtime_r(&secs, &tm);
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)(ns % 1000000000 / 1000000));
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns % 1000000000 / 1000000));
 }
 
 static const char *base_name(const char *path)
@@ -56,6 +55,63 @@ static void emit_target(struct json_writer *w, const struct capture_target *t)
 		break;
 	}
 	json_object_end(w);
+}
+
+static void emit_history(struct json_writer *w, const struct capture_trigger *t)
+{
+	size_t i;
+
+	json_key(w, "history");
+	json_array_begin(w);
+	for (i = 0; t->history_t && t->history_v && i < t->nhistory; i++) {
+		json_array_begin(w);
+		json_double(w, t->history_t[i]);
+		json_double(w, t->history_v[i]);
+		json_array_end(w);
+	}
+	json_array_end(w);
+}
+
+static void emit_trigger(struct json_writer *w, const struct capture_trigger *t)
+{
+	char when[64];
+
+	json_object_begin(w);
+	json_kv_string(w, "rule", t->rule);
+	json_kv_string(w, "signal", t->signal);
+	json_kv_string(w, "scope", t->scope);
+	json_kv_string(w, "direction", t->above ? "above" : "below");
+	json_key(w, "threshold");
+	json_double(w, t->threshold);
+	json_key(w, "value");
+	json_double(w, t->value);
+	json_kv_string(w, "unit", t->unit);
+	iso8601(t->at_ns, when, sizeof(when));
+	json_kv_string(w, "at", when);
+	json_kv_i64(w, "at_ns", t->at_ns);
+	json_key(w, "joined");
+	json_bool(w, t->joined);
+	emit_history(w, t);
+	json_object_end(w);
+}
+
+/* emit_context - why the capture was taken and how it is labelled: always
+ * present (empty for `trapd capture`) so consumers need no defaults. */
+static void emit_context(struct json_writer *w, const struct capture_info *info)
+{
+	size_t i;
+
+	json_key(w, "labels");
+	json_object_begin(w);
+	for (i = 0; info->labels && i < info->nlabels; i++)
+		json_kv_string(w, info->labels[2 * i], info->labels[2 * i + 1]);
+	json_object_end(w);
+	json_kv_string(w, "trigger", info->trigger ? info->trigger : "manual");
+	json_key(w, "triggers");
+	json_array_begin(w);
+	for (i = 0; info->triggers && i < info->ntriggers; i++)
+		emit_trigger(w, &info->triggers[i]);
+	json_array_end(w);
 }
 
 static void emit_window(struct json_writer *w, const struct capture_info *info)
@@ -115,8 +171,13 @@ int metadata_emit(FILE *out, const struct capture_info *info, const char *profil
 	json_kv_string(&w, "host", u.nodename);
 	json_kv_string(&w, "kernel", u.release);
 	json_kv_string(&w, "arch", u.machine);
-	json_kv_string(&w, "trigger", info->trigger ? info->trigger : "manual");
+	emit_context(&w, info);
 	emit_target(&w, &info->target);
+	json_key(&w, "scope_widened");
+	if (info->scope_widened)
+		json_string(&w, info->scope_widened);
+	else
+		json_null(&w);
 	emit_window(&w, info);
 	json_kv_u64(&w, "frequency_hz", info->freq_hz);
 	json_kv_u64(&w, "period_ns", info->period_ns);

@@ -1,7 +1,8 @@
 /* metadata.h - the JSON sidecar of a capture (CAPTURE.json).
  *
  * It says what the capture is without opening it: id, host, kernel,
- * trapd version, trigger, target, window, frequency, samples, losses and
+ * trapd version, labels, trigger and the rules that fired it (with their
+ * signals' recent history), target, window, frequency, samples, losses and
  * symbolization coverage. Its format is documented in README.md ("Capture
  * format"); "format": "trapd-capture/1" names its version.
  */

@@ -1,0 +1,170 @@
+/* test_metadata.c - the capture's JSON sidecar, against golden files: a
+ * manual capture (no triggers, no labels, scope kept) and a daemon capture
+ * with two triggers (one joined), their signals' history, labels and a
+ * widened scope. The version, host, kernel and arch vary by build and
+ * machine and are masked before the comparison.
+ */
+#include "golden.h"
+
+#include <errno.h>
+
+#include "trapd/capture.h"
+#include "trapd/metadata.h"
+
+/* mask_host - blank the values of the machine-dependent members. */
+static void mask_host(char *text)
+{
+	static const char *const keys[] = { "\n  \"trapd_version\": \"", "\n  \"host\": \"",
+					    "\n  \"kernel\": \"", "\n  \"arch\": \"" };
+	size_t i;
+	char *p, *q;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		p = strstr(text, keys[i]);
+		assert_non_null(p);
+		p += strlen(keys[i]);
+		q = strchr(p, '"');
+		assert_true(q && q > p); /* a value to overwrite in place */
+		memmove(p + 1, q, strlen(q) + 1);
+		*p = 'X';
+	}
+}
+
+static char *emit(const struct capture_info *info)
+{
+	struct golden_buf b;
+	char *text;
+
+	assert_int_equal(metadata_emit(golden_open(&b), info, "/var/spool/trapd/cap.pb.zst"), 0);
+	text = golden_text(&b);
+	mask_host(text);
+	return text;
+}
+
+/* base_info - a finished pid capture with a loss or two. */
+static void base_info(struct capture_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	snprintf(info->id, sizeof(info->id), "0123456789abcdef0123456789abcdef");
+	info->target.kind = CAPTURE_TARGET_PID;
+	info->target.pid = 4242;
+	info->freq_hz = 99;
+	info->period_ns = 10101010;
+	info->start_ns = 1795327160698296842;
+	info->duration_ns = 3000000000;
+	info->end_reason = "duration";
+	info->arm_ns = 51000;
+	info->ncpus = 2;
+	info->stats.v[SAMPLER_STAT_IDLE] = 7;
+	info->stats.v[SAMPLER_STAT_OVER_CAP] = 3;
+	info->samples_stored = 594;
+	info->symbols.user_frames = 10;
+	info->symbols.user_named = 9;
+	info->profile_bytes = 2811;
+}
+
+static void test_manual_capture_has_empty_context(void **state)
+{
+	struct capture_info info;
+	char *text;
+
+	base_info(&info);
+	info.trigger = "manual";
+	text = emit(&info);
+	golden_check("metadata_manual.json", text);
+	free(text);
+}
+
+static const double cpu_t[] = { -60, -30, -10, -0.5 };
+static const double cpu_v[] = { 12.5, 40, 87.25, 93.5 };
+static const double psi_t[] = { -2, -1 };
+static const double psi_v[] = { 20, 31.75 };
+
+static const struct capture_trigger triggers[] = {
+	{
+		.rule = "web-cpu",
+		.signal = "cpu",
+		.scope = "cgroup system.slice/web.service",
+		.unit = "%",
+		.above = true,
+		.threshold = 80,
+		.value = 93.5,
+		.at_ns = 1795327160500000000,
+		.history_t = cpu_t,
+		.history_v = cpu_v,
+		.nhistory = 4,
+	},
+	{
+		.rule = "host-pressure",
+		.signal = "psi.cpu.some",
+		.scope = "system",
+		.unit = "%",
+		.above = true,
+		.joined = true,
+		.threshold = 30,
+		.value = 31.75,
+		.at_ns = 1795327161250000000,
+		.history_t = psi_t,
+		.history_v = psi_v,
+		.nhistory = 2,
+	},
+	{
+		.rule = "idle-worker",
+		.signal = "cpu",
+		.scope = "pid 4242",
+		.unit = "%",
+		.above = false,
+		.joined = true,
+		.threshold = 5,
+		.value = 0,
+		.at_ns = 1795327161750000000,
+	},
+};
+
+static const char *const labels[] = { "env", "prod", "team", "payments \"core\"" };
+
+static void test_daemon_capture_records_triggers_history_and_labels(void **state)
+{
+	struct capture_info info;
+	char *text;
+
+	base_info(&info);
+	info.trigger = "rule";
+	info.triggers = triggers;
+	info.ntriggers = 3;
+	info.labels = labels;
+	info.nlabels = 2;
+	info.scope_widened = "rule host-pressure: scope system";
+	text = emit(&info);
+	golden_check("metadata_daemon.json", text);
+	free(text);
+}
+
+/* A history with no values, or counts without arrays, is written as an
+ * empty list rather than read out of bounds. */
+static void test_missing_history_is_an_empty_list(void **state)
+{
+	struct capture_trigger t = triggers[0];
+	struct capture_info info;
+	char *text;
+
+	t.history_t = NULL;
+	base_info(&info);
+	info.triggers = &t;
+	info.ntriggers = 1;
+	text = emit(&info);
+	assert_non_null(strstr(text, "\"history\": []"));
+	assert_non_null(strstr(text, "\"trigger\": \"manual\""));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_manual_capture_has_empty_context),
+		cmocka_unit_test(test_daemon_capture_records_triggers_history_and_labels),
+		cmocka_unit_test(test_missing_history_is_an_empty_list),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
