@@ -18,14 +18,12 @@
 #include "trapd/capture.h"
 #include "trapd/commands.h"
 #include "trapd/log.h"
-#include "trapd/symbolizer.h"
+#include "trapd/session.h"
 #include "trapd/target.h"
 
 #define DEFAULT_DURATION_NS (10ull * 1000000000)
 #define DEFAULT_FREQ_HZ 99
 #define NSEC_PER_SEC 1000000000ll
-/* cgroup v1 targets are followed by their member list, re-read this often. */
-#define V1_REFRESH_MS 100
 
 struct capture_cmd {
 	uint64_t duration_ns; /* 0 = until the command exits (commands only) */
@@ -37,15 +35,6 @@ struct capture_cmd {
 	const char *cgroup_name;
 	struct capture_target target;
 	int targets_given;
-};
-
-/* The state of a running window. */
-struct window {
-	struct sampler *sampler;
-	struct symbolizer *sym;
-	struct target_handle target;
-	int sigfd;
-	const char *end_reason;
 };
 
 static void usage(FILE *out)
@@ -103,7 +92,8 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 	case 'd':
 		err = units_parse_duration(arg, &c->duration_ns);
 		if (err)
-			log_error("bad duration '%s': expected a length like 500ms, 10s or 2m", arg);
+			log_error("bad duration '%s': expected a length like 500ms, 10s or 2m",
+				  arg);
 		c->duration_set = true;
 		break;
 	case 'F':
@@ -111,7 +101,8 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 		err = units_parse_frequency(arg, (uint64_t)maxf, &c->freq_hz);
 		if (err)
 			log_error("bad frequency '%s': expected 1 to %d Hz (the kernel's "
-				  "perf_event_max_sample_rate), like 99 or 999Hz", arg, maxf);
+				  "perf_event_max_sample_rate), like 99 or 999Hz",
+				  arg, maxf);
 		break;
 	case 'p':
 		err = target_parse_pid(arg, &c->target.pid);
@@ -171,7 +162,8 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 			return 1;
 		if (opt == '?' || opt == ':') {
 			if (optopt && strchr("dFpgo", optopt))
-				log_error("option -%c needs a value; see 'trapd capture --help'", optopt);
+				log_error("option -%c needs a value; see 'trapd capture --help'",
+					  optopt);
 			else
 				log_error("unknown option '%s'; see 'trapd capture --help'",
 					  argv[optind - 1]);
@@ -188,16 +180,17 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 			c->duration_ns = 0;
 	}
 	if (c->targets_given != 1) {
-		log_error(c->targets_given ? "give only one of -p, -g, -a and -- CMD"
-					   : "say what to sample: -p PID, -g CGROUP, -a, or -- CMD ARGS");
+		log_error(c->targets_given
+				  ? "give only one of -p, -g, -a and -- CMD"
+				  : "say what to sample: -p PID, -g CGROUP, -a, or -- CMD ARGS");
 		return -EINVAL;
 	}
 	return 0;
 }
 
 /* default_output - trapd-20261122T051500-pid1234.pb.zst in the current
- * directory. */
-static void default_output(struct capture_cmd *c)
+ * directory; @t is the target as resolved. */
+static void default_output(struct capture_cmd *c, const struct capture_target *t)
 {
 	char when[32], what[64];
 	const char *base;
@@ -207,17 +200,17 @@ static void default_output(struct capture_cmd *c)
 
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
-	switch (c->target.kind) {
+	switch (t->kind) {
 	case CAPTURE_TARGET_PID:
-		snprintf(what, sizeof(what), "pid%d", (int)c->target.pid);
+		snprintf(what, sizeof(what), "pid%d", (int)t->pid);
 		break;
 	case CAPTURE_TARGET_CGROUP:
-		base = strrchr(c->target.cgroup.path, '/');
+		base = strrchr(t->cgroup.path, '/');
 		snprintf(what, sizeof(what), "cg-%s", base && base[1] ? base + 1 : "root");
 		break;
 	case CAPTURE_TARGET_COMMAND:
-		base = strrchr(c->target.argv[0], '/');
-		snprintf(what, sizeof(what), "cmd-%s", base ? base + 1 : c->target.argv[0]);
+		base = strrchr(t->argv[0], '/');
+		snprintf(what, sizeof(what), "cmd-%s", base ? base + 1 : t->argv[0]);
 		break;
 	default:
 		snprintf(what, sizeof(what), "system");
@@ -230,87 +223,47 @@ static void default_output(struct capture_cmd *c)
 	c->output = c->output_buf;
 }
 
-static void on_event(const struct sampler_event *ev, void *ctx)
-{
-	struct window *w = ctx;
-	int err = symbolizer__snapshot(w->sym, (int)ev->pid);
-
-	if (err && err != -ESRCH)
-		log_debug("snapshot of pid %u: %s", ev->pid, strerror(-err));
-}
-
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-/* handle_signals - returns true when the window must end. */
-static bool handle_signals(struct window *w, struct capture_target *t)
+/* handle_signals - a started command gets a signal too (a terminal's ^C
+ * reaches it anyway; a kill of trapd alone must not orphan it), and the
+ * window ends; SIGCHLD is the command's exit, seen by the session. */
+static void handle_signals(struct session *s, int sigfd)
 {
 	struct signalfd_siginfo si;
 
-	while (read(w->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
-			if (target_reap(t, &w->target, false)) {
-				w->end_reason = "command exited";
-				return true;
-			}
+			session__handle(s);
 			continue;
 		}
-		/* A started command gets the signal too (a terminal's ^C reaches
-		 * it anyway; a kill of trapd alone must not orphan it). */
-		if (t->kind == CAPTURE_TARGET_COMMAND && !w->target.reaped)
-			kill(t->pid, (int)si.ssi_signo);
-		w->end_reason = "interrupted";
-		return true;
+		session__signal_command(s, (int)si.ssi_signo);
+		session__end(s, "interrupted");
+		return;
 	}
-	return false;
 }
 
 /* run_window - wait until the window ends: its duration, the target's
- * exit, or a signal. Snapshots processes as the sampler announces them. */
-static void run_window(struct window *w, struct capture_cmd *c)
+ * exit, or a signal. */
+static void run_window(struct session *s, int sigfd)
 {
-	int64_t deadline = c->duration_ns ? now_ns(CLOCK_MONOTONIC) + (int64_t)c->duration_ns : 0;
-	bool v1 = target_follows_members(&c->target);
-
-	w->end_reason = "duration";
 	for (;;) {
-		struct pollfd fds[3] = {
-			{ .fd = sampler__events_fd(w->sampler), .events = POLLIN },
-			{ .fd = w->sigfd, .events = POLLIN },
-			{ .fd = w->target.reaped ? -1 : w->target.pidfd, .events = POLLIN },
+		int64_t now = session__now_ns();
+		struct pollfd fds[2] = {
+			{ .fd = session__fd(s), .events = POLLIN },
+			{ .fd = sigfd, .events = POLLIN },
 		};
-		int64_t left = deadline ? deadline - now_ns(CLOCK_MONOTONIC) : -1;
-		int timeout = left < 0 ? -1 : (int)((left + 999999) / 1000000);
 
-		if (deadline && left <= 0)
+		if (session__tick(s, now))
 			break;
-		if (v1 && (timeout < 0 || timeout > V1_REFRESH_MS))
-			timeout = V1_REFRESH_MS;
-		if (poll(fds, 3, timeout) < 0 && errno != EINTR)
+		if (poll(fds, 2, session__timeout_ms(s, now)) < 0 && errno != EINTR)
 			break;
 		if (fds[0].revents)
-			sampler__drain_events(w->sampler, on_event, w);
-		if (fds[1].revents && handle_signals(w, &c->target))
-			break;
-		if (fds[2].revents && c->target.kind == CAPTURE_TARGET_PID) {
-			w->end_reason = "target exited";
-			log_info("pid %d exited; the capture covers its life until then",
-				 (int)c->target.pid);
-			break;
-		}
-		if (v1)
-			target_watch(&c->target, w->sampler);
+			session__handle(s);
+		if (fds[1].revents)
+			handle_signals(s, sigfd);
 	}
-	/* Whatever is still announced belongs to the window. */
-	sampler__drain_events(w->sampler, on_event, w);
 }
 
-static int block_signals(struct window *w)
+static int block_signals(int *sigfd)
 {
 	sigset_t set;
 
@@ -321,27 +274,16 @@ static int block_signals(struct window *w)
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -errno;
-	w->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	return w->sigfd < 0 ? -errno : 0;
+	*sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return *sigfd < 0 ? -errno : 0;
 }
 
-/* wait_command - after the window: the command keeps running until it
- * exits (a -d shorter than the command only bounds the sampling). */
-static void wait_command(struct window *w, struct capture_target *t)
-{
-	if (t->kind != CAPTURE_TARGET_COMMAND || w->target.reaped || t->pid <= 0)
-		return;
-	if (w->target.gate_fd < 0)
-		log_info("window closed; waiting for '%s' (pid %d) to exit", t->argv[0],
-			 (int)t->pid);
-	target_reap(t, &w->target, true);
-}
-
-static void print_summary(const struct capture_cmd *c, const struct capture_info *info,
-			  const char *sidecar)
+static void print_summary(const struct capture_cmd *c, const struct capture_info *info)
 {
 	uint64_t lost = sampler__samples_lost(&info->stats);
+	char sidecar[4200];
 
+	capture_sidecar_path(c->output, sidecar, sizeof(sidecar));
 	log_info("captured %" PRIu64 " samples in %.2fs at %" PRIu64 " Hz on %d CPUs (%s); "
 		 "%" PRIu64 " samples or stacks lost",
 		 info->samples_stored, (double)info->duration_ns / NSEC_PER_SEC, info->freq_hz,
@@ -349,99 +291,67 @@ static void print_summary(const struct capture_cmd *c, const struct capture_info
 	log_info("wrote %s (%" PRIu64 " bytes) and %s", c->output, info->profile_bytes, sidecar);
 }
 
-/* collect_and_write - symbolize the closed window and write the files. */
-static int collect_and_write(struct capture_cmd *c, struct window *w, struct capture_info *info)
+static struct session *open_session(struct capture_cmd *c, int *ret)
 {
-	struct profile *p = NULL;
-	char err[512], sidecar[4200];
-	int e;
-
-	info->target = c->target;
-	e = capture_build_profile(w->sampler, w->sym, info, &p);
-	if (e) {
-		log_error("reading the capture: %s", strerror(-e));
-		return TRAPD_EXIT_FAILURE;
-	}
-	e = capture_write(c->output, p, info, err, sizeof(err));
-	profile__free(p);
-	if (e) {
-		log_error("writing the capture: %s", err);
-		return TRAPD_EXIT_FAILURE;
-	}
-	capture_sidecar_path(c->output, sidecar, sizeof(sidecar));
-	print_summary(c, info, sidecar);
-	return TRAPD_EXIT_OK;
-}
-
-static int open_sampler(struct capture_cmd *c, struct sampler_opts *o, struct window *w)
-{
+	struct session_opts o = {
+		.target = c->target,
+		.cgroup_name = c->cgroup_name,
+		.freq_hz = c->freq_hz,
+		.duration_ns = c->duration_ns,
+		.max_samples = c->max_samples,
+	};
+	struct session *s;
 	char err[512];
 
-	o->freq_hz = c->freq_hz;
-	o->window_ns = c->duration_ns ? c->duration_ns : 60ull * NSEC_PER_SEC;
-	o->max_samples = c->max_samples;
-	w->sampler = sampler__open(o, err, sizeof(err));
-	if (!w->sampler) {
-		log_error("%s", err);
-		return -errno;
+	s = session__open(&o, err, sizeof(err));
+	if (!s) {
+		if (err[0])
+			log_error("%s", err);
+		*ret = errno == EINVAL ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
 	}
-	w->sym = symbolizer__new("/proc");
-	if (!w->sym)
-		return -errno;
-	target_watch(&c->target, w->sampler);
-	return 0;
+	return s;
 }
 
-/* run_capture - everything after the arguments are known good. */
-static int run_capture(struct capture_cmd *c, struct window *w, struct capture_info *info)
+/* run_capture - everything after the arguments are known good; the session
+ * is left in *sp for the caller to wait for a command and free. */
+static int run_capture(struct capture_cmd *c, struct session **sp, int *sigfd,
+		       struct capture_info *info)
 {
-	int64_t decided = now_ns(CLOCK_MONOTONIC), start_mono;
-	struct sampler_opts o = { 0 };
-	int e;
+	int64_t decided = session__now_ns();
+	char err[512];
+	int e, ret = TRAPD_EXIT_FAILURE;
 
-	if (block_signals(w)) {
+	if (block_signals(sigfd)) {
 		log_error("setting up signals: %s", strerror(errno));
 		return TRAPD_EXIT_FAILURE;
 	}
-	e = target_prepare(&c->target, c->cgroup_name, &o, &w->target);
-	if (e) {
-		if (e != -EINVAL)
-			log_error("setting up the target: %s", strerror(-e));
-		return e == -EINVAL ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
-	}
+	*sp = open_session(c, &ret);
+	if (!*sp)
+		return ret;
 	if (!c->output)
-		default_output(c);
-	if (open_sampler(c, &o, w))
-		return TRAPD_EXIT_FAILURE;
-	if (c->target.kind == CAPTURE_TARGET_PID)
-		symbolizer__snapshot(w->sym, c->target.pid);
-
-	info->start_ns = now_ns(CLOCK_REALTIME);
-	start_mono = now_ns(CLOCK_MONOTONIC);
-	e = sampler__start(w->sampler);
-	info->arm_ns = now_ns(CLOCK_MONOTONIC) - decided;
-	if (!e)
-		e = target_release(&c->target, &w->target);
+		default_output(c, session__target(*sp));
+	e = session__start(*sp, decided);
 	if (e == -ENOEXEC)
-		return c->target.exit_status;
+		return session__target(*sp)->exit_status;
 	if (e) {
 		log_error("starting the sampler: %s", strerror(-e));
 		return TRAPD_EXIT_FAILURE;
 	}
-	run_window(w, c);
-	sampler__stop(w->sampler);
-	info->duration_ns = now_ns(CLOCK_MONOTONIC) - start_mono;
-	info->end_reason = w->end_reason;
-	info->ncpus = sampler__ncpus(w->sampler);
-	return collect_and_write(c, w, info);
+	run_window(*sp, *sigfd);
+	if (session__finish(*sp, c->output, info, err, sizeof(err))) {
+		log_error("%s", err);
+		return TRAPD_EXIT_FAILURE;
+	}
+	print_summary(c, info);
+	return TRAPD_EXIT_OK;
 }
 
 int cmd_capture(int argc, char **argv)
 {
-	struct window w = { .sigfd = -1, .target = TARGET_HANDLE_INIT };
 	struct capture_info info = { 0 };
 	struct capture_cmd c = { 0 };
-	int ret;
+	struct session *s = NULL;
+	int ret, sigfd = -1;
 
 	ret = parse_args(&c, argc, argv);
 	if (ret) {
@@ -454,18 +364,16 @@ int cmd_capture(int argc, char **argv)
 		return TRAPD_EXIT_FAILURE;
 	}
 	info.trigger = "manual";
-	info.freq_hz = c.freq_hz;
-	info.period_ns = 1000000000ull / c.freq_hz;
-	ret = run_capture(&c, &w, &info);
-	if (c.target.kind == CAPTURE_TARGET_COMMAND && c.target.pid > 0) {
-		wait_command(&w, &c.target);
+	ret = run_capture(&c, &s, &sigfd, &info);
+	/* The command keeps running until it exits: a -d shorter than the
+	 * command only bounds the sampling. */
+	if (s && session__target(s)->kind == CAPTURE_TARGET_COMMAND) {
+		session__wait_command(s);
 		if (ret == TRAPD_EXIT_OK)
-			ret = c.target.exit_status;
+			ret = session__target(s)->exit_status;
 	}
-	sampler__free(w.sampler);
-	symbolizer__free(w.sym);
-	if (w.sigfd >= 0)
-		close(w.sigfd);
-	target_close(&w.target);
+	session__free(s);
+	if (sigfd >= 0)
+		close(sigfd);
 	return ret;
 }

@@ -97,3 +97,30 @@ test_capture_kernel_frames() {
 	grep -qE '(ksys_read|vfs_read|read_zero|iov_iter_zero|__x64_sys_read)_\[k\]' cap.folded ||
 		{ fail "no named kernel frame of read(2)"; head -5 cap.folded; return 1; }
 }
+
+# A signal to trapd reaches the command it started and ends the window;
+# trapd exits with the command's status.
+test_capture_signal_reaches_command() {
+	need_root_bpf || return
+	local pid rc i
+	"$TRAPD" capture -o cap.pb.zst -- sleep 30 2>/dev/null &
+	pid=$!
+	BG_PIDS+=("$pid")
+	# The child is named sleep once it has exec'd, after the sampler is armed.
+	for i in $(seq 50); do pgrep -P "$pid" -x sleep >/dev/null && break; sleep 0.1; done
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	[ "$rc" -eq 143 ] || { fail "trapd exited $rc, expected 143 (the command's SIGTERM)"; return 1; }
+	grep -q '"end_reason": "interrupted"' cap.json || { fail "window did not end as interrupted"; return 1; }
+}
+
+# A window shorter than the command only bounds the sampling: trapd waits
+# for the command and exits with its status.
+test_capture_window_shorter_than_command() {
+	need_root_bpf || return
+	expect_status 4 "$TRAPD" capture -d 300ms -o cap.pb.zst -- sh -c 'sleep 1; exit 4' || return 1
+	echo "$LAST_STDERR" | grep -q "waiting for 'sh'" || { fail "no word of waiting: $LAST_STDERR"; return 1; }
+	grep -q '"end_reason": "duration"' cap.json || { fail "window did not end at its duration"; return 1; }
+	grep -q '"exit_status": -1' cap.json || { fail "sidecar should say the command outlived the window"; return 1; }
+}

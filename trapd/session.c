@@ -1,0 +1,410 @@
+/* session.c - one capture window, from the decision to the written files. */
+#include "trapd/session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trapd/log.h"
+#include "trapd/target.h"
+
+#define NSEC_PER_SEC 1000000000ll
+#define NSEC_PER_MSEC 1000000ll
+/* cgroup v1 targets are followed by their member list, re-read this often. */
+#define V1_REFRESH_NS (100 * NSEC_PER_MSEC)
+/* A window without a deadline sizes the maps as for this long. */
+#define OPEN_WINDOW_NS (60ull * NSEC_PER_SEC)
+#define WIDENED_MAX 256
+
+struct session {
+	struct capture_target target;
+	struct target_handle handle;
+	struct sampler_opts sopts; /* as the sampler was last set */
+	struct sampler *sampler;
+	bool own_sampler; /* opened here, freed here */
+	struct symbolizer *sym;
+	int epfd; /* session__fd: announcements and the target's pidfd */
+	bool pidfd_watched;
+	uint64_t duration_ns;
+	bool started; /* armed at least once: stop before freeing */
+	bool stopped;
+	int64_t start_ns; /* realtime, ns since the epoch */
+	int64_t start_mono;
+	int64_t arm_ns;
+	int64_t window_ns;    /* as measured at the stop */
+	int64_t deadline;     /* 0 = none */
+	int64_t next_refresh; /* next re-read of cgroup v1 members */
+	const char *end_reason;
+	bool widened;
+	char widened_why[WIDENED_MAX];
+};
+
+int64_t session__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void on_event(const struct sampler_event *ev, void *ctx)
+{
+	struct session *s = ctx;
+	int err = symbolizer__snapshot(s->sym, (int)ev->pid);
+
+	if (err && err != -ESRCH)
+		log_debug("snapshot of pid %u: %s", ev->pid, strerror(-err));
+}
+
+static bool follows_members(const struct session *s)
+{
+	return !s->widened && target_follows_members(&s->target);
+}
+
+/* open_sampler - a sampler for the target target_prepare described in
+ * s->sopts: the caller's, retargeted, or a new one. */
+static int open_sampler(struct session *s, const struct session_opts *o, char *err, size_t errlen)
+{
+	int e = 0;
+
+	s->sopts.freq_hz = o->freq_hz;
+	s->sopts.window_ns = o->duration_ns ? o->duration_ns : OPEN_WINDOW_NS;
+	s->sopts.max_samples = o->max_samples;
+	if (o->sampler) {
+		s->sampler = o->sampler;
+		e = sampler__retarget(s->sampler, &s->sopts, err, errlen);
+	} else {
+		s->own_sampler = true;
+		s->sampler = sampler__open(&s->sopts, err, errlen);
+		if (!s->sampler)
+			e = -errno;
+	}
+	if (e)
+		return e;
+	s->sym = symbolizer__new("/proc");
+	if (!s->sym) {
+		e = -errno;
+		snprintf(err, errlen, "creating the symbolizer: %s", strerror(-e));
+		return e;
+	}
+	target_watch(&s->target, s->sampler);
+	return 0;
+}
+
+static int watch_fds(struct session *s, char *err, size_t errlen)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int e;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		goto cleanup;
+	ev.data.fd = sampler__events_fd(s->sampler);
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto cleanup;
+	if (s->handle.pidfd < 0)
+		return 0;
+	ev.data.fd = s->handle.pidfd;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto cleanup;
+	s->pidfd_watched = true;
+	return 0;
+cleanup:
+	e = -errno;
+	snprintf(err, errlen, "watching the capture's events: %s", strerror(-e));
+	return e;
+}
+
+struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
+{
+	struct session *s;
+	bool bad_input;
+	int e;
+
+	err[0] = '\0';
+	if (!o->freq_hz || o->freq_hz > NSEC_PER_SEC) {
+		snprintf(err, errlen, "frequency out of range: %llu Hz",
+			 (unsigned long long)o->freq_hz);
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->target = o->target;
+	s->target.exit_status = -1;
+	s->handle = (struct target_handle)TARGET_HANDLE_INIT;
+	s->epfd = -1;
+	s->duration_ns = o->duration_ns;
+	/* target_prepare reports bad input itself and says so with -EINVAL,
+	 * the one EINVAL session__open returns: a runtime EINVAL (a verifier
+	 * refusing the program) must not read as bad usage. */
+	e = target_prepare(&s->target, o->cgroup_name, &s->sopts, &s->handle);
+	bad_input = e == -EINVAL;
+	if (e && !bad_input)
+		snprintf(err, errlen, "setting up the target: %s", strerror(-e));
+	if (!e)
+		e = open_sampler(s, o, err, errlen);
+	if (!e)
+		e = watch_fds(s, err, errlen);
+	if (!e && s->target.kind == CAPTURE_TARGET_PID)
+		symbolizer__snapshot(s->sym, s->target.pid);
+	if (e) {
+		session__free(s);
+		errno = bad_input ? EINVAL : e == -EINVAL ? EIO : -e;
+		return NULL;
+	}
+	return s;
+}
+
+int session__start(struct session *s, int64_t decided_mono_ns)
+{
+	int64_t now;
+	int e;
+
+	if (s->started)
+		return -EALREADY;
+	s->start_ns = realtime_ns();
+	s->start_mono = session__now_ns();
+	e = sampler__start(s->sampler);
+	s->arm_ns = session__now_ns() - decided_mono_ns;
+	s->started = true; /* partly armed is armed: session__free stops it */
+	if (!e)
+		e = target_release(&s->target, &s->handle);
+	if (e)
+		return e;
+	now = session__now_ns();
+	s->deadline = s->duration_ns ? now + (int64_t)s->duration_ns : 0;
+	s->next_refresh = now + V1_REFRESH_NS;
+	return 0;
+}
+
+int session__fd(const struct session *s)
+{
+	return s->epfd;
+}
+
+static void unwatch_pidfd(struct session *s)
+{
+	if (s->pidfd_watched)
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->handle.pidfd, NULL);
+	s->pidfd_watched = false;
+}
+
+/* target_exited - the target's pidfd is readable: it has exited. */
+static void target_exited(struct session *s)
+{
+	if (s->target.kind == CAPTURE_TARGET_COMMAND) {
+		if (!target_reap(&s->target, &s->handle, false))
+			return;
+		session__end(s, "command exited");
+	} else if (s->widened) {
+		log_info("pid %d exited; the capture goes on with every task", (int)s->target.pid);
+	} else {
+		session__end(s, "target exited");
+		log_info("pid %d exited; the capture covers its life until then",
+			 (int)s->target.pid);
+	}
+	unwatch_pidfd(s);
+}
+
+void session__handle(struct session *s)
+{
+	struct epoll_event evs[4];
+	int n, i;
+
+	n = epoll_wait(s->epfd, evs, 4, 0);
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.fd == sampler__events_fd(s->sampler))
+			sampler__drain_events(s->sampler, on_event, s);
+		else if (s->pidfd_watched && evs[i].data.fd == s->handle.pidfd)
+			target_exited(s);
+	}
+	/* Without a pidfd, a command's exit is only seen here, on SIGCHLD. */
+	if (s->target.kind == CAPTURE_TARGET_COMMAND && s->handle.pidfd < 0 && s->started &&
+	    target_reap(&s->target, &s->handle, false))
+		session__end(s, "command exited");
+}
+
+bool session__tick(struct session *s, int64_t now)
+{
+	if (s->end_reason)
+		return true;
+	if (!s->started)
+		return false;
+	if (s->deadline && now >= s->deadline) {
+		session__end(s, "duration");
+		return true;
+	}
+	if (follows_members(s) && now >= s->next_refresh) {
+		target_watch(&s->target, s->sampler);
+		s->next_refresh = now + V1_REFRESH_NS;
+	}
+	return false;
+}
+
+int session__timeout_ms(const struct session *s, int64_t now)
+{
+	int64_t wait = -1, refresh;
+
+	if (s->end_reason)
+		return 0;
+	if (s->deadline)
+		wait = s->deadline > now ? s->deadline - now : 0;
+	if (s->started && follows_members(s)) {
+		refresh = s->next_refresh > now ? s->next_refresh - now : 0;
+		if (wait < 0 || refresh < wait)
+			wait = refresh;
+	}
+	if (wait < 0)
+		return -1;
+	wait = (wait + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+	return wait > INT_MAX ? INT_MAX : (int)wait;
+}
+
+int64_t session__deadline(const struct session *s)
+{
+	return s->deadline;
+}
+
+int session__extend(struct session *s, int64_t deadline_mono_ns)
+{
+	if (!s->started)
+		return -EINVAL;
+	if (s->end_reason)
+		return -EALREADY;
+	if (s->deadline && deadline_mono_ns > s->deadline)
+		s->deadline = deadline_mono_ns;
+	return 0;
+}
+
+int session__widen_to_system(struct session *s, const char *why)
+{
+	struct sampler_opts o = s->sopts;
+	char err[256];
+	int e;
+
+	if (s->target.kind == CAPTURE_TARGET_SYSTEM || s->widened)
+		return 0;
+	o.target = SAMPLER_TARGET_ALL;
+	e = sampler__retarget(s->sampler, &o, err, sizeof(err));
+	if (e) {
+		log_warn("cannot widen the capture to every task: %s", err);
+		return e;
+	}
+	s->sopts = o;
+	s->widened = true;
+	snprintf(s->widened_why, sizeof(s->widened_why), "%s", why ? why : "");
+	return 0;
+}
+
+void session__end(struct session *s, const char *reason)
+{
+	if (!s->end_reason)
+		s->end_reason = reason;
+}
+
+void session__signal_command(struct session *s, int signo)
+{
+	if (s->target.kind == CAPTURE_TARGET_COMMAND && !s->handle.reaped && s->target.pid > 0)
+		kill(s->target.pid, signo);
+}
+
+void session__wait_command(struct session *s)
+{
+	if (s->target.kind != CAPTURE_TARGET_COMMAND || s->handle.reaped || s->target.pid <= 0)
+		return;
+	if (s->handle.gate_fd < 0)
+		log_info("window closed; waiting for '%s' (pid %d) to exit", s->target.argv[0],
+			 (int)s->target.pid);
+	target_reap(&s->target, &s->handle, true);
+}
+
+const struct capture_target *session__target(const struct session *s)
+{
+	return &s->target;
+}
+
+/* close_window - disarm (once) and take in what was announced until then. */
+static void close_window(struct session *s)
+{
+	if (!s->stopped) {
+		sampler__stop(s->sampler);
+		s->stopped = true;
+		s->window_ns = session__now_ns() - s->start_mono;
+	}
+	sampler__drain_events(s->sampler, on_event, s);
+}
+
+static void fill_info(const struct session *s, struct capture_info *info)
+{
+	info->target = s->target;
+	info->freq_hz = s->sopts.freq_hz;
+	info->period_ns = 1000000000ull / s->sopts.freq_hz;
+	info->start_ns = s->start_ns;
+	info->duration_ns = s->window_ns;
+	info->end_reason = s->end_reason ? s->end_reason : "duration";
+	info->arm_ns = s->arm_ns;
+	info->ncpus = sampler__ncpus(s->sampler);
+	info->scope_widened = s->widened ? s->widened_why : NULL;
+}
+
+int session__finish(struct session *s, const char *path, struct capture_info *info, char *err,
+		    size_t errlen)
+{
+	struct profile *p = NULL;
+	char why[512];
+	int e;
+
+	if (!s->started) {
+		snprintf(err, errlen, "the capture was never started");
+		return -EINVAL;
+	}
+	close_window(s);
+	fill_info(s, info);
+	e = capture_build_profile(s->sampler, s->sym, info, &p);
+	if (e) {
+		snprintf(err, errlen, "reading the capture: %s", strerror(-e));
+		return e;
+	}
+	e = capture_write(path, p, info, why, sizeof(why));
+	profile__free(p);
+	if (e)
+		snprintf(err, errlen, "writing the capture: %s", why);
+	return e;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->started && !s->stopped)
+		sampler__stop(s->sampler);
+	if (s->own_sampler)
+		sampler__free(s->sampler);
+	symbolizer__free(s->sym);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	/* A command never released exits as soon as its gate closes. */
+	if (s->target.kind == CAPTURE_TARGET_COMMAND && s->handle.gate_fd >= 0)
+		target_reap(&s->target, &s->handle, true);
+	target_close(&s->handle);
+	free(s);
+}
