@@ -108,7 +108,7 @@ static bool has_option(const char *opts, const char *name)
  * FSTYPE SOURCE SUPEROPTIONS */
 void cgroup_stat_mount_line(const char *line, struct cgroup_stat_mounts *m)
 {
-	char mnt[PATH_MAX], field[PATH_MAX];
+	char mnt[PATH_MAX], field[PATH_MAX], fstype[32];
 	const char *p = line;
 	int i;
 
@@ -119,16 +119,16 @@ void cgroup_stat_mount_line(const char *line, struct cgroup_stat_mounts *m)
 		if (next_field(&p, field, sizeof(field)))
 			return;
 	} while (strcmp(field, "-"));
-	if (next_field(&p, field, sizeof(field)))
-		return;
-	if (!strcmp(field, "cgroup2")) {
+	if (next_field(&p, fstype, sizeof(fstype)) || next_field(&p, field, sizeof(field)) ||
+	    next_field(&p, field, sizeof(field)))
+		return; /* the source is skipped; field holds the super options */
+	if (!strcmp(fstype, "cgroup2")) {
 		if (!m->v2[0])
 			copy_str(m->v2, sizeof(m->v2), mnt);
 		return;
 	}
-	/* v1: skip the source; the super options name the controllers */
-	if (strcmp(field, "cgroup") || next_field(&p, field, sizeof(field)) ||
-	    next_field(&p, field, sizeof(field)))
+	/* v1: the super options name the controllers */
+	if (strcmp(fstype, "cgroup"))
 		return;
 	if (!m->cpu[0] && has_option(field, "cpu"))
 		copy_str(m->cpu, sizeof(m->cpu), mnt);

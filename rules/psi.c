@@ -4,9 +4,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "rules/proc_stat.h"
@@ -145,6 +147,7 @@ int psi_read(const char *path, struct psi_stat *out, char *err, size_t errlen)
 int psi_trigger_open(const char *path, bool full, uint64_t stall_us, uint64_t window_us, char *err,
 		     size_t errlen)
 {
+	struct statfs fs;
 	char trig[64];
 	int fd, ret;
 
@@ -153,6 +156,13 @@ int psi_trigger_open(const char *path, bool full, uint64_t stall_us, uint64_t wi
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	/* a copy of a pressure file (a fixture) would take the write */
+	if (fstatfs(fd, &fs) ||
+	    (fs.f_type != PROC_SUPER_MAGIC && fs.f_type != CGROUP2_SUPER_MAGIC)) {
+		close(fd);
+		return fail(err, errlen, -EOPNOTSUPP,
+			    "%s: not a kernel pressure file (on procfs or cgroup2)", path);
+	}
 	/* the kernel reads the trigger as a C string: the NUL goes too */
 	if (write(fd, trig, strlen(trig) + 1) >= 0)
 		return fd;

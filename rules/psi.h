@@ -54,7 +54,8 @@ int psi_read(const char *path, struct psi_stat *out, char *err, size_t errlen);
  * with @err: the kernel takes windows of 500ms..10s, a stall of at most
  * the window, and from a process without CAP_SYS_RESOURCE only windows
  * that are whole multiples of 2s (EINVAL otherwise; EPERM on older
- * kernels). */
+ * kernels), or -EOPNOTSUPP when @path is not on procfs or cgroup2 (a
+ * copy of a pressure file would take the write). */
 int psi_trigger_open(const char *path, bool full, uint64_t stall_us, uint64_t window_us, char *err,
 		     size_t errlen);
 
