@@ -248,9 +248,12 @@ static int normalise(const char *in, char *out, size_t len)
 	return 0;
 }
 
-/* relative_of_absolute - the path of the absolute @name inside the
- * hierarchy it is in: by its spelling, else through realpath (a v1
- * "/sys/fs/cgroup/cpu" that links to "cpu,cpuacct"). */
+/* relative_of_absolute - the path inside the hierarchies of the absolute
+ * @name: the rest after the mount point it is under, by its spelling or
+ * through realpath (a v1 "/sys/fs/cgroup/cpu" that links to
+ * "cpu,cpuacct"). A name under no mount point is taken as relative to the
+ * hierarchies' roots, as /proc/PID/cgroup writes cgroups
+ * ("/system.slice/x.service"; "/" is the root). */
 static int relative_of_absolute(const struct cgroup_stat_mounts *m, const char *name, char *rel,
 				size_t len)
 {
@@ -264,16 +267,13 @@ static int relative_of_absolute(const struct cgroup_stat_mounts *m, const char *
 	if (best)
 		return normalise(name + best, rel, len);
 	snprintf(full, sizeof(full), "%s%s", m->prefix, name);
-	if (!realpath(full, real))
-		return -errno;
-	for (i = 0; i < 3; i++) {
-		if (!mnts[i][0])
-			continue;
+	for (i = 0; i < 3 && realpath(full, real); i++) {
 		snprintf(full, sizeof(full), "%s%s", m->prefix, mnts[i]);
-		if (realpath(full, mreal) && (n = under(real, mreal)))
+		if (mnts[i][0] && realpath(full, mreal) && (n = under(real, mreal)))
 			return normalise(real + n, rel, len);
+		snprintf(full, sizeof(full), "%s%s", m->prefix, name);
 	}
-	return -EINVAL;
+	return normalise(name, rel, len);
 }
 
 static bool is_dir(const char *path)
@@ -308,13 +308,6 @@ int cgroup_stat_locate(const struct cgroup_stat_mounts *m, const char *name,
 		ret = relative_of_absolute(m, name, d->relative, sizeof(d->relative));
 	else
 		ret = normalise(name, d->relative, sizeof(d->relative));
-	if (ret == -ENOENT)
-		return fail(err, errlen, ret, "cgroup %s: no such directory", name);
-	if (ret == -EINVAL && name[0] == '/')
-		return fail(err, errlen, ret,
-			    "cgroup %s: not inside a cgroup hierarchy (v2 '%s', cpu '%s', "
-			    "cpuacct '%s')",
-			    name, m->v2, m->cpu, m->cpuacct);
 	if (ret)
 		return fail(err, errlen, ret, "cgroup %s: %s", name,
 			    ret == -EINVAL ? "a '..' component is not allowed" : strerror(-ret));

@@ -89,11 +89,13 @@ int cgroup_stat_find_mounts(const char *mountinfo, const char *fs_prefix,
 
 /* cgroup_stat_locate - the directories of cgroup @name: a path relative
  * to the hierarchies' roots ("system.slice/x.service", the same relative
- * path in each hierarchy), or an absolute directory inside one of them
- * ("/sys/fs/cgroup/cpu/x", whose counterparts "x" in the others are found
- * where they exist). Returns 0 when the cgroup is in at least one
- * hierarchy, -ENOENT when in none, -EINVAL for a name outside every
- * hierarchy or with a ".." component; @err says what. */
+ * path in each hierarchy; "." is the root), an absolute directory inside
+ * one of them ("/sys/fs/cgroup/cpu/x", whose counterparts "x" in the
+ * others are found where they exist), or an absolute path under no mount
+ * point, taken as relative to the roots as /proc/PID/cgroup writes it
+ * ("/system.slice/x.service", "/"). Returns 0 when the cgroup is in at
+ * least one hierarchy, -ENOENT when in none, -EINVAL for an empty name or
+ * one with a ".." component; @err says what. */
 int cgroup_stat_locate(const struct cgroup_stat_mounts *m, const char *name,
 		       struct cgroup_stat_dirs *d, char *err, size_t errlen);
 

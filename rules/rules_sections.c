@@ -284,6 +284,8 @@ static void check_unique(struct rules_parser *p, struct named *v, size_t n, bool
 {
 	size_t i, first = 0;
 
+	if (n < 2)
+		return;
 	qsort(v, n, sizeof(*v), cmp_named);
 	for (i = 1; i < n; i++) {
 		if (strcmp(v[i].name, v[first].name)) {

@@ -518,9 +518,12 @@ static int read_process(struct signal_source *s, int64_t now, int64_t *value, ch
 	}
 	if (any)
 		return 0;
+	if (waiting && s->scope == RULE_SCOPE_PID)
+		return fail(err, errlen, -EAGAIN, "pid %d: first reading of its CPU ticks",
+			    (int)s->scope_pid);
 	if (waiting)
-		return fail(err, errlen, -EAGAIN, "%s %s: first reading of its CPU ticks",
-			    s->scope == RULE_SCOPE_PID ? "pid" : "process", s->name ? s->name : "");
+		return fail(err, errlen, -EAGAIN, "process %s: first reading of its CPU ticks",
+			    s->name);
 	if (hard)
 		return hard; /* @err says which file */
 	if (s->scope == RULE_SCOPE_PID)

@@ -6,6 +6,28 @@
  * change of a kernel counter between two reads, so the first read of
  * such a source has no value yet. Where files are found is configurable
  * (struct signal_env) so tests read fixture trees.
+ *
+ * Values are integers in the rule's base unit (rules.h), computed with
+ * 128-bit products and truncated toward zero:
+ *   cpu                 usage / wall, % of one CPU
+ *   cpu.quota           usage / (wall x quota CPUs)
+ *   cpu.throttled       throttled periods / periods (0 when no period ran)
+ *   cpu.throttled_time  throttled time / wall
+ *   cpu.throttled_rate  throttled periods per second, in thousandths
+ *   psi.R.some|full     avg10/60/300 as the kernel wrote them, or the stall
+ *                       share over the rule's window from the "total"
+ *                       counter (no value until a reading a whole window
+ *                       old is kept)
+ *   process.cpu         (utime + stime) / CLK_TCK / wall
+ *   process.rss         bytes; process.threads, process.fds: counts
+ * Which cgroup file each counter comes from on v2, v1 and hybrid hosts is
+ * in cgroup_stat.h.
+ *
+ * Scopes: a cgroup is a path relative to the hierarchies' roots, an
+ * absolute directory in any of them (its counterparts in the others are
+ * used too), or "/..." as /proc/PID/cgroup writes it. The system scope
+ * of a cgroup signal is the root cgroup; of PSI, /proc/pressure. A
+ * process name follows at most the first 1024 matching processes.
  */
 #ifndef TRAPD_SIGNAL_H
 #define TRAPD_SIGNAL_H
@@ -39,12 +61,19 @@ struct signal_source *signal_source__new(const struct rule *r, const struct sign
 void signal_source__free(struct signal_source *s);
 
 /* signal_source__read - sample the signal at @now_ns (CLOCK_MONOTONIC).
- * Returns 0 with the value in *value (the rule's base unit), -EAGAIN when
- * a rate has its first counter reading and no value yet, -ENOENT when the
- * scope is gone (no such cgroup, pid or process name), -ENODATA when the
- * host lacks the signal (no PSI, no quota set for cpu.quota), or another
- * negative errno. On failure @err says what and where, e.g.
- * "/sys/fs/cgroup/unified/x/cpu.stat: no such file". */
+ * Returns 0 with the value in *value (the rule's base unit), or:
+ *   -EAGAIN   a rate has no value yet: its first counter reading, no time
+ *             since the last one, a counter that went backwards (cgroup
+ *             recreated, pid reused) or moved to another hierarchy, a
+ *             custom PSI window not yet covered; the next read may have one
+ *   -ENOENT   the scope is gone (no such cgroup, pid or process name)
+ *   -ENODATA  the host lacks the signal: no PSI (kernel, psi=0, a v1-only
+ *             cgroup, no "full" line), no quota set for cpu.quota, no
+ *             throttling counters (no cpu controller over the cgroup)
+ *   -EINVAL   a malformed file, or a scope the signal cannot have
+ *   another negative errno.
+ * On failure @err says what and where, e.g.
+ * "/sys/fs/cgroup/unified/x/cpu.stat: no 'usage_usec' line". */
 int signal_source__read(struct signal_source *s, int64_t now_ns, int64_t *value, char *err,
 			size_t errlen);
 
@@ -56,12 +85,15 @@ pid_t signal_source__pid(const struct signal_source *s);
 
 /* signal_source__trigger_fd - for a PSI rule over a custom window: open a
  * kernel PSI trigger ("some|full STALL_US WINDOW_US" written to the
- * pressure file) that polls POLLPRI when the stall share passes the
- * rule's threshold within its window. Returns the fd (owned by the
- * source; the same fd on later calls), -EOPNOTSUPP when the rule cannot
- * use one (not PSI, not a custom window, a `below` rule), or the errno
- * the kernel gave (EINVAL: a window it does not take; EPERM: a window
- * that needs CAP_SYS_RESOURCE) with @err filled. */
+ * pressure file, STALL_US = threshold% of the window) that polls POLLPRI
+ * when the stall share passes the rule's threshold within its window.
+ * Returns the fd (owned by the source; the same fd on later calls),
+ * -EOPNOTSUPP when the rule cannot use one (not PSI, not a custom window,
+ * a `below` rule, or the file is not a kernel pressure file), -ENODATA or
+ * -ENOENT as signal_source__read for the file, or the errno the kernel
+ * gave (EINVAL: a window it does not take, which without
+ * CAP_SYS_RESOURCE is any window that is not a multiple of 2s; EPERM on
+ * older kernels) with @err filled. */
 int signal_source__trigger_fd(struct signal_source *s, char *err, size_t errlen);
 
 #endif
