@@ -55,8 +55,9 @@ struct signal_source;
 
 /* signal_source__new - a source for @r's signal and scope. Nothing is
  * read yet (a cgroup or process that does not exist yet is not an error
- * here). Returns NULL with errno set on allocation failure. @env is
- * copied; its strings must outlive the source. */
+ * here). Returns NULL with errno set on allocation failure. @r is
+ * copied, strings too (a reload may free the rule); @env is copied, but
+ * its strings must outlive the source. */
 struct signal_source *signal_source__new(const struct rule *r, const struct signal_env *env);
 void signal_source__free(struct signal_source *s);
 

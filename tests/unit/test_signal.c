@@ -1,0 +1,707 @@
+/* test_signal.c - every signal of signal.h read twice from a scratch copy
+ * of the fixture trees (tests/data/sys), the kernel counters changed in
+ * between, and the exact value checked, on pure v2, v1 (apart and
+ * co-mounted) and hybrid layouts; the -EAGAIN, -ENOENT and -ENODATA cases
+ * with their messages; PSI triggers; and a sanity read of the live host. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rules/signal.h"
+
+#define SEC 1000000000ll
+
+struct fix {
+	char root[256];
+	char prefix[320];
+	char mountinfo[352];
+	char proc[320];
+	struct signal_env env;
+	char err[1024];
+};
+
+static int setup(void **state)
+{
+	const char *d = getenv("TRAPD_TESTDATA");
+	struct fix *f = calloc(1, sizeof(*f));
+	char cmd[1024];
+
+	if (!f)
+		return -1;
+	snprintf(f->root, sizeof(f->root), "/tmp/trapd-signal-XXXXXX");
+	if (!mkdtemp(f->root))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/sys/.' '%s'", d ? d : "tests/data", f->root);
+	if (system(cmd))
+		return -1;
+	snprintf(f->proc, sizeof(f->proc), "%s/proc", f->root);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+	if (system(cmd))
+		return -1;
+	free(f);
+	return 0;
+}
+
+/* use - read layout @name of the scratch tree. */
+static const struct signal_env *use(struct fix *f, const char *name)
+{
+	snprintf(f->prefix, sizeof(f->prefix), "%s/%s", f->root, name);
+	snprintf(f->mountinfo, sizeof(f->mountinfo), "%s/mountinfo", f->prefix);
+	f->env.proc_root = f->proc;
+	f->env.mountinfo = f->mountinfo;
+	f->env.fs_prefix = f->prefix;
+	return &f->env;
+}
+
+__attribute__((format(printf, 3, 4))) static void put(struct fix *f, const char *file,
+						      const char *fmt, ...)
+{
+	char path[1024];
+	va_list ap;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", f->prefix, file);
+	fp = fopen(path, "w");
+	if (!fp)
+		fail_msg("%s: cannot write", path);
+	va_start(ap, fmt);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+	fclose(fp);
+}
+
+/* run - shell command @what on the layout's file @file. */
+static void run(struct fix *f, const char *what, const char *file)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s '%s/%s'", what, f->prefix, file);
+	assert_int_equal(system(cmd), 0);
+}
+
+static struct rule rule(enum rule_signal sig, enum rule_scope_kind kind, const char *what)
+{
+	struct rule r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.name, sizeof(r.name), "t");
+	r.signal = sig;
+	r.above = true;
+	r.scope.kind = kind;
+	if (kind == RULE_SCOPE_CGROUP)
+		r.scope.cgroup = (char *)what;
+	else if (kind == RULE_SCOPE_PROCESS)
+		r.scope.process = (char *)what;
+	else if (kind == RULE_SCOPE_PID)
+		r.scope.pid = (pid_t)strtol(what, NULL, 10);
+	return r;
+}
+
+static struct rule psi_rule(enum rule_psi_resource res, bool full, enum rule_psi_window win,
+			    enum rule_scope_kind kind, const char *cgroup)
+{
+	struct rule r = rule(RULE_SIGNAL_PSI, kind, cgroup);
+
+	r.psi_resource = res;
+	r.psi_full = full;
+	r.psi_window = win;
+	return r;
+}
+
+/* expect - read @s at @now: @ret, and @value when @ret is 0; the message,
+ * when @msg is given, must contain it. */
+static void expect(struct fix *f, struct signal_source *s, int64_t now, int ret, int64_t value,
+		   const char *msg)
+{
+	int64_t v = -12345;
+	int got;
+
+	f->err[0] = '\0';
+	got = signal_source__read(s, now, &v, f->err, sizeof(f->err));
+	if (got != ret || (ret == 0 && v != value))
+		fail_msg("read: %d (%s) value %lld; wanted %d value %lld", got, f->err,
+			 (long long)v, ret, (long long)value);
+	if (msg && !strstr(f->err, msg))
+		fail_msg("message '%s' lacks '%s'", f->err, msg);
+}
+
+static const enum rule_signal cpu_signals[] = {
+	RULE_SIGNAL_CPU,
+	RULE_SIGNAL_CPU_QUOTA,
+	RULE_SIGNAL_THROTTLED,
+	RULE_SIGNAL_THROTTLED_TIME,
+	RULE_SIGNAL_THROTTLED_RATE,
+};
+
+/* cpu_round - the five cgroup signals of @cgroup, first read at 1s, then
+ * @change applied, then read at 3s: 1.5s of CPU in 2s of wall time, 5 of
+ * 20 periods throttled for 0.5s. @want holds the values in order. */
+static void cpu_round(struct fix *f, const char *layout, const char *cgroup,
+		      void (*change)(struct fix *), const int64_t want[5])
+{
+	struct signal_source *s[5];
+	struct rule r;
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		r = rule(cpu_signals[i], RULE_SCOPE_CGROUP, cgroup);
+		s[i] = signal_source__new(&r, use(f, layout));
+		assert_non_null(s[i]);
+		expect(f, s[i], 1 * SEC, -EAGAIN, 0, "first reading of its counters");
+		assert_int_equal(signal_source__pid(s[i]), 0);
+	}
+	change(f);
+	for (i = 0; i < 5; i++) {
+		expect(f, s[i], 3 * SEC, 0, want[i], NULL);
+		signal_source__free(s[i]);
+	}
+}
+
+static void change_v2(struct fix *f)
+{
+	put(f, "sys/fs/cgroup/system.slice/web.service/cpu.stat",
+	    "usage_usec 2001500000\nuser_usec 1501000000\nsystem_usec 500500000\n"
+	    "core_sched.force_idle_usec 0\nnr_periods 1020\nnr_throttled 55\n"
+	    "throttled_usec 3000000\nnr_bursts 0\nburst_usec 0\n");
+}
+
+static void change_hybrid(struct fix *f)
+{
+	put(f, "sys/fs/cgroup/unified/system.slice/web.service/cpu.stat",
+	    "usage_usec 2501500000\nuser_usec 2001000000\nsystem_usec 500500000\n");
+	put(f, "sys/fs/cgroup/cpu/system.slice/web.service/cpu.stat",
+	    "nr_periods 2020\nnr_throttled 105\nthrottled_time 2000000000\n");
+	/* cpuacct is not read where v2 has the cgroup: a jump here is ignored */
+	put(f, "sys/fs/cgroup/cpuacct/system.slice/web.service/cpuacct.usage", "99400000000\n");
+}
+
+static void change_v1(struct fix *f)
+{
+	put(f, "sys/fs/cgroup/cpuacct/system.slice/web.service/cpuacct.usage", "4500000000\n");
+	put(f, "sys/fs/cgroup/cpu/system.slice/web.service/cpu.stat",
+	    "nr_periods 4020\nnr_throttled 125\nthrottled_time 3500000000\nnr_bursts 0\n"
+	    "burst_time 0\n");
+}
+
+static void change_comounted(struct fix *f)
+{
+	put(f, "sys/fs/cgroup/cpu,cpuacct/system.slice/web.service/cpuacct.usage", "8500000000\n");
+	put(f, "sys/fs/cgroup/cpu,cpuacct/system.slice/web.service/cpu.stat",
+	    "nr_periods 620\nnr_throttled 35\nthrottled_time 1400000000\n");
+}
+
+static void test_cgroup_cpu_on_each_layout(void **state)
+{
+	/* cpu 75%; of a 0.5 CPU quota 150%; 25% of periods; 25% of the
+	 * time; 2.5 throttlings a second */
+	static const int64_t half_cpu[5] = { 7500, 15000, 2500, 2500, 2500 };
+	static const int64_t v1[5] = { 7500, 5000, 2500, 2500, 2500 };	    /* quota 1.5 */
+	static const int64_t comount[5] = { 7500, 3750, 2500, 2500, 2500 }; /* quota 2 */
+	struct fix *f = *state;
+
+	cpu_round(f, "v2", "system.slice/web.service", change_v2, half_cpu);
+	cpu_round(f, "hybrid", "system.slice/web.service", change_hybrid, half_cpu);
+	cpu_round(f, "v1", "system.slice/web.service", change_v1, v1);
+	cpu_round(f, "v1-comounted", "/sys/fs/cgroup/cpu/system.slice/web.service",
+		  change_comounted, comount);
+}
+
+static void test_cgroup_absolute_paths_and_root(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	/* a v1 directory: its usage comes from the v2 counterpart */
+	r = rule(RULE_SIGNAL_CPU, RULE_SCOPE_CGROUP, "/sys/fs/cgroup/cpu/system.slice/web.service");
+	s = signal_source__new(&r, use(f, "hybrid"));
+	expect(f, s, 1 * SEC, -EAGAIN, 0, NULL);
+	change_hybrid(f);
+	expect(f, s, 3 * SEC, 0, 7500, NULL);
+	signal_source__free(s);
+	/* the system scope is the root cgroup: 2s of CPU in 1s */
+	r = rule(RULE_SIGNAL_CPU, RULE_SCOPE_SYSTEM, NULL);
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, 10 * SEC, -EAGAIN, 0, NULL);
+	put(f, "sys/fs/cgroup/cpu.stat", "usage_usec 9002000000\nuser_usec 1\nsystem_usec 1\n");
+	expect(f, s, 11 * SEC, 0, 20000, NULL);
+	signal_source__free(s);
+}
+
+static void test_cgroup_no_data(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	/* the v2 cpu controller is not enabled for user.slice */
+	r = rule(RULE_SIGNAL_THROTTLED, RULE_SCOPE_CGROUP, "user.slice");
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, SEC, -ENODATA, 0, "cgroup user.slice: no throttling counters");
+	signal_source__free(s);
+	r = rule(RULE_SIGNAL_CPU_QUOTA, RULE_SCOPE_CGROUP, "system.slice"); /* "max 100000" */
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, SEC, -ENODATA, 0, "cgroup system.slice: no CPU quota set");
+	signal_source__free(s);
+	/* hybrid: in the v2 tree only, so no v1 cpu controller over it */
+	r = rule(RULE_SIGNAL_THROTTLED_RATE, RULE_SCOPE_CGROUP, "batch.slice");
+	s = signal_source__new(&r, use(f, "hybrid"));
+	expect(f, s, SEC, -ENODATA, 0, "no throttling counters");
+	signal_source__free(s);
+	r = rule(RULE_SIGNAL_CPU, RULE_SCOPE_CGROUP, "no/such.service");
+	s = signal_source__new(&r, use(f, "hybrid"));
+	expect(f, s, SEC, -ENOENT, 0, "cgroup no/such.service: no such cgroup");
+	signal_source__free(s);
+	/* a process signal needs a process */
+	r = rule(RULE_SIGNAL_PROC_RSS, RULE_SCOPE_CGROUP, "x");
+	s = signal_source__new(&r, use(f, "hybrid"));
+	expect(f, s, SEC, -EINVAL, 0, "needs a pid or process scope");
+	signal_source__free(s);
+}
+
+static void test_cgroup_rate_restarts(void **state)
+{
+	const char *stat = "sys/fs/cgroup/system.slice/web.service/cpu.stat";
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	r = rule(RULE_SIGNAL_CPU, RULE_SCOPE_CGROUP, "system.slice/web.service");
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, 1 * SEC, -EAGAIN, 0, NULL);
+	put(f, stat, "usage_usec 2000500000\n");
+	expect(f, s, 2 * SEC, 0, 5000, NULL);
+	/* no time passed: no value, and the last reading is kept */
+	expect(f, s, 2 * SEC, -EAGAIN, 0, "no time since the last reading");
+	put(f, stat, "usage_usec 2001500000\n");
+	expect(f, s, 4 * SEC, 0, 5000, NULL);
+	/* recreated: the counter starts again low */
+	put(f, stat, "usage_usec 1000\n");
+	expect(f, s, 5 * SEC, -EAGAIN, 0, "CPU usage went backwards (cgroup recreated?)");
+	put(f, stat, "usage_usec 251000\n");
+	expect(f, s, 6 * SEC, 0, 2500, NULL);
+	/* removed, then back */
+	run(f, "rm -rf", "sys/fs/cgroup/system.slice/web.service");
+	expect(f, s, 7 * SEC, -ENOENT, 0, "no such cgroup");
+	run(f, "mkdir", "sys/fs/cgroup/system.slice/web.service");
+	put(f, stat, "usage_usec 10\n");
+	expect(f, s, 8 * SEC, -EAGAIN, 0, "first reading");
+	put(f, stat, "usage_usec 100010\n");
+	expect(f, s, 9 * SEC, 0, 1000, NULL);
+	/* a bad file: the message names it */
+	put(f, stat, "user_usec 10\n");
+	expect(f, s, 10 * SEC, -EINVAL, 0,
+	       "/sys/fs/cgroup/system.slice/web.service/cpu.stat: no 'usage_usec' line");
+	signal_source__free(s);
+}
+
+static void test_cgroup_moves_between_hierarchies(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	/* "legacy" is v1 only: usage from cpuacct.usage */
+	r = rule(RULE_SIGNAL_CPU, RULE_SCOPE_CGROUP, "legacy");
+	s = signal_source__new(&r, use(f, "hybrid"));
+	expect(f, s, 1 * SEC, -EAGAIN, 0, NULL);
+	put(f, "sys/fs/cgroup/cpuacct/legacy/cpuacct.usage", "1300000000\n");
+	expect(f, s, 2 * SEC, 0, 3000, NULL);
+	/* it appears in the v2 tree: usage now comes from there, rate restarts */
+	run(f, "mkdir", "sys/fs/cgroup/unified/legacy");
+	put(f, "sys/fs/cgroup/unified/legacy/cpu.stat", "usage_usec 5\n");
+	expect(f, s, 3 * SEC, -EAGAIN, 0, "moved to another hierarchy");
+	put(f, "sys/fs/cgroup/unified/legacy/cpu.stat", "usage_usec 1000005\n");
+	expect(f, s, 4 * SEC, 0, 10000, NULL);
+	signal_source__free(s);
+}
+
+static void test_psi_averages(void **state)
+{
+	static const struct {
+		const char *layout;
+		enum rule_psi_resource res;
+		bool full;
+		enum rule_psi_window win;
+		enum rule_scope_kind kind;
+		const char *cgroup;
+		int64_t want;
+	} w[] = {
+		{ "hybrid", RULE_PSI_CPU, false, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL, 133 },
+		{ "hybrid", RULE_PSI_CPU, false, RULE_PSI_AVG60, RULE_SCOPE_SYSTEM, NULL, 33 },
+		{ "hybrid", RULE_PSI_IO, false, RULE_PSI_AVG300, RULE_SCOPE_SYSTEM, NULL, 307 },
+		{ "hybrid", RULE_PSI_IO, true, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL, 1001 },
+		{ "hybrid", RULE_PSI_MEMORY, true, RULE_PSI_AVG60, RULE_SCOPE_SYSTEM, NULL, 5 },
+		{ "hybrid", RULE_PSI_CPU, false, RULE_PSI_AVG10, RULE_SCOPE_CGROUP,
+		  "system.slice/web.service", 777 },
+		{ "hybrid", RULE_PSI_CPU, true, RULE_PSI_AVG300, RULE_SCOPE_CGROUP,
+		  "/sys/fs/cgroup/cpu/system.slice/web.service", 55 },
+		{ "v2", RULE_PSI_IO, true, RULE_PSI_AVG60, RULE_SCOPE_CGROUP,
+		  "system.slice/web.service", 999 },
+		{ "v2", RULE_PSI_MEMORY, false, RULE_PSI_AVG10, RULE_SCOPE_CGROUP, ".", 0 },
+		{ "v1-comounted", RULE_PSI_IO, false, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL,
+		  1234 },
+	};
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		r = psi_rule(w[i].res, w[i].full, w[i].win, w[i].kind, w[i].cgroup);
+		s = signal_source__new(&r, use(f, w[i].layout));
+		expect(f, s, SEC, 0, w[i].want, NULL);
+		assert_int_equal(signal_source__pid(s), 0);
+		signal_source__free(s);
+	}
+}
+
+static void test_psi_missing(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	/* v1 only: no PSI for the cgroup */
+	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_AVG10, RULE_SCOPE_CGROUP, "legacy");
+	s = signal_source__new(&r, use(f, "hybrid"));
+	expect(f, s, SEC, -ENODATA, 0, "cgroup legacy: in no v2 tree (only cgroup v1");
+	signal_source__free(s);
+	/* booted with psi=0 */
+	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL);
+	s = signal_source__new(&r, use(f, "v1"));
+	expect(f, s, SEC, -ENODATA, 0, "/v1/proc/pressure/cpu: no such file (a kernel without PSI");
+	signal_source__free(s);
+	/* a kernel before 5.13 has no "full" line for cpu */
+	r = psi_rule(RULE_PSI_CPU, true, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL);
+	s = signal_source__new(&r, use(f, "v1-comounted"));
+	expect(f, s, SEC, -ENODATA, 0, "/proc/pressure/cpu: no 'full' line");
+	signal_source__free(s);
+	/* the cgroup is gone, or only its file */
+	r = psi_rule(RULE_PSI_IO, false, RULE_PSI_AVG10, RULE_SCOPE_CGROUP, "gone.service");
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, SEC, -ENOENT, 0, "no such cgroup");
+	signal_source__free(s);
+	run(f, "rm", "sys/fs/cgroup/user.slice/io.pressure");
+	r = psi_rule(RULE_PSI_IO, false, RULE_PSI_AVG10, RULE_SCOPE_CGROUP, "user.slice");
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, SEC, -ENODATA, 0, "user.slice/io.pressure: no such file");
+	signal_source__free(s);
+	/* PSI of a process is not a thing */
+	r = psi_rule(RULE_PSI_IO, false, RULE_PSI_AVG10, RULE_SCOPE_PID, "1");
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, SEC, -EINVAL, 0, "PSI is read for the system or a cgroup");
+	signal_source__free(s);
+}
+
+static void test_psi_custom_window(void **state)
+{
+	const char *file = "sys/fs/cgroup/system.slice/web.service/memory.pressure";
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	r = psi_rule(RULE_PSI_MEMORY, true, RULE_PSI_CUSTOM, RULE_SCOPE_CGROUP,
+		     "system.slice/web.service");
+	r.psi_window_ns = 2 * SEC;
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, 10 * SEC, -EAGAIN, 0, "no reading a whole window (2000 ms) old yet");
+	expect(f, s, 11 * SEC, -EAGAIN, 0, NULL);
+	/* 0.5s of "full" stall in the 2s window: 25% */
+	put(f, file,
+	    "some avg10=0.00 avg60=0.00 avg300=0.00 total=777000\n"
+	    "full avg10=0.00 avg60=0.00 avg300=0.00 total=500100\n");
+	expect(f, s, 12 * SEC, 0, 2500, NULL);
+	/* the cgroup recreated: total restarts */
+	put(f, file,
+	    "some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n"
+	    "full avg10=0.00 avg60=0.00 avg300=0.00 total=7\n");
+	expect(f, s, 13 * SEC, -EAGAIN, 0, "total went backwards");
+	expect(f, s, 14 * SEC, -EAGAIN, 0, NULL);
+	put(f, file,
+	    "some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n"
+	    "full avg10=0.00 avg60=0.00 avg300=0.00 total=2000007\n");
+	expect(f, s, 15 * SEC, 0, 10000, NULL);
+	signal_source__free(s);
+}
+
+/* set_stat - /proc/PID/stat of fixture process @pid with new counters. */
+static void set_stat(struct fix *f, int pid, const char *comm, unsigned utime, unsigned stime,
+		     unsigned long long start)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", f->proc, pid);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp,
+		"%d (%s) S 1 %d %d 0 -1 4194624 1530 0 2 0 %u %u 0 0 20 0 4 0 %llu 92274688 "
+		"2560 18446744073709551615 0 0 0 0 0 0 0 4096 134234627 0 0 0 17 1 0 0\n",
+		pid, comm, pid, pid, utime, stime, start);
+	fclose(fp);
+}
+
+/* ticks_share - @ticks of CPU over @secs as hundredths of a percent. */
+static int64_t ticks_share(long long ticks, long long secs)
+{
+	return ticks * 10000 / (sysconf(_SC_CLK_TCK) * secs);
+}
+
+static void test_process_figures(void **state)
+{
+	static const struct {
+		enum rule_signal sig;
+		enum rule_scope_kind kind;
+		const char *what;
+		int64_t want;
+		pid_t pid;
+	} w[] = {
+		{ RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PID, "4242", 10240 * 1024, 4242 },
+		{ RULE_SIGNAL_PROC_THREADS, RULE_SCOPE_PID, "4242", 4, 4242 },
+		{ RULE_SIGNAL_PROC_FDS, RULE_SCOPE_PID, "4242", 4, 4242 },
+		{ RULE_SIGNAL_PROC_FDS, RULE_SCOPE_PID, "2", 0, 2 },
+		{ RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PID, "2", 0, 2 }, /* a kernel thread */
+		/* by name: the highest, and which process it is */
+		{ RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PROCESS, "nginx", 20480 * 1024, 4243 },
+		{ RULE_SIGNAL_PROC_THREADS, RULE_SCOPE_PROCESS, "nginx", 4, 4242 },
+		{ RULE_SIGNAL_PROC_FDS, RULE_SCOPE_PROCESS, "nginx", 4, 4242 },
+		{ RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PROCESS, "tricky) (comm", 1024 * 1024, 5150 },
+		{ RULE_SIGNAL_PROC_FDS, RULE_SCOPE_PROCESS, "php-fpm: pool www", 5, 6001 },
+	};
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		r = rule(w[i].sig, w[i].kind, w[i].what);
+		s = signal_source__new(&r, use(f, "v2"));
+		expect(f, s, SEC, 0, w[i].want, NULL);
+		assert_int_equal(signal_source__pid(s), w[i].pid);
+		signal_source__free(s);
+	}
+}
+
+static void test_process_cpu(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *pid, *name;
+	struct rule r;
+
+	r = rule(RULE_SIGNAL_PROC_CPU, RULE_SCOPE_PID, "4242");
+	pid = signal_source__new(&r, use(f, "v2"));
+	r = rule(RULE_SIGNAL_PROC_CPU, RULE_SCOPE_PROCESS, "nginx");
+	name = signal_source__new(&r, use(f, "v2"));
+	expect(f, pid, 1 * SEC, -EAGAIN, 0, "pid 4242: first reading of its CPU ticks");
+	expect(f, name, 1 * SEC, -EAGAIN, 0, "process nginx: first reading of its CPU ticks");
+	assert_int_equal(signal_source__pid(name), 0);
+	set_stat(f, 4242, "nginx", 1230, 320, 123456); /* +50 ticks */
+	set_stat(f, 4243, "nginx", 600, 150, 123460);  /* +150 ticks */
+	expect(f, pid, 2 * SEC, 0, ticks_share(50, 1), NULL);
+	expect(f, name, 2 * SEC, 0, ticks_share(150, 1), NULL);
+	assert_int_equal(signal_source__pid(name), 4243);
+	/* 4243 exits and its pid is reused: 4242 is the only one with a rate */
+	set_stat(f, 4242, "nginx", 1330, 320, 123456); /* +100 in 2s */
+	set_stat(f, 4243, "nginx", 0, 0, 999999);
+	expect(f, pid, 4 * SEC, 0, ticks_share(100, 2), NULL);
+	expect(f, name, 4 * SEC, 0, ticks_share(100, 2), NULL);
+	assert_int_equal(signal_source__pid(name), 4242);
+	/* 4242's pid is reused too: it starts again; 4243 idled */
+	set_stat(f, 4242, "nginx", 1, 0, 555555);
+	expect(f, pid, 5 * SEC, -EAGAIN, 0, "first reading");
+	expect(f, name, 5 * SEC, 0, 0, NULL);
+	assert_int_equal(signal_source__pid(name), 4243);
+	set_stat(f, 4242, "nginx", 101, 0, 555555);
+	set_stat(f, 4243, "nginx", 25, 25, 999999);
+	expect(f, pid, 6 * SEC, 0, ticks_share(100, 1), NULL);
+	expect(f, name, 6 * SEC, 0, ticks_share(100, 1), NULL);
+	assert_int_equal(signal_source__pid(name), 4242);
+	/* no time passed */
+	expect(f, pid, 6 * SEC, -EAGAIN, 0, "no time since the last reading");
+	/* gone */
+	run(f, "rm -rf", "../proc/4242");
+	expect(f, pid, 7 * SEC, -ENOENT, 0, "pid 4242: no such process");
+	assert_int_equal(signal_source__pid(pid), 0);
+	run(f, "rm -rf", "../proc/4243");
+	expect(f, name, 7 * SEC, -ENOENT, 0, "process nginx: none running");
+	signal_source__free(pid);
+	signal_source__free(name);
+}
+
+static void test_process_errors(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	r = rule(RULE_SIGNAL_PROC_THREADS, RULE_SCOPE_PID, "4242");
+	s = signal_source__new(&r, use(f, "v2"));
+	put(f, "../proc/4242/status", "Name:\tnginx\n");
+	expect(f, s, SEC, -EINVAL, 0, "/proc/4242/status: no valid 'Threads:' line");
+	signal_source__free(s);
+	r = rule(RULE_SIGNAL_PROC_FDS, RULE_SCOPE_PID, "31337");
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, SEC, -ENOENT, 0, "pid 31337: no such process");
+	signal_source__free(s);
+	r = rule(RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PROCESS, "nobody");
+	s = signal_source__new(&r, use(f, "v2"));
+	expect(f, s, SEC, -ENOENT, 0, "process nobody: none running (no ");
+	signal_source__free(s);
+}
+
+static void test_trigger_fd_refusals(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	/* not a custom window, a below rule, not PSI */
+	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL);
+	s = signal_source__new(&r, use(f, "hybrid"));
+	assert_int_equal(signal_source__trigger_fd(s, f->err, sizeof(f->err)), -EOPNOTSUPP);
+	signal_source__free(s);
+	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_CUSTOM, RULE_SCOPE_SYSTEM, NULL);
+	r.psi_window_ns = 2 * SEC;
+	r.threshold = 500;
+	r.above = false;
+	s = signal_source__new(&r, use(f, "hybrid"));
+	assert_int_equal(signal_source__trigger_fd(s, f->err, sizeof(f->err)), -EOPNOTSUPP);
+	signal_source__free(s);
+	r = rule(RULE_SIGNAL_CPU, RULE_SCOPE_CGROUP, "x");
+	s = signal_source__new(&r, use(f, "hybrid"));
+	assert_int_equal(signal_source__trigger_fd(s, f->err, sizeof(f->err)), -EOPNOTSUPP);
+	signal_source__free(s);
+	/* a fixture file is no kernel pressure file; a v1-only cgroup has none */
+	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_CUSTOM, RULE_SCOPE_SYSTEM, NULL);
+	r.psi_window_ns = 2 * SEC;
+	r.threshold = 500;
+	s = signal_source__new(&r, use(f, "hybrid"));
+	assert_int_equal(signal_source__trigger_fd(s, f->err, sizeof(f->err)), -EOPNOTSUPP);
+	assert_non_null(strstr(f->err, "not a kernel pressure file"));
+	signal_source__free(s);
+	r.scope.kind = RULE_SCOPE_CGROUP;
+	r.scope.cgroup = "legacy";
+	s = signal_source__new(&r, use(f, "hybrid"));
+	assert_int_equal(signal_source__trigger_fd(s, f->err, sizeof(f->err)), -ENODATA);
+	signal_source__free(s);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+/* the live host: a PSI trigger with the stall worked out from the rule */
+static void test_trigger_fd_live(void **state)
+{
+	const struct signal_env live = SIGNAL_ENV_LIVE;
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+	int fd;
+
+	if (access("/proc/pressure/cpu", W_OK)) {
+		skip(); /* no PSI, or not root */
+		return;
+	}
+	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_CUSTOM, RULE_SCOPE_SYSTEM, NULL);
+	r.psi_window_ns = 2 * SEC;
+	r.threshold = 500; /* 5% of 2s: 100ms of stall */
+	s = signal_source__new(&r, &live);
+	fd = signal_source__trigger_fd(s, f->err, sizeof(f->err));
+	if (fd < 0)
+		fail_msg("%s", f->err);
+	assert_int_equal(signal_source__trigger_fd(s, f->err, sizeof(f->err)), fd);
+	signal_source__free(s); /* closes it */
+	r.psi_window_ns = SEC;
+	s = signal_source__new(&r, &live);
+	fd = signal_source__trigger_fd(s, f->err, sizeof(f->err));
+	if (fd < 0) /* without CAP_SYS_RESOURCE: 2s multiples only */
+		assert_non_null(strstr(f->err, "'some 50000 1000000'"));
+	signal_source__free(s);
+}
+
+/* the live host: only sanity */
+static void test_live_host(void **state)
+{
+	const struct signal_env live = SIGNAL_ENV_LIVE;
+	struct signal_source *cpu, *psi, *rss;
+	char err[1024], pid[16];
+	int64_t v, t;
+	struct rule r;
+	int ret;
+
+	r = rule(RULE_SIGNAL_CPU, RULE_SCOPE_SYSTEM, NULL);
+	cpu = signal_source__new(&r, &live);
+	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL);
+	psi = signal_source__new(&r, &live);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	r = rule(RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PID, pid);
+	rss = signal_source__new(&r, &live);
+	t = now_ns();
+	ret = signal_source__read(cpu, t, &v, err, sizeof(err));
+	if (ret == -ENOENT || ret == -ENODATA) {
+		skip(); /* no cgroup file system */
+		goto cleanup;
+	}
+	assert_int_equal(ret, -EAGAIN);
+	usleep(200000);
+	t = now_ns();
+	if (signal_source__read(cpu, t, &v, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(v >= 0 && v <= sysconf(_SC_NPROCESSORS_ONLN) * 12000);
+	ret = signal_source__read(psi, t, &v, err, sizeof(err));
+	assert_true(ret == -ENODATA || (ret == 0 && v >= 0 && v <= 10000));
+	assert_int_equal(signal_source__read(rss, t, &v, err, sizeof(err)), 0);
+	assert_true(v > 0);
+	assert_int_equal(signal_source__pid(rss), getpid());
+cleanup:
+	signal_source__free(cpu);
+	signal_source__free(psi);
+	signal_source__free(rss);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_cgroup_cpu_on_each_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_absolute_paths_and_root, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_no_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_rate_restarts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_moves_between_hierarchies, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_psi_averages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_psi_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_psi_custom_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_figures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trigger_fd_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trigger_fd_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_host, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
