@@ -1,0 +1,277 @@
+/* evaluator.c - the firing rules: for, clear, clear_for, cooldown, limits. */
+#include "rules/evaluator.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules/units.h"
+
+#define NSEC_PER_SEC 1000000000ll
+#define HOUR_NS (3600 * NSEC_PER_SEC)
+#define DAY_NS (24 * HOUR_NS)
+
+static const char *const state_names[] = {
+	[RULE_STATE_NO_DATA] = "no data",	[RULE_STATE_ARMED] = "armed",
+	[RULE_STATE_HOLDING] = "holding",	[RULE_STATE_FIRED] = "fired",
+	[RULE_STATE_COOLDOWN] = "cooling down", [RULE_STATE_LIMITED] = "limited",
+};
+
+const char *rule_state__name(enum rule_state s)
+{
+	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "?";
+}
+
+void rule_eval__init(struct rule_eval *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->state = RULE_STATE_NO_DATA;
+	e->breach_since = -1;
+	e->clear_since = -1;
+	e->last_fired = -1;
+	snprintf(e->why, sizeof(e->why), "no value read yet");
+}
+
+/* --- fire times ---------------------------------------------------------- */
+
+static void fires_forget_before(struct eval_fires *f, int64_t t)
+{
+	while (f->n && f->t[f->head] < t) {
+		f->head = (f->head + 1) % EVAL_FIRES_MAX;
+		f->n--;
+	}
+}
+
+static void fires_push(struct eval_fires *f, int64_t now)
+{
+	fires_forget_before(f, now - DAY_NS);
+	if (f->n == EVAL_FIRES_MAX) { /* limits are at most EVAL_FIRES_MAX a day */
+		f->head = (f->head + 1) % EVAL_FIRES_MAX;
+		f->n--;
+	}
+	f->t[(f->head + f->n) % EVAL_FIRES_MAX] = now;
+	f->n++;
+}
+
+size_t eval_fires__count(const struct eval_fires *f, int64_t now, int64_t span_ns)
+{
+	size_t i, n = 0;
+
+	for (i = f->n; i > 0; i--) {
+		if (f->t[(f->head + i - 1) % EVAL_FIRES_MAX] <= now - span_ns)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* limit_reached - the first of the four limits that stops a fire at
+ * @now, described in @buf; NULL when none does. */
+static const char *limit_reached(const struct rule_eval *e, const struct rule *r,
+				 const struct rules_global *g, const struct eval_fires *global,
+				 int64_t now, char *buf, size_t len)
+{
+	const struct {
+		const struct eval_fires *f;
+		uint32_t max;
+		int64_t span;
+		const char *whose, *per;
+	} limits[] = {
+		{ &e->fires, r->max_per_hour, HOUR_NS, "the rule's", "hour" },
+		{ &e->fires, r->max_per_day, DAY_NS, "the rule's", "day" },
+		{ global, g->max_per_hour, HOUR_NS, "the global", "hour" },
+		{ global, g->max_per_day, DAY_NS, "the global", "day" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		if (!limits[i].max ||
+		    eval_fires__count(limits[i].f, now, limits[i].span) < limits[i].max)
+			continue;
+		snprintf(buf, len, "%s limit of %u per %s", limits[i].whose, limits[i].max,
+			 limits[i].per);
+		return buf;
+	}
+	return NULL;
+}
+
+/* --- history ------------------------------------------------------------- */
+
+static void history_push(struct rule_eval *e, int64_t now, int64_t value)
+{
+	struct eval_point *p;
+
+	if (e->hist_n == EVAL_HISTORY_MAX) {
+		e->hist_head = (e->hist_head + 1) % EVAL_HISTORY_MAX;
+		e->hist_n--;
+	}
+	p = &e->history[(e->hist_head + e->hist_n) % EVAL_HISTORY_MAX];
+	p->t_ns = now;
+	p->value = value;
+	e->hist_n++;
+}
+
+size_t rule_eval__history(const struct rule_eval *e, int64_t now, int64_t span_ns,
+			  struct eval_point *out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < e->hist_n && n < max; i++) {
+		const struct eval_point *p = &e->history[(e->hist_head + i) % EVAL_HISTORY_MAX];
+
+		if (p->t_ns >= now - span_ns && p->t_ns <= now)
+			out[n++] = *p;
+	}
+	return n;
+}
+
+/* --- the decision -------------------------------------------------------- */
+
+static bool in_breach(const struct rule *r, int64_t v)
+{
+	return r->above ? v > r->threshold : v < r->threshold;
+}
+
+static bool is_clear(const struct rule *r, int64_t v)
+{
+	return r->above ? v <= r->clear : v >= r->clear;
+}
+
+static const char *dur(int64_t ns, char *buf)
+{
+	return ns <= 0 ? "0s" : units_format_duration((uint64_t)ns, buf, 32);
+}
+
+static const char *dir(const struct rule *r)
+{
+	return r->above ? "above" : "below";
+}
+
+/* still_latched - a fired rule re-arms once its value has been clear for
+ * clear_for. Returns true (and says why) while it has not. */
+static bool still_latched(struct rule_eval *e, const struct rule *r, int64_t now)
+{
+	char c[48], d1[32], d2[32];
+
+	if (!is_clear(r, e->value)) {
+		e->clear_since = -1;
+	} else {
+		if (e->clear_since < 0)
+			e->clear_since = now;
+		if (now - e->clear_since >= (int64_t)r->clear_for_ns) {
+			e->clear_since = -1;
+			return false;
+		}
+	}
+	rule__format_value(r, r->clear, c, sizeof(c));
+	if (e->clear_since < 0)
+		snprintf(e->why, sizeof(e->why), "fired; re-arms once the value is back %s %s",
+			 r->above ? "to or below" : "to or above", c);
+	else
+		snprintf(e->why, sizeof(e->why), "fired; clear for %s of %s",
+			 dur(now - e->clear_since, d1), dur((int64_t)r->clear_for_ns, d2));
+	e->state = RULE_STATE_FIRED;
+	return true;
+}
+
+static bool cooling(const struct rule_eval *e, const struct rule *r, int64_t now)
+{
+	return e->last_fired >= 0 && now - e->last_fired < (int64_t)r->cooldown_ns;
+}
+
+static enum eval_verdict fire(struct rule_eval *e, const struct rule *r,
+			      const struct rules_global *g, struct eval_fires *global, int64_t now)
+{
+	char v[48], t[48], d[32];
+
+	snprintf(e->why, sizeof(e->why), "fired: %s %s %s for %s",
+		 rule__format_value(r, e->value, v, sizeof(v)), dir(r),
+		 rule__format_value(r, r->threshold, t, sizeof(t)), dur(now - e->breach_since, d));
+	evaluator__record_fire(e, global, now);
+	e->state = RULE_STATE_FIRED;
+	return r->dry_run || g->dry_run ? EVAL_DRY_RUN : EVAL_FIRE;
+}
+
+/* breach_held - the value is in breach; decide between holding, cooling,
+ * limited and firing. */
+static enum eval_verdict breach_held(struct rule_eval *e, const struct rule *r,
+				     const struct rules_global *g, struct eval_fires *global,
+				     int64_t now)
+{
+	char t[48], d1[32], d2[32], lim[64];
+	int64_t held;
+	bool was_limited = e->state == RULE_STATE_LIMITED;
+
+	if (e->breach_since < 0)
+		e->breach_since = now;
+	held = now - e->breach_since;
+	rule__format_value(r, r->threshold, t, sizeof(t));
+	if (held < (int64_t)r->for_ns) {
+		e->state = RULE_STATE_HOLDING;
+		snprintf(e->why, sizeof(e->why), "%s %s for %s of %s", dir(r), t, dur(held, d1),
+			 dur((int64_t)r->for_ns, d2));
+		return EVAL_NONE;
+	}
+	if (cooling(e, r, now)) {
+		e->state = RULE_STATE_COOLDOWN;
+		snprintf(e->why, sizeof(e->why), "%s %s, but cooling down for %s more", dir(r), t,
+			 dur(e->last_fired + (int64_t)r->cooldown_ns - now, d1));
+		return EVAL_NONE;
+	}
+	if (limit_reached(e, r, g, global, now, lim, sizeof(lim))) {
+		e->state = RULE_STATE_LIMITED;
+		if (!was_limited) /* one suppressed capture per breach, not per poll */
+			e->suppressed++;
+		snprintf(e->why, sizeof(e->why), "%s %s for %s, but %s is reached", dir(r), t,
+			 dur(held, d1), lim);
+		return EVAL_NONE;
+	}
+	return fire(e, r, g, global, now);
+}
+
+enum eval_verdict evaluator__observe(struct rule_eval *e, const struct rule *r,
+				     const struct rules_global *g, struct eval_fires *global_fires,
+				     int64_t now, int err, int64_t value)
+{
+	char v[48], t[48], d[32];
+
+	if (err) {
+		e->have_value = false;
+		e->breach_since = -1;
+		e->clear_since = -1;
+		if (e->state != RULE_STATE_FIRED)
+			e->state = RULE_STATE_NO_DATA;
+		snprintf(e->why, sizeof(e->why), "no value: %s", strerror(-err));
+		return EVAL_NONE;
+	}
+	e->have_value = true;
+	e->value = value;
+	e->value_ns = now;
+	history_push(e, now, value);
+	if (e->state == RULE_STATE_FIRED && still_latched(e, r, now))
+		return EVAL_NONE;
+	if (in_breach(r, value))
+		return breach_held(e, r, g, global_fires, now);
+	e->breach_since = -1;
+	rule__format_value(r, value, v, sizeof(v));
+	rule__format_value(r, r->threshold, t, sizeof(t));
+	if (cooling(e, r, now)) {
+		e->state = RULE_STATE_COOLDOWN;
+		snprintf(e->why, sizeof(e->why), "%s is not %s %s; cooling down for %s more", v,
+			 dir(r), t, dur(e->last_fired + (int64_t)r->cooldown_ns - now, d));
+	} else {
+		e->state = RULE_STATE_ARMED;
+		snprintf(e->why, sizeof(e->why), "%s is not %s %s", v, dir(r), t);
+	}
+	return EVAL_NONE;
+}
+
+void evaluator__record_fire(struct rule_eval *e, struct eval_fires *global_fires, int64_t now)
+{
+	fires_push(&e->fires, now);
+	fires_push(global_fires, now);
+	e->last_fired = now;
+	e->fired++;
+	e->breach_since = -1;
+	e->clear_since = -1;
+}
