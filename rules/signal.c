@@ -488,7 +488,7 @@ static int read_process(struct signal_source *s, int64_t now, int64_t *value, ch
 	size_t n = 0, i, nnext = 0, hint = 0;
 	struct proc_prev *swap;
 	int ret, hard = 0;
-	int64_t v;
+	int64_t v = 0;
 
 	s->pid = 0;
 	ret = scope_pids(s, &n, err, errlen);

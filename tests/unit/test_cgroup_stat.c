@@ -316,7 +316,7 @@ static void put(const char *root, const char *file, const char *text)
 
 static void remove_tree(const char *dir)
 {
-	char cmd[1024];
+	char cmd[PATH_MAX + 16];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);

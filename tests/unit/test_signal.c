@@ -142,6 +142,17 @@ static void expect(struct fix *f, struct signal_source *s, int64_t now, int ret,
 		fail_msg("message '%s' lacks '%s'", f->err, msg);
 }
 
+/* once - one read at 1s of a source for @r on @layout, as expect. */
+static void once(struct fix *f, const struct rule *r, const char *layout, int ret, int64_t value,
+		 const char *msg)
+{
+	struct signal_source *s = signal_source__new(r, use(f, layout));
+
+	assert_non_null(s);
+	expect(f, s, SEC, ret, value, msg);
+	signal_source__free(s);
+}
+
 static const enum rule_signal cpu_signals[] = {
 	RULE_SIGNAL_CPU,
 	RULE_SIGNAL_CPU_QUOTA,
@@ -248,32 +259,21 @@ static void test_cgroup_absolute_paths_and_root(void **state)
 static void test_cgroup_no_data(void **state)
 {
 	struct fix *f = *state;
-	struct signal_source *s;
 	struct rule r;
 
 	/* the v2 cpu controller is not enabled for user.slice */
 	r = rule(RULE_SIGNAL_THROTTLED, RULE_SCOPE_CGROUP, "user.slice");
-	s = signal_source__new(&r, use(f, "v2"));
-	expect(f, s, SEC, -ENODATA, 0, "cgroup user.slice: no throttling counters");
-	signal_source__free(s);
+	once(f, &r, "v2", -ENODATA, 0, "cgroup user.slice: no throttling counters");
 	r = rule(RULE_SIGNAL_CPU_QUOTA, RULE_SCOPE_CGROUP, "system.slice"); /* "max 100000" */
-	s = signal_source__new(&r, use(f, "v2"));
-	expect(f, s, SEC, -ENODATA, 0, "cgroup system.slice: no CPU quota set");
-	signal_source__free(s);
+	once(f, &r, "v2", -ENODATA, 0, "cgroup system.slice: no CPU quota set");
 	/* hybrid: in the v2 tree only, so no v1 cpu controller over it */
 	r = rule(RULE_SIGNAL_THROTTLED_RATE, RULE_SCOPE_CGROUP, "batch.slice");
-	s = signal_source__new(&r, use(f, "hybrid"));
-	expect(f, s, SEC, -ENODATA, 0, "no throttling counters");
-	signal_source__free(s);
+	once(f, &r, "hybrid", -ENODATA, 0, "no throttling counters");
 	r = rule(RULE_SIGNAL_CPU, RULE_SCOPE_CGROUP, "no/such.service");
-	s = signal_source__new(&r, use(f, "hybrid"));
-	expect(f, s, SEC, -ENOENT, 0, "cgroup no/such.service: no such cgroup");
-	signal_source__free(s);
+	once(f, &r, "hybrid", -ENOENT, 0, "cgroup no/such.service: no such cgroup");
 	/* a process signal needs a process */
 	r = rule(RULE_SIGNAL_PROC_RSS, RULE_SCOPE_CGROUP, "x");
-	s = signal_source__new(&r, use(f, "hybrid"));
-	expect(f, s, SEC, -EINVAL, 0, "needs a pid or process scope");
-	signal_source__free(s);
+	once(f, &r, "hybrid", -EINVAL, 0, "needs a pid or process scope");
 }
 
 static void test_cgroup_rate_restarts(void **state)
@@ -360,55 +360,38 @@ static void test_psi_averages(void **state)
 		  1234 },
 	};
 	struct fix *f = *state;
-	struct signal_source *s;
 	struct rule r;
 	size_t i;
 
 	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		r = psi_rule(w[i].res, w[i].full, w[i].win, w[i].kind, w[i].cgroup);
-		s = signal_source__new(&r, use(f, w[i].layout));
-		expect(f, s, SEC, 0, w[i].want, NULL);
-		assert_int_equal(signal_source__pid(s), 0);
-		signal_source__free(s);
+		once(f, &r, w[i].layout, 0, w[i].want, NULL);
 	}
 }
 
 static void test_psi_missing(void **state)
 {
 	struct fix *f = *state;
-	struct signal_source *s;
 	struct rule r;
 
 	/* v1 only: no PSI for the cgroup */
 	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_AVG10, RULE_SCOPE_CGROUP, "legacy");
-	s = signal_source__new(&r, use(f, "hybrid"));
-	expect(f, s, SEC, -ENODATA, 0, "cgroup legacy: in no v2 tree (only cgroup v1");
-	signal_source__free(s);
+	once(f, &r, "hybrid", -ENODATA, 0, "cgroup legacy: in no v2 tree (only cgroup v1");
 	/* booted with psi=0 */
 	r = psi_rule(RULE_PSI_CPU, false, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL);
-	s = signal_source__new(&r, use(f, "v1"));
-	expect(f, s, SEC, -ENODATA, 0, "/v1/proc/pressure/cpu: no such file (a kernel without PSI");
-	signal_source__free(s);
+	once(f, &r, "v1", -ENODATA, 0, "/v1/proc/pressure/cpu: no such file (a kernel without PSI");
 	/* a kernel before 5.13 has no "full" line for cpu */
 	r = psi_rule(RULE_PSI_CPU, true, RULE_PSI_AVG10, RULE_SCOPE_SYSTEM, NULL);
-	s = signal_source__new(&r, use(f, "v1-comounted"));
-	expect(f, s, SEC, -ENODATA, 0, "/proc/pressure/cpu: no 'full' line");
-	signal_source__free(s);
+	once(f, &r, "v1-comounted", -ENODATA, 0, "/proc/pressure/cpu: no 'full' line");
 	/* the cgroup is gone, or only its file */
 	r = psi_rule(RULE_PSI_IO, false, RULE_PSI_AVG10, RULE_SCOPE_CGROUP, "gone.service");
-	s = signal_source__new(&r, use(f, "v2"));
-	expect(f, s, SEC, -ENOENT, 0, "no such cgroup");
-	signal_source__free(s);
+	once(f, &r, "v2", -ENOENT, 0, "no such cgroup");
 	run(f, "rm", "sys/fs/cgroup/user.slice/io.pressure");
 	r = psi_rule(RULE_PSI_IO, false, RULE_PSI_AVG10, RULE_SCOPE_CGROUP, "user.slice");
-	s = signal_source__new(&r, use(f, "v2"));
-	expect(f, s, SEC, -ENODATA, 0, "user.slice/io.pressure: no such file");
-	signal_source__free(s);
+	once(f, &r, "v2", -ENODATA, 0, "user.slice/io.pressure: no such file");
 	/* PSI of a process is not a thing */
 	r = psi_rule(RULE_PSI_IO, false, RULE_PSI_AVG10, RULE_SCOPE_PID, "1");
-	s = signal_source__new(&r, use(f, "v2"));
-	expect(f, s, SEC, -EINVAL, 0, "PSI is read for the system or a cgroup");
-	signal_source__free(s);
+	once(f, &r, "v2", -EINVAL, 0, "PSI is read for the system or a cgroup");
 }
 
 static void test_psi_custom_window(void **state)
@@ -558,13 +541,9 @@ static void test_process_errors(void **state)
 	expect(f, s, SEC, -EINVAL, 0, "/proc/4242/status: no valid 'Threads:' line");
 	signal_source__free(s);
 	r = rule(RULE_SIGNAL_PROC_FDS, RULE_SCOPE_PID, "31337");
-	s = signal_source__new(&r, use(f, "v2"));
-	expect(f, s, SEC, -ENOENT, 0, "pid 31337: no such process");
-	signal_source__free(s);
+	once(f, &r, "v2", -ENOENT, 0, "pid 31337: no such process");
 	r = rule(RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PROCESS, "nobody");
-	s = signal_source__new(&r, use(f, "v2"));
-	expect(f, s, SEC, -ENOENT, 0, "process nobody: none running (no ");
-	signal_source__free(s);
+	once(f, &r, "v2", -ENOENT, 0, "process nobody: none running (no ");
 }
 
 static void test_trigger_fd_refusals(void **state)
