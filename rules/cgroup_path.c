@@ -120,8 +120,14 @@ int cgroup_resolve(const char *mountinfo, const char *name, struct cgroup_ref *o
 	if (!name || !*name)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (name[0] == '/' && access(name, F_OK) == 0)
-		return fill_ref(name, out);
+	/* An absolute path is a cgroup directory, or else a path inside the
+	 * v2 hierarchy as /proc/PID/cgroup writes it ("/", "/system.slice"). */
+	if (name[0] == '/' && access(name, F_OK) == 0) {
+		err = fill_ref(name, out);
+		if (err != -EINVAL)
+			return err;
+		memset(out, 0, sizeof(*out));
+	}
 	err = cgroup_v2_mount(mountinfo, v2, sizeof(v2));
 	if (err)
 		return name[0] == '/' ? -ENOENT : err;

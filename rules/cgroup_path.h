@@ -30,7 +30,8 @@ struct cgroup_ref {
 int cgroup_v2_mount(const char *mountinfo, char *out, size_t len);
 
 /* cgroup_resolve - resolve @name: an absolute path to a cgroup directory
- * (v1 or v2), or a path relative to the v2 hierarchy. Returns 0, -ENOENT
+ * (v1 or v2), or a path relative to the v2 hierarchy (with or without a
+ * leading slash, as /proc/PID/cgroup writes it: "/" is the v2 root). Returns 0, -ENOENT
  * (no such cgroup), -ENOTDIR or -EINVAL (the path is not in a cgroup
  * file system). */
 int cgroup_resolve(const char *mountinfo, const char *name, struct cgroup_ref *out);

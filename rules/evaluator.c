@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rules/units.h"
 
 #define NSEC_PER_SEC 1000000000ll
 #define HOUR_NS (3600 * NSEC_PER_SEC)
@@ -137,9 +136,24 @@ static bool is_clear(const struct rule *r, int64_t v)
 	return r->above ? v <= r->clear : v >= r->clear;
 }
 
+/* dur - a duration for people: "250ms", "2.5s", "4m52s", "1h02m". */
 static const char *dur(int64_t ns, char *buf)
 {
-	return ns <= 0 ? "0s" : units_format_duration((uint64_t)ns, buf, 32);
+	long long ms = ns > 0 ? (ns + 500000) / 1000000 : 0, s = (ms + 50) / 1000;
+
+	if (ms < 1000)
+		snprintf(buf, 32, "%lldms", ms);
+	else if (ms < 60000 && (ms + 50) % 1000 / 100)
+		snprintf(buf, 32, "%lld.%llds", (ms + 50) / 1000, (ms + 50) % 1000 / 100);
+	else if (ms < 60000)
+		snprintf(buf, 32, "%llds", (ms + 50) / 1000);
+	else if (s < 3600)
+		snprintf(buf, 32, "%lldm%02llds", s / 60, s % 60);
+	else
+		snprintf(buf, 32, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+	if (ms == 0)
+		snprintf(buf, 32, "0s");
+	return buf;
 }
 
 static const char *dir(const struct rule *r)

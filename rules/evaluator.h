@@ -22,7 +22,7 @@
 
 #define EVAL_HISTORY_MAX 512 /* points of signal history kept per rule */
 #define EVAL_FIRES_MAX 1024  /* fire times remembered for the daily limits */
-#define EVAL_WHY_LEN 192
+#define EVAL_WHY_LEN 320
 
 enum rule_state {
 	RULE_STATE_NO_DATA,  /* no value yet, or the signal cannot be read */

@@ -16,5 +16,8 @@ enum trapd_exit {
 int cmd_capture(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+int cmd_arm(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 
 void json_init(struct json_writer *w, FILE *out)
 {
@@ -162,11 +163,23 @@ void json_i64(struct json_writer *w, int64_t v)
 
 void json_double(struct json_writer *w, double v)
 {
+	char buf[32];
+	int prec;
+
 	before_value(w);
-	if (isfinite(v))
-		fprintf(w->out, "%.17g", v);
-	else
+	if (!isfinite(v)) {
 		fputs("null", w->out);
+		return;
+	}
+	/* The shortest spelling that reads back as @v: 199.98, not
+	 * 199.97999999999999. */
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	snprintf(buf, sizeof(buf), "%.*g", prec, v);
+	fputs(buf, w->out);
 }
 
 void json_bool(struct json_writer *w, bool v)

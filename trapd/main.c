@@ -15,6 +15,9 @@ static const struct command commands[] = {
 	{ "capture", cmd_capture, "one-shot capture of a pid, a cgroup, the system or a command" },
 	{ "report", cmd_report, "top functions, folded stacks, pprof and SVG flame graph" },
 	{ "check", cmd_check, "validate a rules file and print it normalised" },
+	{ "daemon", cmd_daemon, "the guard: watch the rules, capture when one fires" },
+	{ "arm", cmd_arm, "ask the running daemon for a capture now" },
+	{ "status", cmd_status, "the running daemon's rules, capture and spool" },
 };
 
 static void usage(FILE *out)

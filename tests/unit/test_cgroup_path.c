@@ -89,8 +89,22 @@ static void test_resolve_errors(void **state)
 
 	assert_int_equal(cgroup_resolve(NULL, "no/such/cgroup/here", &ref), -ENOENT);
 	assert_int_equal(cgroup_resolve(NULL, "/no/such/path", &ref), -ENOENT);
-	assert_int_equal(cgroup_resolve(NULL, "/tmp", &ref), -EINVAL);
+	/* not a cgroup directory: read as a v2 path ("/tmp" below the root) */
+	assert_int_equal(cgroup_resolve(NULL, "/tmp", &ref), -ENOENT);
 	assert_int_equal(cgroup_resolve(NULL, "", &ref), -EINVAL);
+}
+
+static void test_resolve_slash_is_the_v2_root(void **state)
+{
+	struct cgroup_ref ref;
+	char v2[4096];
+
+	if (cgroup_v2_mount(NULL, v2, sizeof(v2)))
+		skip();
+	assert_int_equal(cgroup_resolve(NULL, "/", &ref), 0);
+	assert_int_equal(ref.version, CGROUP_V2);
+	assert_string_equal(ref.path, v2);
+	assert_string_equal(ref.relative, "/");
 }
 
 static void test_resolve_v1_cgroup(void **state)
@@ -121,6 +135,7 @@ int main(void)
 		cmocka_unit_test(test_v2_mount_on_each_layout),
 		cmocka_unit_test(test_resolve_real_v2_cgroup),
 		cmocka_unit_test(test_resolve_errors),
+		cmocka_unit_test(test_resolve_slash_is_the_v2_root),
 		cmocka_unit_test(test_resolve_v1_cgroup),
 	};
 

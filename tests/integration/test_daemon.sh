@@ -1,0 +1,313 @@
+# test_daemon.sh - the guard daemon on the real kernel: rules over real
+# cgroups, PSI and processes fire and capture; reloads, manual arms,
+# cooldowns, limits, the control socket's permissions, a clean stop.
+
+# wait_for SECONDS CMD... - run CMD every 0.2 s until it succeeds.
+wait_for() {
+	local tries=$(($1 * 5))
+	shift
+	while [ "$tries" -gt 0 ]; do
+		"$@" 2>/dev/null && return 0
+		sleep 0.2
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+# write_global [KEY = VALUE...] - a rules file's [global] section that
+# keeps everything in the test's directory.
+write_global() {
+	printf '[global]\npoll_interval = 250ms\nspool_dir = %s/spool\ncontrol_socket = %s/ctl.sock\n' \
+		"$PWD" "$PWD"
+	printf '%s\n' "$@"
+	printf '\n[labels]\nrole = integration-test\n\n'
+}
+
+# start_daemon - run the daemon on ./rules.ini, log in ./daemon.log; wait
+# until it answers on its control socket.
+start_daemon() {
+	"$TRAPD" daemon -c rules.ini --log stderr 2>>daemon.log &
+	DAEMON=$!
+	BG_PIDS+=("$DAEMON")
+	wait_for 10 "$TRAPD" status -S ctl.sock >/dev/null ||
+		{ fail "daemon did not start: $(cat daemon.log)"; return 1; }
+}
+
+stop_daemon() {
+	kill -TERM "$DAEMON" 2>/dev/null
+	wait "$DAEMON"
+}
+
+captures() {
+	ls spool/*.pb.zst 2>/dev/null | wc -l
+}
+
+has_captures() {
+	[ "$(captures)" -ge "$1" ]
+}
+
+# new_cgroup - a fresh v2 cgroup under the unified tree; its name in
+# CG_NAME and directory in CG_DIR.
+new_cgroup() {
+	local root
+	root=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+	[ -n "$root" ] || { skip "no cgroup v2 hierarchy"; return 77; }
+	CG_NAME=trapd-daemon-it-$$-$RANDOM
+	CG_DIR=$root/$CG_NAME
+	mkdir "$CG_DIR" || { fail "cannot create $CG_DIR"; return 1; }
+}
+
+drop_cgroup() {
+	kill_bg
+	[ -n "${CG_DIR:-}" ] && rmdir "$CG_DIR" 2>/dev/null
+	return 0
+}
+
+test_daemon_cpu_rule_captures_burner_in_cgroup() {
+	need_root_bpf || return
+	new_cgroup || return
+	local rc=0 cap burner
+	{
+		write_global
+		cat <<EOF
+[rule burner-cpu]
+signal = cpu
+cgroup = $CG_NAME
+above = 50%
+for = 1s
+duration = 2s
+frequency = 499Hz
+EOF
+	} >rules.ini
+	start_daemon || { drop_cgroup; return 1; }
+	sleep 1 # armed, nothing in the cgroup yet: no capture
+	[ "$(captures)" -eq 0 ] || { fail "captured before anything ran"; rc=1; }
+	cp "$WORKLOADS/burner" ./cg_burner
+	start_bg burner ./cg_burner 30
+	echo "$burner" >"$CG_DIR/cgroup.procs"
+	wait_for 15 has_captures 1 || { fail "no capture: $(cat daemon.log)"; rc=1; }
+	cap=$(ls spool/*.pb.zst 2>/dev/null | head -1)
+	if [ -n "$cap" ]; then
+		"$TRAPD" report "$cap" --folded cap.folded >/dev/null || { fail "report"; rc=1; }
+		grep -q '^cg_burner;.*burn_60 ' cap.folded || { fail "burner not in the capture"; rc=1; }
+		grep -q '"rule": "burner-cpu"' "${cap%.pb.zst}.json" || { fail "no trigger"; rc=1; }
+		grep -q '"role": "integration-test"' "${cap%.pb.zst}.json" || { fail "no labels"; rc=1; }
+		grep -q '"history"' "${cap%.pb.zst}.json" || { fail "no history"; rc=1; }
+	fi
+	stop_daemon
+	drop_cgroup
+	return $rc
+}
+
+test_daemon_below_rule_fires_when_cgroup_stops_using_cpu() {
+	need_root_bpf || return
+	new_cgroup || return
+	local rc=0 burner cap
+	{
+		write_global
+		cat <<EOF
+[rule starved]
+signal = cpu
+cgroup = $CG_NAME
+below = 5%
+clear = 20%
+for = 1s
+duration = 1s
+EOF
+	} >rules.ini
+	cp "$WORKLOADS/burner" ./starved_burner
+	start_bg burner ./starved_burner 30
+	echo "$burner" >"$CG_DIR/cgroup.procs"
+	start_daemon || { drop_cgroup; return 1; }
+	sleep 2
+	[ "$(captures)" -eq 0 ] || { fail "fired while the cgroup was busy"; rc=1; }
+	kill -STOP "$burner" # the service stops getting CPU
+	wait_for 15 has_captures 1 || { fail "below rule did not fire: $(cat daemon.log)"; rc=1; }
+	cap=$(ls spool/*.json 2>/dev/null | head -1)
+	[ -n "$cap" ] && { grep -q '"direction": "below"' "$cap" || { fail "trigger direction"; rc=1; }; }
+	kill -CONT "$burner"
+	stop_daemon
+	drop_cgroup
+	return $rc
+}
+
+test_daemon_psi_rules_fire_under_cpu_contention() {
+	need_root_bpf || return
+	[ -r /proc/pressure/cpu ] || { skip "no PSI"; return; }
+	local rc=0 i b json
+	{
+		write_global
+		cat <<'EOF'
+[rule cpu-stall-trigger]
+signal = psi.cpu.some
+window = 2s
+above = 20%
+duration = 3s
+sample = system
+
+[rule cpu-stall-avg10]
+signal = psi.cpu.some
+window = avg10
+above = 20%
+duration = 2s
+EOF
+	} >rules.ini
+	start_daemon || return 1
+	grep -q 'cpu-stall-trigger: watched by a kernel PSI trigger' daemon.log ||
+		{ fail "no kernel PSI trigger: $(cat daemon.log)"; rc=1; }
+	cp "$WORKLOADS/burner" ./psi_burner
+	for i in 1 2 3 4 5 6; do start_bg b ./psi_burner 30; done
+	wait_for 25 grep -q 'rule cpu-stall-avg10 fired' daemon.log ||
+		{ fail "avg10 rule did not fire: $(cat daemon.log)"; rc=1; }
+	grep -q 'rule cpu-stall-trigger fired' daemon.log || { fail "trigger rule did not fire"; rc=1; }
+	kill_bg
+	wait_for 10 has_captures 1 || { fail "no capture"; rc=1; }
+	# the two rules overlap: one capture (or more), never two samplers at once
+	json=$(cat spool/*.json 2>/dev/null)
+	echo "$json" | grep -q '"rule": "cpu-stall-trigger"' || { fail "trigger rule not recorded"; rc=1; }
+	if ! grep -q 'joined capture' daemon.log && [ "$(captures)" -lt 2 ]; then
+		fail "the second rule neither joined nor captured"
+		rc=1
+	fi
+	stop_daemon
+	return $rc
+}
+
+test_daemon_sighup_bad_file_keeps_old_rules() {
+	need_root_bpf || return
+	local rc=0
+	{
+		write_global
+		printf '[rule first]\nsignal = psi.cpu.some\nabove = 99%%\n'
+	} >rules.ini
+	start_daemon || return 1
+	printf '[rule broken\nsignal = nope\n' >>rules.ini
+	kill -HUP "$DAEMON"
+	wait_for 5 grep -q 'reload rejected' daemon.log || { fail "bad reload not rejected"; rc=1; }
+	"$TRAPD" status -S ctl.sock >status.txt || { fail "daemon died on a bad reload"; rc=1; }
+	grep -q '^first ' status.txt || { fail "old rule gone: $(cat status.txt)"; rc=1; }
+	{
+		write_global
+		printf '[rule first]\nsignal = psi.cpu.some\nabove = 99%%\n'
+		printf '[rule second]\nsignal = psi.io.some\nabove = 99%%\n'
+	} >rules.ini
+	kill -HUP "$DAEMON"
+	wait_for 5 grep -q 'reloaded .* 2 rules, 1 kept their state' daemon.log ||
+		{ fail "good reload: $(cat daemon.log)"; rc=1; }
+	"$TRAPD" status -S ctl.sock >status.txt
+	grep -q '^second ' status.txt || { fail "new rule missing: $(cat status.txt)"; rc=1; }
+	stop_daemon
+	return $rc
+}
+
+test_daemon_arm_and_sigusr1_capture() {
+	need_root_bpf || return
+	local rc=0 out burner
+	{
+		write_global 'manual_duration = 1s' 'manual_frequency = 199Hz'
+		printf '[rule quiet]\nsignal = psi.cpu.some\nabove = 99%%\nduration = 1s\n'
+	} >rules.ini
+	start_daemon || return 1
+	cp "$WORKLOADS/burner" ./armed_burner
+	start_bg burner ./armed_burner 30
+	out=$("$TRAPD" arm -S ctl.sock 2>&1) || { fail "arm: $out"; rc=1; }
+	echo "$out" | grep -q 'started' || { fail "arm said: $out"; rc=1; }
+	wait_for 10 has_captures 1 || { fail "no capture after arm"; rc=1; }
+	kill -USR1 "$DAEMON"
+	wait_for 10 has_captures 2 || { fail "no capture after SIGUSR1: $(cat daemon.log)"; rc=1; }
+	"$TRAPD" arm quiet -d 500ms -S ctl.sock >/dev/null || { fail "arm RULE"; rc=1; }
+	wait_for 10 has_captures 3 || { fail "no capture after arm RULE"; rc=1; }
+	expect_status 2 "$TRAPD" arm nosuch -S ctl.sock || rc=1
+	echo "$LAST_STDERR" | grep -q "no rule named 'nosuch'" || { fail "$LAST_STDERR"; rc=1; }
+	grep -q '"trigger": "manual"' spool/*.json || { fail "manual trigger not recorded"; rc=1; }
+	"$TRAPD" report "$(ls spool/*.pb.zst | head -1)" --folded cap.folded >/dev/null
+	grep -q '^armed_burner;' cap.folded || { fail "system capture lacks the burner"; rc=1; }
+	stop_daemon
+	return $rc
+}
+
+test_daemon_cooldown_and_limits_hold() {
+	need_root_bpf || return
+	new_cgroup || return
+	local rc=0 burner i a b
+	{
+		write_global 'dry_run = true'
+		cat <<EOF
+[rule cooled]
+signal = cpu
+cgroup = $CG_NAME
+above = 50%
+cooldown = 1h
+
+[rule limited]
+signal = cpu
+cgroup = $CG_NAME
+above = 50%
+cooldown = 0
+max_per_hour = 2
+EOF
+	} >rules.ini
+	cp "$WORKLOADS/burner" ./toggled_burner
+	start_bg burner ./toggled_burner 60
+	kill -STOP "$burner"
+	echo "$burner" >"$CG_DIR/cgroup.procs"
+	start_daemon || { drop_cgroup; return 1; }
+	for i in 1 2 3 4 5; do # five bursts of CPU, each a breach
+		kill -CONT "$burner"
+		sleep 1.2
+		kill -STOP "$burner"
+		sleep 1.2
+	done
+	a=$(grep -c 'rule cooled fired (dry run' daemon.log)
+	b=$(grep -c 'rule limited fired (dry run' daemon.log)
+	[ "$a" -eq 1 ] || { fail "cooldown: fired $a times, expected 1"; rc=1; }
+	[ "$b" -eq 2 ] || { fail "limit: fired $b times, expected 2"; rc=1; }
+	[ "$(captures)" -eq 0 ] || { fail "dry run captured"; rc=1; }
+	"$TRAPD" status -S ctl.sock --json >status.json
+	grep -q '"suppressed": [1-9]' status.json || { fail "no suppressed count: $(cat status.json)"; rc=1; }
+	kill -CONT "$burner"
+	stop_daemon
+	drop_cgroup
+	return $rc
+}
+
+test_daemon_control_socket_refuses_non_root() {
+	need_root_bpf || return
+	command -v setpriv >/dev/null || { skip "no setpriv"; return; }
+	local rc=0
+	write_global >rules.ini
+	start_daemon || return 1
+	chmod 755 "$PWD" "$(dirname "$PWD")"
+	expect_status 1 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TRAPD" status -S ctl.sock || rc=1
+	echo "$LAST_STDERR" | grep -q 'permission denied' || { fail "$LAST_STDERR"; rc=1; }
+	expect_status 1 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TRAPD" arm -S ctl.sock || rc=1
+	[ "$(captures)" -eq 0 ] || { fail "a refused arm captured"; rc=1; }
+	stop_daemon
+	return $rc
+}
+
+test_daemon_sigterm_writes_running_capture() {
+	need_root_bpf || return
+	local rc=0 st
+	write_global >rules.ini
+	start_daemon || return 1
+	"$TRAPD" arm -d 1m -S ctl.sock >/dev/null || { fail "arm"; rc=1; }
+	sleep 1
+	kill -TERM "$DAEMON"
+	wait "$DAEMON"
+	st=$?
+	[ "$st" -eq 0 ] || { fail "daemon exited $st"; rc=1; }
+	[ "$(captures)" -eq 1 ] || { fail "the cut-short capture was lost"; rc=1; }
+	grep -q '"end_reason": "daemon stopping"' spool/*.json || { fail "end reason"; rc=1; }
+	[ ! -e ctl.sock ] || { fail "socket left behind"; rc=1; }
+	return $rc
+}
+
+test_daemon_bad_rules_file_exits_2() {
+	printf '[rule x]\nsignal = cpu\nabove = lots\n' >bad.ini
+	expect_status 2 "$TRAPD" daemon -c bad.ini --log stderr || return 1
+	echo "$LAST_STDERR" | grep -q '^.*bad.ini:3: \[rule x\] above' ||
+		fail "message: $LAST_STDERR"
+}

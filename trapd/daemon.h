@@ -1,0 +1,56 @@
+/* daemon.h - the guard: one event loop (epoll) over a poll timer, a
+ * signalfd, kernel PSI trigger fds, the control socket and the running
+ * capture. It reads every rule's signal at each poll tick (PSI trigger
+ * rules also the moment the kernel reports a stall), evaluates it, and
+ * arms the sampler when a rule fires.
+ *
+ * Signals: SIGHUP reloads the rules file (a bad file is rejected and the
+ * old rules keep running), SIGUSR1 arms a manual capture, SIGTERM and
+ * SIGINT stop: a running capture is cut short and written, not lost.
+ */
+#ifndef TRAPD_DAEMON_H
+#define TRAPD_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rules/signal.h"
+#include "trapd/control.h"
+#include "trapd/trap.h"
+#include "trapd/watch.h"
+
+struct daemon {
+	const char *rules_path;
+	struct signal_env env;
+	struct watch *watch;	 /* the rules in force */
+	struct trap trap;	 /* the capture, if one runs; trap.sampler is ours */
+	uint64_t sampler_freq;	 /* the kept sampler's maps are sized for this */
+	uint64_t sampler_window; /* ...and this */
+	int epfd;
+	int timerfd;
+	int sigfd;
+	int ctlfd;
+	char ctl_path[PATH_MAX]; /* the socket in use (a reload does not move it) */
+	gid_t ctl_gid;
+	bool session_watched; /* the trap's session fd is in epfd */
+	bool stopping;
+	int64_t started_real; /* realtime ns */
+	int64_t loaded_real;  /* when the rules in force were loaded */
+	uint64_t reloads;
+	uint64_t reloads_rejected;
+	uint64_t manual_arms;
+	uint64_t capture_errors; /* fires that could not start a capture */
+};
+
+/* daemon__run - load @rules_path, run until SIGTERM/SIGINT, return an exit
+ * status: 0 after a clean stop, 2 when the rules file is bad at start
+ * (every error printed), 1 for a runtime failure (no control socket...). */
+int daemon__run(const char *rules_path, const struct signal_env *env);
+
+/* daemon__status - the answer to `trapd status` ([json]): a text table or
+ * a JSON object, malloc'd into *@out (length *@len). Returns 0 or
+ * -ENOMEM. */
+int daemon__status(struct daemon *d, bool json, char **out, size_t *len);
+
+#endif

@@ -1,0 +1,297 @@
+/* daemon_status.c - what `trapd status` shows: the daemon, the capture in
+ * progress, the spool, and for each rule its state, value, last fire and
+ * why it is not firing. As text for people, as JSON for scripts. */
+#include "trapd/daemon.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rules/units.h"
+#include "trapd/json.h"
+
+#define NSEC_PER_SEC 1000000000ll
+#define HOUR_NS (3600 * NSEC_PER_SEC)
+#define DAY_NS (24 * HOUR_NS)
+#define SPOOL_SCAN_MAX 100000
+
+struct spool_usage {
+	uint64_t captures;
+	uint64_t bytes;
+	bool readable;
+};
+
+/* spool_usage - captures (.pb.zst files) and bytes (every file) in @dir. */
+static void spool_usage(const char *dir, struct spool_usage *u)
+{
+	struct dirent *de;
+	size_t seen = 0;
+	DIR *d = opendir(dir);
+	size_t nl;
+
+	memset(u, 0, sizeof(*u));
+	if (!d)
+		return;
+	u->readable = true;
+	while ((de = readdir(d)) && seen++ < SPOOL_SCAN_MAX) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		u->bytes += (uint64_t)st.st_size;
+		nl = strlen(de->d_name);
+		if (nl > 7 && !strcmp(de->d_name + nl - 7, ".pb.zst"))
+			u->captures++;
+	}
+	closedir(d);
+}
+
+static void iso8601(int64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / NSEC_PER_SEC);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* span - a time span for people, to the second: "42s", "5m12s", "3h04m",
+ * "2d03h". */
+static const char *span(int64_t ns, char *buf, size_t len)
+{
+	long long s = ns > 0 ? ns / NSEC_PER_SEC : 0;
+
+	if (s < 60)
+		snprintf(buf, len, "%llds", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
+	else if (s < 86400)
+		snprintf(buf, len, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%lldd%02lldh", s / 86400, s % 86400 / 3600);
+	return buf;
+}
+
+/* ago - "12s ago", "never". */
+static const char *ago(int64_t then, int64_t now, char *buf, size_t len)
+{
+	char d[32];
+
+	if (then < 0)
+		return "never";
+	snprintf(buf, len, "%s ago", span(now - then, d, sizeof(d)));
+	return buf;
+}
+
+static const char *threshold_text(const struct rule *r, char *buf, size_t len)
+{
+	char v[48];
+
+	snprintf(buf, len, "%s %s", r->above ? "above" : "below",
+		 rule__format_value(r, r->threshold, v, sizeof(v)));
+	return buf;
+}
+
+/* --- text ---------------------------------------------------------------- */
+
+static void text_capture(struct daemon *d, FILE *f, int64_t now)
+{
+	const struct trap *t = &d->trap;
+	char d1[32], d2[32], when[40];
+	size_t i;
+
+	if (!trap__running(t)) {
+		fprintf(f, "capture:  none running");
+		if (t->written) {
+			iso8601(t->last_real, when, sizeof(when));
+			fprintf(f, "; last %s at %s", t->last_path, when);
+		}
+		fprintf(f, "\n");
+		return;
+	}
+	fprintf(f, "capture:  %s running for %s, ends in %s, sampling %s; ", t->id,
+		span(now - t->started, d1, sizeof(d1)),
+		span(session__deadline(t->session) - now, d2, sizeof(d2)), t->sample_desc);
+	if (t->manual)
+		fprintf(f, "manual (%s)%s", t->manual_reason, t->ntriggers ? ", " : "");
+	for (i = 0; i < t->ntriggers; i++)
+		fprintf(f, "%s%s%s", i ? ", " : "rules ", t->triggers[i].rule,
+			t->triggers[i].joined ? " (joined)" : "");
+	fprintf(f, "\n");
+}
+
+static void text_rules(struct daemon *d, FILE *f, int64_t now)
+{
+	char sig[48], val[48], thr[64], last[48];
+	size_t i;
+
+	if (!d->watch->n) {
+		fprintf(f, "\nno rules: only manual captures (trapd arm, SIGUSR1)\n");
+		return;
+	}
+	fprintf(f, "\n%-20s %-18s %-12s %-10s %-14s %-12s %s\n", "RULE", "SIGNAL", "STATE", "VALUE",
+		"THRESHOLD", "LAST FIRED", "WHY");
+	for (i = 0; i < d->watch->n; i++) {
+		const struct watched_rule *wr = &d->watch->w[i];
+		const struct rule *r = wr->rule;
+
+		fprintf(f, "%-20s %-18s %-12s %-10s %-14s %-12s %s%s\n", r->name,
+			rule__signal_name(r, sig, sizeof(sig)), rule_state__name(wr->eval.state),
+			wr->eval.have_value
+				? rule__format_value(r, wr->eval.value, val, sizeof(val))
+				: "-",
+			threshold_text(r, thr, sizeof(thr)),
+			ago(wr->eval.last_fired, now, last, sizeof(last)), wr->eval.why,
+			r->dry_run || d->watch->rules->global.dry_run ? " [dry run]" : "");
+	}
+}
+
+static void status_text(struct daemon *d, FILE *f)
+{
+	const struct rules_global *g = &d->watch->rules->global;
+	int64_t now = session__now_ns(), real = (int64_t)time(NULL) * NSEC_PER_SEC;
+	char up[32], when[40], cap[32];
+	struct spool_usage u;
+
+	iso8601(d->loaded_real, when, sizeof(when));
+	fprintf(f, "trapd daemon %s, pid %d, up %s\n", TRAPD_VERSION, (int)getpid(),
+		span(real - d->started_real, up, sizeof(up)));
+	fprintf(f, "rules:    %s, %zu rules, loaded %s (%llu reloads, %llu rejected)%s\n",
+		d->rules_path, d->watch->n, when, (unsigned long long)d->reloads,
+		(unsigned long long)d->reloads_rejected, g->dry_run ? "; DRY RUN" : "");
+	text_capture(d, f, now);
+	fprintf(f,
+		"captures: %llu written, %llu failed, %llu could not start, %llu manual; "
+		"%zu fired in the last hour (limit %u), %zu today (limit %u)\n",
+		(unsigned long long)d->trap.written, (unsigned long long)d->trap.failed,
+		(unsigned long long)d->capture_errors, (unsigned long long)d->manual_arms,
+		eval_fires__count(&d->watch->global_fires, now, HOUR_NS), g->max_per_hour,
+		eval_fires__count(&d->watch->global_fires, now, DAY_NS), g->max_per_day);
+	spool_usage(g->spool_dir, &u);
+	snprintf(cap, sizeof(cap), "%llu MiB", (unsigned long long)(g->spool_max_bytes >> 20));
+	if (u.readable)
+		fprintf(f, "spool:    %s: %llu captures, %llu bytes (cap %s, %u files)\n",
+			g->spool_dir, (unsigned long long)u.captures, (unsigned long long)u.bytes,
+			cap, g->spool_max_files);
+	else
+		fprintf(f, "spool:    %s: not created yet\n", g->spool_dir);
+	text_rules(d, f, now);
+}
+
+/* --- JSON ---------------------------------------------------------------- */
+
+static void json_capture(struct daemon *d, struct json_writer *w, int64_t now)
+{
+	const struct trap *t = &d->trap;
+	size_t i;
+
+	json_key(w, "capture");
+	if (!trap__running(t)) {
+		json_null(w);
+		return;
+	}
+	json_object_begin(w);
+	json_kv_string(w, "id", t->id);
+	json_kv_string(w, "sampling", t->sample_desc);
+	json_kv_i64(w, "running_ns", now - t->started);
+	json_kv_i64(w, "ends_in_ns", session__deadline(t->session) - now);
+	json_key(w, "manual");
+	json_bool(w, t->manual);
+	json_key(w, "rules");
+	json_array_begin(w);
+	for (i = 0; i < t->ntriggers; i++)
+		json_string(w, t->triggers[i].rule);
+	json_array_end(w);
+	json_object_end(w);
+}
+
+static void json_rule(struct daemon *d, struct json_writer *w, const struct watched_rule *wr,
+		      int64_t now)
+{
+	const struct rule *r = wr->rule;
+	enum rule_unit u = rule_signal__unit(r->signal);
+	char sig[48];
+
+	json_object_begin(w);
+	json_kv_string(w, "name", r->name);
+	json_kv_string(w, "signal", rule__signal_name(r, sig, sizeof(sig)));
+	json_kv_string(w, "state", rule_state__name(wr->eval.state));
+	json_key(w, "value");
+	if (wr->eval.have_value)
+		json_double(w, rule_unit__to_double(u, wr->eval.value));
+	else
+		json_null(w);
+	json_kv_string(w, "direction", r->above ? "above" : "below");
+	json_key(w, "threshold");
+	json_double(w, rule_unit__to_double(u, r->threshold));
+	json_key(w, "last_fired_ago_ns");
+	if (wr->eval.last_fired >= 0)
+		json_i64(w, now - wr->eval.last_fired);
+	else
+		json_null(w);
+	json_kv_u64(w, "fired", wr->eval.fired);
+	json_kv_u64(w, "suppressed", wr->eval.suppressed);
+	json_kv_string(w, "why", wr->eval.why);
+	json_key(w, "psi_trigger");
+	json_bool(w, wr->trigger_fd >= 0);
+	json_key(w, "dry_run");
+	json_bool(w, r->dry_run || d->watch->rules->global.dry_run);
+	json_object_end(w);
+}
+
+static void status_json(struct daemon *d, FILE *f)
+{
+	const struct rules_global *g = &d->watch->rules->global;
+	int64_t now = session__now_ns();
+	struct json_writer w;
+	struct spool_usage u;
+	size_t i;
+
+	json_init(&w, f);
+	json_object_begin(&w);
+	json_kv_string(&w, "version", TRAPD_VERSION);
+	json_kv_i64(&w, "pid", getpid());
+	json_kv_string(&w, "rules_file", d->rules_path);
+	json_kv_u64(&w, "reloads", d->reloads);
+	json_kv_u64(&w, "reloads_rejected", d->reloads_rejected);
+	json_capture(d, &w, now);
+	json_kv_u64(&w, "captures_written", d->trap.written);
+	json_kv_u64(&w, "captures_failed", d->trap.failed);
+	json_kv_u64(&w, "capture_errors", d->capture_errors);
+	json_kv_u64(&w, "manual_arms", d->manual_arms);
+	json_kv_u64(&w, "fired_last_hour",
+		    eval_fires__count(&d->watch->global_fires, now, HOUR_NS));
+	spool_usage(g->spool_dir, &u);
+	json_key(&w, "spool");
+	json_object_begin(&w);
+	json_kv_string(&w, "dir", g->spool_dir);
+	json_kv_u64(&w, "captures", u.captures);
+	json_kv_u64(&w, "bytes", u.bytes);
+	json_object_end(&w);
+	json_key(&w, "rules");
+	json_array_begin(&w);
+	for (i = 0; i < d->watch->n; i++)
+		json_rule(d, &w, &d->watch->w[i], now);
+	json_array_end(&w);
+	json_object_end(&w);
+	json_finish(&w);
+}
+
+int daemon__status(struct daemon *d, bool json, char **out, size_t *len)
+{
+	FILE *f = open_memstream(out, len);
+
+	if (!f)
+		return -ENOMEM;
+	if (json)
+		status_json(d, f);
+	else
+		status_text(d, f);
+	return fclose(f) ? -ENOMEM : 0;
+}

@@ -1,0 +1,273 @@
+/* trap.c - start, join and finish the daemon's capture. */
+#include "trapd/trap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "rules/units.h"
+#include "trapd/log.h"
+
+#define NSEC_PER_SEC 1000000000ll
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+void trap__sample_target(const struct rule_scope *scope, pid_t pid, struct capture_target *target,
+			 const char **cgroup_name)
+{
+	memset(target, 0, sizeof(*target));
+	target->exit_status = -1;
+	*cgroup_name = NULL;
+	switch (scope->kind) {
+	case RULE_SCOPE_CGROUP:
+		target->kind = CAPTURE_TARGET_CGROUP;
+		*cgroup_name = scope->cgroup;
+		break;
+	case RULE_SCOPE_PID:
+		target->kind = CAPTURE_TARGET_PID;
+		target->pid = scope->pid;
+		break;
+	case RULE_SCOPE_PROCESS:
+		target->kind = CAPTURE_TARGET_PID;
+		target->pid = pid;
+		break;
+	default:
+		target->kind = CAPTURE_TARGET_SYSTEM;
+	}
+}
+
+/* describe - what @f samples, comparable between rules: a process name
+ * is described by the pid it resolved to. */
+static void describe(const struct trap_fire *f, char *buf, size_t len)
+{
+	if (f->sample.kind == RULE_SCOPE_PROCESS)
+		snprintf(buf, len, "pid %d", (int)f->process_pid);
+	else
+		rule_scope__format(&f->sample, buf, len);
+}
+
+/* record_trigger - add @f's rule to the capture's triggers. */
+static void record_trigger(struct trap *t, const struct trap_fire *f, int64_t history_ns,
+			   int64_t now, bool joined)
+{
+	struct eval_point pts[EVAL_HISTORY_MAX];
+	const struct rule *r = f->rule;
+	struct capture_trigger *c;
+	struct trap_trigger *st;
+	enum rule_unit u;
+	size_t i, n;
+
+	if (!r || t->ntriggers == TRAP_MAX_TRIGGERS)
+		return;
+	c = &t->triggers[t->ntriggers];
+	st = &t->storage[t->ntriggers];
+	memset(c, 0, sizeof(*c));
+	snprintf(st->rule, sizeof(st->rule), "%s", r->name);
+	rule__signal_name(r, st->signal, sizeof(st->signal));
+	rule_scope__format(&r->scope, st->scope, sizeof(st->scope));
+	u = rule_signal__unit(r->signal);
+	n = rule_eval__history(f->eval, now, history_ns, pts, EVAL_HISTORY_MAX);
+	st->history_t = calloc(n ? n : 1, sizeof(double));
+	st->history_v = calloc(n ? n : 1, sizeof(double));
+	if (!st->history_t || !st->history_v)
+		n = 0;
+	for (i = 0; i < n; i++) {
+		st->history_t[i] = (double)(pts[i].t_ns - now) / NSEC_PER_SEC;
+		st->history_v[i] = rule_unit__to_double(u, pts[i].value);
+	}
+	c->rule = st->rule;
+	c->signal = st->signal;
+	c->scope = st->scope;
+	c->unit = u == RULE_UNIT_CENTI_PERCENT ? "%"
+		  : u == RULE_UNIT_BYTES       ? "bytes"
+		  : u == RULE_UNIT_COUNT       ? "count"
+					       : "/s";
+	c->above = r->above;
+	c->joined = joined;
+	c->threshold = rule_unit__to_double(u, r->threshold);
+	c->value = rule_unit__to_double(u, f->eval->value);
+	c->at_ns = realtime_ns() - (session__now_ns() - now);
+	c->history_t = st->history_t;
+	c->history_v = st->history_v;
+	c->nhistory = n;
+	t->ntriggers++;
+}
+
+static int new_id(struct trap *t)
+{
+	struct capture_info tmp;
+
+	if (capture_new_id(&tmp))
+		return -errno;
+	memcpy(t->id, tmp.id, sizeof(t->id));
+	return 0;
+}
+
+static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *err, size_t errlen)
+{
+	struct session_opts o = {
+		.freq_hz = f->freq_hz,
+		.duration_ns = f->duration_ns,
+		.sampler = t->sampler,
+	};
+	int e;
+
+	trap__sample_target(&f->sample, f->process_pid, &o.target, &o.cgroup_name);
+	err[0] = '\0';
+	t->session = session__open(&o, err, errlen);
+	if (!t->session) {
+		e = -errno;
+		if (!err[0])
+			snprintf(err, errlen, "cannot sample %s", t->sample_desc);
+		return e;
+	}
+	e = session__start(t->session, now);
+	if (e) {
+		snprintf(err, errlen, "arming the sampler: %s", strerror(-e));
+		session__free(t->session);
+		t->session = NULL;
+		return e;
+	}
+	e = new_id(t);
+	if (e) {
+		snprintf(err, errlen, "no randomness for a capture id: %s", strerror(-e));
+		trap__reset(t);
+		return e;
+	}
+	t->started = now;
+	t->started_real = realtime_ns();
+	t->ntriggers = 0;
+	t->manual = !f->rule;
+	snprintf(t->manual_reason, sizeof(t->manual_reason), "%s",
+		 f->manual_reason ? f->manual_reason : "");
+	return 0;
+}
+
+/* join - a rule fired while the capture runs. */
+static void join(struct trap *t, const struct trap_fire *f, const struct rules_global *g,
+		 int64_t now)
+{
+	int64_t end = now + (int64_t)f->duration_ns, cap = t->started + (int64_t)g->max_window_ns;
+	int64_t left;
+	char desc[320], why[800], d[32];
+
+	if (end > cap)
+		end = cap;
+	session__extend(t->session, end);
+	describe(f, desc, sizeof(desc));
+	if (strcmp(desc, t->sample_desc) && strcmp(t->sample_desc, "system")) {
+		snprintf(why, sizeof(why), "%s %s joined a capture of %s and samples %s",
+			 f->rule ? "rule" : "a manual capture", f->rule ? f->rule->name : "",
+			 t->sample_desc, desc);
+		if (!session__widen_to_system(t->session, why))
+			log_info("capture %s now samples every task: %s", t->id, why);
+	}
+	left = session__deadline(t->session) - now;
+	left = (left + NSEC_PER_SEC / 20) / (NSEC_PER_SEC / 10) * (NSEC_PER_SEC / 10);
+	log_info("%s joined capture %s; it ends in %s", f->rule ? f->rule->name : "manual capture",
+		 t->id, left > 0 ? units_format_duration((uint64_t)left, d, sizeof(d)) : "0s");
+}
+
+int trap__fire(struct trap *t, const struct trap_fire *f, const struct rules_global *g, int64_t now,
+	       char *err, size_t errlen)
+{
+	char d[32];
+	int e;
+
+	if (t->session) {
+		join(t, f, g, now);
+		record_trigger(t, f, (int64_t)g->history_ns, now, true);
+		return 0;
+	}
+	describe(f, t->sample_desc, sizeof(t->sample_desc));
+	e = start(t, f, now, err, errlen);
+	if (e)
+		return e;
+	record_trigger(t, f, (int64_t)g->history_ns, now, false);
+	log_info("capture %s started: %s for %s at %llu Hz (%s)", t->id, t->sample_desc,
+		 units_format_duration(f->duration_ns, d, sizeof(d)),
+		 (unsigned long long)f->freq_hz, f->rule ? f->rule->name : t->manual_reason);
+	return 0;
+}
+
+static int spool_path(const struct trap *t, const struct rules *r, char *path, size_t len)
+{
+	char when[32], what[RULE_NAME_MAX];
+	time_t secs = (time_t)(t->started_real / NSEC_PER_SEC);
+	struct tm tm;
+
+	if (mkdir(r->global.spool_dir, 0750) && errno != EEXIST)
+		return -errno;
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(what, sizeof(what), "%s", t->ntriggers ? t->triggers[0].rule : "manual");
+	if (snprintf(path, len, "%s/%s-%s-%.8s.pb.zst", r->global.spool_dir, when, what, t->id) >=
+	    (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen)
+{
+	const char **labels = NULL;
+	struct capture_info info = { 0 };
+	char path[PATH_MAX];
+	size_t i;
+	int e;
+
+	if (!t->session)
+		return -EINVAL;
+	e = spool_path(t, r, path, sizeof(path));
+	if (e) {
+		snprintf(err, errlen, "spool directory %s: %s", r->global.spool_dir, strerror(-e));
+		goto out;
+	}
+	labels = calloc(r->nlabels * 2 + 1, sizeof(*labels));
+	for (i = 0; labels && i < r->nlabels; i++) {
+		labels[2 * i] = r->labels[i].key;
+		labels[2 * i + 1] = r->labels[i].value;
+	}
+	memcpy(info.id, t->id, sizeof(info.id));
+	info.trigger = t->manual ? "manual" : "rule";
+	info.triggers = t->triggers;
+	info.ntriggers = t->ntriggers;
+	info.labels = labels;
+	info.nlabels = labels ? r->nlabels : 0;
+	e = session__finish(t->session, path, &info, err, errlen);
+	if (!e) {
+		t->written++;
+		snprintf(t->last_path, sizeof(t->last_path), "%s", path);
+		t->last_real = realtime_ns();
+		log_info("capture %s written: %s (%llu samples, %s)", t->id, path,
+			 (unsigned long long)info.samples_stored, info.end_reason);
+	}
+out:
+	if (e)
+		t->failed++;
+	free(labels);
+	trap__reset(t);
+	return e;
+}
+
+void trap__reset(struct trap *t)
+{
+	size_t i;
+
+	session__free(t->session);
+	t->session = NULL;
+	for (i = 0; i < t->ntriggers; i++) {
+		free(t->storage[i].history_t);
+		free(t->storage[i].history_v);
+		t->storage[i].history_t = t->storage[i].history_v = NULL;
+	}
+	t->ntriggers = 0;
+}

@@ -1,0 +1,91 @@
+/* trap.h - the daemon's capture: at most one at a time. The first rule
+ * that fires starts it; a rule that fires while it runs joins it (the
+ * window is extended to cover the new rule's, up to [global] max_window,
+ * and sampling is widened to every task if the new rule samples another
+ * scope). Every rule that fired is recorded in the capture's metadata
+ * with its value and recent history. The finished capture is written to
+ * the spool directory.
+ */
+#ifndef TRAPD_TRAP_H
+#define TRAPD_TRAP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rules/evaluator.h"
+#include "rules/rules.h"
+#include "trapd/capture.h"
+#include "trapd/session.h"
+
+#define TRAP_MAX_TRIGGERS 64 /* rules recorded in one capture; later ones still extend it */
+
+/* Why a capture is wanted. */
+struct trap_fire {
+	const struct rule *rule;      /* NULL: a manual capture */
+	const struct rule_eval *eval; /* the rule's state: value and history */
+	const char *manual_reason;    /* manual: "SIGUSR1", "trapd arm" */
+	struct rule_scope sample;     /* what to sample */
+	pid_t process_pid;	      /* a process-name scope, resolved */
+	uint64_t duration_ns;
+	uint64_t freq_hz;
+};
+
+/* Storage behind one struct capture_trigger of the capture's metadata. */
+struct trap_trigger {
+	char rule[RULE_NAME_MAX];
+	char signal[48];
+	char scope[320];
+	double *history_t;
+	double *history_v;
+};
+
+struct trap {
+	struct sampler *sampler; /* loaded once, armed for each capture; owned by the caller */
+	struct session *session; /* NULL when no capture runs */
+	char id[33];
+	char sample_desc[320]; /* what the session samples, as rule_scope__format */
+	int64_t started;       /* monotonic ns */
+	int64_t started_real;  /* realtime ns */
+	struct capture_trigger triggers[TRAP_MAX_TRIGGERS];
+	struct trap_trigger storage[TRAP_MAX_TRIGGERS];
+	size_t ntriggers;
+	bool manual;
+	char manual_reason[64];
+	/* what happened so far, for `trapd status` */
+	uint64_t written;
+	uint64_t failed;
+	char last_path[PATH_MAX];
+	int64_t last_real; /* realtime ns of the last capture written */
+};
+
+/* trap__fire - start a capture for @f, or join the running one. @g gives
+ * max_window. Returns 0; -EINVAL when the target is bad (no such cgroup
+ * or pid: @err says so); another negative errno when sampling could not
+ * start. */
+int trap__fire(struct trap *t, const struct trap_fire *f, const struct rules_global *g, int64_t now,
+	       char *err, size_t errlen);
+
+/* trap__running - whether a capture is running. */
+static inline bool trap__running(const struct trap *t)
+{
+	return t->session != NULL;
+}
+
+/* trap__finish - close the running capture and write it into @r's spool
+ * directory with @r's labels; t->last_path says where it went. Returns 0 or a negative errno with @err filled; the session is
+ * released either way. */
+int trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen);
+
+/* trap__reset - release everything (a capture not finished is lost;
+ * call trap__finish first). */
+void trap__reset(struct trap *t);
+
+/* trap__sample_target - @scope (and @pid for a process name) as what a
+ * session samples. Fills @target and *@cgroup_name. */
+void trap__sample_target(const struct rule_scope *scope, pid_t pid, struct capture_target *target,
+			 const char **cgroup_name);
+
+#endif

@@ -1,0 +1,69 @@
+/* watch.h - the daemon's watched rules: for each rule of the loaded file,
+ * its signal source, its evaluation state and, for PSI rules the kernel
+ * can watch, a PSI trigger fd.
+ *
+ * A reload builds a new watch from the new file and lets it adopt the
+ * state of every rule that did not change, so a rule in the middle of a
+ * `for` or a cooldown keeps counting across SIGHUP.
+ */
+#ifndef TRAPD_WATCH_H
+#define TRAPD_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules/evaluator.h"
+#include "rules/rules.h"
+#include "rules/signal.h"
+
+struct watched_rule {
+	const struct rule *rule; /* in watch->rules */
+	struct rule_eval eval;
+	struct signal_source *src;
+	int trigger_fd;		/* PSI trigger, or -1: polled only */
+	enum rule_state logged; /* the state last logged, to log changes only */
+	char err[256];		/* why the last read failed, "" if it did not */
+};
+
+struct watch {
+	struct rules *rules; /* owned */
+	struct watched_rule *w;
+	size_t n;
+	struct eval_fires global_fires;
+	struct signal_env env;
+};
+
+/* A rule fired (EVAL_FIRE) or would have (EVAL_DRY_RUN). */
+typedef void (*watch_fire_fn)(struct watched_rule *wr, enum eval_verdict v, int64_t now, void *ctx);
+
+/* watch__new - watch every rule of @rules (taking ownership of it) with
+ * signals read as @env says. Returns NULL with errno set on allocation
+ * failure (@rules is then freed). */
+struct watch *watch__new(struct rules *rules, const struct signal_env *env);
+void watch__free(struct watch *w);
+
+/* watch__adopt - move from @old into @w the state (evaluation, source,
+ * trigger) of every rule that is unchanged (same name, rule__equal), and
+ * the global fire counts. Returns how many rules kept their state. */
+size_t watch__adopt(struct watch *w, struct watch *old);
+
+/* watch__open_triggers - give PSI rules over a custom window a kernel
+ * trigger where the kernel takes it; the others are polled (logged). */
+void watch__open_triggers(struct watch *w);
+
+/* watch__observe - read @wr's signal at @now, evaluate it, log what
+ * changed, and call @fn if it fires. */
+void watch__observe(struct watch *w, struct watched_rule *wr, int64_t now, watch_fire_fn fn,
+		    void *ctx);
+
+/* watch__observe_all - watch__observe every rule (the poll tick). */
+void watch__observe_all(struct watch *w, int64_t now, watch_fire_fn fn, void *ctx);
+
+/* watch__find - the rule named @name, or NULL. */
+struct watched_rule *watch__find(struct watch *w, const char *name);
+
+/* watch__by_trigger - the rule whose trigger fd is @fd, or NULL. */
+struct watched_rule *watch__by_trigger(struct watch *w, int fd);
+
+#endif
