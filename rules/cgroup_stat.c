@@ -2,11 +2,13 @@
  * live host), a cgroup's directories in them, and its CPU counters.
  *
  * Where libcgroup serves and where it does not (libcgroup 2.0.2, Debian
- * 12, checked on a hybrid host):
+ * 12, checked on a hybrid host: v1 cpu and cpuacct apart, v2 at
+ * /sys/fs/cgroup/unified):
  * - It serves for the v1 cpu and cpuacct mount points of the live host:
  *   cgroup_init() + cgroup_get_subsys_mount_point("cpu") gives
- *   /sys/fs/cgroup/cpu, "cpuacct" /sys/fs/cgroup/cpuacct, and a co-mounted
- *   "cpu,cpuacct" hierarchy for both. v1_from_libcgroup uses it there.
+ *   /sys/fs/cgroup/cpu, "cpuacct" /sys/fs/cgroup/cpuacct (a co-mounted
+ *   "cpu,cpuacct" hierarchy is one mount entry per controller in its
+ *   table; not checked on such a host). v1_from_libcgroup uses it there.
  * - It does not serve for fixture trees: it reads the running system's
  *   /proc/mounts and /proc/cgroups, paths compiled in, with no call to
  *   point it at another mount table or a prefix. Tests therefore, and any
@@ -17,10 +19,15 @@
  *   tree", and the unified tree there usually lists none of cpu, memory or
  *   io. The v2 tree holds usage and PSI on such hosts, so its mount point
  *   always comes from mountinfo.
- * - On a pure v2 host it names the v2 mount for "cpu" as well; that is
- *   not a v1 hierarchy, so such an answer is dropped.
- * - cgroup_init() keeps process-global state; it is called from the one
- *   thread that resolves rules, never concurrently.
+ * - For the same reason, where the cpu controller is on v2 (a pure v2
+ *   host) it answers "cpu" with the v2 mount; that is not a v1 hierarchy,
+ *   so an answer equal to the v2 mount point is dropped.
+ * - cgroup_init() keeps process-global state, and its header says the
+ *   mount cache cannot be refreshed; in 2.0.2 calling it again does
+ *   re-read the mount table (checked, no leak under ASan), which is what
+ *   v1_from_libcgroup does each time mounts are looked up (a new source,
+ *   or a cgroup that went missing). It is called from the one thread that
+ *   reads signals, never concurrently.
  */
 #include "rules/cgroup_stat.h"
 
