@@ -218,11 +218,14 @@ static void test_trigger_on_live_host(void **state)
 
 static void test_trigger_refuses_copies(void **state)
 {
-	char path[600], err[512];
+	char path[] = "/tmp/trapd-psi-XXXXXX", err[512];
+	int fd = mkstemp(path);
 
-	snprintf(path, sizeof(path), "%s/v2/proc/pressure/cpu", data);
+	assert_true(fd >= 0);
+	close(fd);
 	assert_int_equal(psi_trigger_open(path, false, 1, 2, err, sizeof(err)), -EOPNOTSUPP);
 	assert_non_null(strstr(err, "not a kernel pressure file"));
+	unlink(path);
 	assert_int_equal(psi_trigger_open("/nonexistent/cpu", false, 1, 2, err, sizeof(err)),
 			 -ENOENT);
 }
