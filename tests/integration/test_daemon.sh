@@ -311,3 +311,35 @@ test_daemon_bad_rules_file_exits_2() {
 	echo "$LAST_STDERR" | grep -q '^.*bad.ini:3: \[rule x\] above' ||
 		fail "message: $LAST_STDERR"
 }
+
+test_daemon_process_fd_leak_rule_samples_that_process() {
+	need_root_bpf || return
+	local rc=0 leaker cap
+	{
+		write_global
+		cat <<'EOF2'
+[rule fd-leak]
+signal = process.fds
+process = fdleaker
+above = 40
+duration = 1s
+frequency = 199Hz
+EOF2
+	} >rules.ini
+	start_daemon || return 1
+	# a process named fdleaker that opens an fd every 20 ms and burns CPU
+	cp "$(command -v bash)" ./fdleaker
+	start_bg leaker ./fdleaker -c 'for i in $(seq 3 80); do eval "exec $i</dev/null"; \
+		for j in $(seq 300); do :; done; done; while :; do :; done'
+	wait_for 15 has_captures 1 || { fail "fd rule did not fire: $(cat daemon.log)"; rc=1; }
+	cap=$(ls spool/*.pb.zst 2>/dev/null | head -1)
+	if [ -n "$cap" ]; then
+		grep -q '"kind": "pid"' "${cap%.pb.zst}.json" || { fail "not a pid capture"; rc=1; }
+		grep -q "\"pid\": $leaker" "${cap%.pb.zst}.json" || { fail "sampled another pid"; rc=1; }
+		"$TRAPD" report "$cap" --folded cap.folded >/dev/null
+		[ -s cap.folded ] && ! grep -qv '^fdleaker;' cap.folded ||
+			{ fail "samples of other processes: $(cut -d';' -f1 cap.folded | sort -u)"; rc=1; }
+	fi
+	stop_daemon
+	return $rc
+}
