@@ -143,6 +143,7 @@ void rule_scope__clear(struct rule_scope *s);
  * Returns 0 or -ENOMEM. */
 int rule_scope__copy(struct rule_scope *to, const struct rule_scope *from);
 
+/* rule_scope__equal - the same kind and the same cgroup, pid or name. */
 bool rule_scope__equal(const struct rule_scope *a, const struct rule_scope *b);
 
 /* rule_scope__value - "system", "cgroup:PATH", "pid:42", "process:NAME":

@@ -10,20 +10,19 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: trapd check -c RULES\n\n"
-		"Read the rules file RULES, check every section, key and value, and print\n"
-		"it normalised: every setting spelled out, defaults filled in, units in\n"
-		"one spelling. That output is itself a valid rules file. When RULES has\n"
-		"problems, print each as FILE:LINE: [section] key: what is wrong, what was\n"
-		"expected, and exit 2. docs/rules.md describes the file.\n\n"
-		"Options:\n"
-		"  -c, --config RULES  the rules file to check\n"
-		"  -h, --help          this text\n\n"
-		"Exit status: 0 the file is good, 2 it is not (or bad usage).\n\n"
-		"Examples:\n"
-		"  trapd check -c /etc/trapd/rules.ini\n"
-		"  trapd check -c rules.ini > /dev/null && systemctl reload trapd\n");
+	fprintf(out, "Usage: trapd check -c RULES\n\n"
+		     "Read the rules file RULES, check every section, key and value, and print\n"
+		     "it normalised: every setting spelled out, defaults filled in, units in\n"
+		     "one spelling. That output is itself a valid rules file. When RULES has\n"
+		     "problems, print each as FILE:LINE: [section] key: what is wrong, what was\n"
+		     "expected, and exit 2. docs/rules.md describes the file.\n\n"
+		     "Options:\n"
+		     "  -c, --config RULES  the rules file to check\n"
+		     "  -h, --help          this text\n\n"
+		     "Exit status: 0 the file is good, 2 it is not (or bad usage).\n\n"
+		     "Examples:\n"
+		     "  trapd check -c /etc/trapd/rules.ini\n"
+		     "  trapd check -c rules.ini > /dev/null && systemctl reload trapd\n");
 }
 
 /* parse_args - the RULES path into *@path; returns 0, 1 for --help, or
@@ -51,7 +50,8 @@ static int parse_args(int argc, char **argv, const char **path)
 				  argv[optind - 1]);
 			return -1;
 		default:
-			log_error("unknown option '%s'; see 'trapd check --help'", argv[optind - 1]);
+			log_error("unknown option '%s'; see 'trapd check --help'",
+				  argv[optind - 1]);
 			return -1;
 		}
 	}
