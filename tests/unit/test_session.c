@@ -202,7 +202,7 @@ static void test_pid_session_sees_only_its_pid(void **state)
 	p = finish(f, s, &info);
 	assert_string_equal(info.end_reason, "duration");
 	assert_null(info.scope_widened);
-	assert_true(samples_of(p, f->a) > 100);
+	assert_true(samples_of(p, f->a) > 30);
 	assert_int_equal(samples_of(p, f->b), 0);
 	profile__free(p);
 	session__free(s);
@@ -229,7 +229,7 @@ static void test_widening_samples_every_task_from_then_on(void **state)
 	b = samples_of(p, f->b);
 	print_message("    pid target %lld samples, other process %lld after widening\n",
 		      (long long)a, (long long)b);
-	assert_true(b > 100);
+	assert_true(b > 30);
 	assert_true(b < a); /* 300 of the window's 600 ms */
 	assert_string_equal(info.scope_widened, "rule host-cpu: scope system");
 	assert_true(has_comment(p, "scope widened to all tasks: rule host-cpu"));
@@ -354,7 +354,9 @@ static void test_kept_sampler_serves_sessions_in_turn(void **state)
 	b = samples_of(p, f->b);
 	print_message("    second session: %lld samples at 999 Hz in 300 ms\n", (long long)b);
 	assert_int_equal(samples_of(p, f->a), 0);
-	assert_true(b > 150 && b < 450); /* 999 Hz, not the 99 Hz it was opened with */
+	/* 999 Hz, not the 99 Hz it was opened with (at most 30 samples in
+	 * 300 ms); a loaded machine gives the spinner less than a CPU. */
+	assert_true(b > 60 && b < 450);
 	assert_int_equal(info.freq_hz, 999);
 	assert_true(has_comment(p, "labels: env=test"));
 	assert_true(has_comment(p, "trigger: rule r1: cpu of system above 90 %, was 97.5 %"));
