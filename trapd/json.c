@@ -11,6 +11,7 @@ void json_init(struct json_writer *w, FILE *out)
 	w->out = out;
 	w->depth = 0;
 	w->first[0] = true;
+	w->inline_[0] = false;
 	w->pending_key = false;
 	w->error = false;
 }
@@ -27,14 +28,18 @@ static void before_value(struct json_writer *w)
 	if (w->depth == 0)
 		return;
 	if (!w->first[w->depth])
-		fputc(',', w->out);
+		fputs(w->inline_[w->depth] ? ", " : ",", w->out);
+	if (w->inline_[w->depth]) {
+		w->first[w->depth] = false;
+		return;
+	}
 	w->first[w->depth] = false;
 	fputc('\n', w->out);
 	for (i = 0; i < w->depth; i++)
 		fputs("  ", w->out);
 }
 
-static void open_nest(struct json_writer *w, char c)
+static void open_nest(struct json_writer *w, char c, bool one_line)
 {
 	before_value(w);
 	fputc(c, w->out);
@@ -44,6 +49,7 @@ static void open_nest(struct json_writer *w, char c)
 	}
 	w->depth++;
 	w->first[w->depth] = true;
+	w->inline_[w->depth] = one_line || w->inline_[w->depth - 1];
 }
 
 static void close_nest(struct json_writer *w, char c)
@@ -57,7 +63,7 @@ static void close_nest(struct json_writer *w, char c)
 	}
 	empty = w->first[w->depth];
 	w->depth--;
-	if (!empty) {
+	if (!empty && !w->inline_[w->depth + 1]) {
 		fputc('\n', w->out);
 		for (i = 0; i < w->depth; i++)
 			fputs("  ", w->out);
@@ -67,7 +73,7 @@ static void close_nest(struct json_writer *w, char c)
 
 void json_object_begin(struct json_writer *w)
 {
-	open_nest(w, '{');
+	open_nest(w, '{', false);
 }
 
 void json_object_end(struct json_writer *w)
@@ -77,7 +83,12 @@ void json_object_end(struct json_writer *w)
 
 void json_array_begin(struct json_writer *w)
 {
-	open_nest(w, '[');
+	open_nest(w, '[', false);
+}
+
+void json_array_begin_inline(struct json_writer *w)
+{
+	open_nest(w, '[', true);
 }
 
 void json_array_end(struct json_writer *w)

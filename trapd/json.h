@@ -15,9 +15,10 @@
 struct json_writer {
 	FILE *out;
 	int depth;
-	bool first[JSON_MAX_DEPTH]; /* no member written yet at this depth */
-	bool pending_key;	    /* a key was written; its value comes next */
-	bool error;		    /* nesting misuse; output is not valid */
+	bool first[JSON_MAX_DEPTH];   /* no member written yet at this depth */
+	bool inline_[JSON_MAX_DEPTH]; /* this depth is written on one line */
+	bool pending_key;	      /* a key was written; its value comes next */
+	bool error;		      /* nesting misuse; output is not valid */
 };
 
 void json_init(struct json_writer *w, FILE *out);
@@ -25,6 +26,9 @@ void json_object_begin(struct json_writer *w);
 void json_object_end(struct json_writer *w);
 void json_array_begin(struct json_writer *w);
 void json_array_end(struct json_writer *w);
+/* json_array_begin_inline - an array written on one line, "[1, 2]", and
+ * everything nested in it too: for short tuples such as [time, value]. */
+void json_array_begin_inline(struct json_writer *w);
 /* json_key - the next value is the member @key of the current object. */
 void json_key(struct json_writer *w, const char *key);
 void json_string(struct json_writer *w, const char *s);

@@ -64,7 +64,7 @@ static void emit_history(struct json_writer *w, const struct capture_trigger *t)
 	json_key(w, "history");
 	json_array_begin(w);
 	for (i = 0; t->history_t && t->history_v && i < t->nhistory; i++) {
-		json_array_begin(w);
+		json_array_begin_inline(w);
 		json_double(w, t->history_t[i]);
 		json_double(w, t->history_v[i]);
 		json_array_end(w);

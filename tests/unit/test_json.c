@@ -55,6 +55,36 @@ static void test_nesting_and_commas(void **state)
 	free(s);
 }
 
+static void one_line_pairs(struct json_writer *w)
+{
+	json_object_begin(w);
+	json_key(w, "h");
+	json_array_begin(w);
+	json_array_begin_inline(w);
+	json_double(w, -0.5);
+	json_double(w, 199.98); /* the shortest spelling, not 199.97999999999999 */
+	json_array_end(w);
+	json_array_begin_inline(w);
+	json_array_begin(w); /* nested in a one-line array: one line too */
+	json_u64(w, 1);
+	json_array_end(w);
+	json_array_begin_inline(w);
+	json_array_end(w);
+	json_array_end(w);
+	json_array_end(w);
+	json_object_end(w);
+}
+
+static void test_inline_arrays_stay_on_one_line(void **state)
+{
+	int ret;
+	char *s = render(one_line_pairs, &ret);
+
+	assert_int_equal(ret, 0);
+	assert_string_equal(s, "{\n  \"h\": [\n    [-0.5, 199.98],\n    [[1], []]\n  ]\n}\n");
+	free(s);
+}
+
 static void escapes(struct json_writer *w)
 {
 	json_string(w, "q\"b\\n\n\t\x01\x7f caf\xc3\xa9 \xff\xfe end");
@@ -99,6 +129,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nesting_and_commas),
+		cmocka_unit_test(test_inline_arrays_stay_on_one_line),
 		cmocka_unit_test(test_strings_are_escaped_and_valid_utf8),
 		cmocka_unit_test(test_misuse_is_reported),
 	};
