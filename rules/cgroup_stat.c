@@ -30,10 +30,10 @@
  *   reads signals, never concurrently.
  */
 #include "rules/cgroup_stat.h"
+#include "rules/errmsg.h"
 
 #include <errno.h>
 #include <libcgroup.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,19 +43,6 @@
 
 #define MOUNTINFO_LINES_MAX 100000 /* a host with more mounts is not sane */
 #define CGFILE_MAX 4096		   /* cpu.stat and friends are a few lines */
-
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, int code,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 static void copy_str(char *dst, size_t len, const char *src)
 {
@@ -197,18 +184,18 @@ int cgroup_stat_find_mounts(const char *mountinfo, const char *fs_prefix,
 
 	memset(m, 0, sizeof(*m));
 	if (strlen(fs_prefix) >= sizeof(m->prefix))
-		return fail(err, errlen, -ENAMETOOLONG, "%s: prefix too long", fs_prefix);
+		return errmsg_fail(err, errlen, -ENAMETOOLONG, "%s: prefix too long", fs_prefix);
 	copy_str(m->prefix, sizeof(m->prefix), fs_prefix);
 	f = fopen(mountinfo, "re");
 	if (!f)
-		return fail(err, errlen, -errno, "%s: %s", mountinfo, strerror(errno));
+		return errmsg_fail(err, errlen, -errno, "%s: %s", mountinfo, strerror(errno));
 	read_mountinfo(f, m);
 	fclose(f);
 	if (!*fs_prefix && !strcmp(mountinfo, CGROUP_STAT_LIVE_MOUNTINFO))
 		v1_from_libcgroup(m);
 	if (!m->v2[0] && !m->cpu[0] && !m->cpuacct[0])
-		return fail(err, errlen, -ENOENT, "%s: no cgroup2, cpu or cpuacct cgroup mount",
-			    mountinfo);
+		return errmsg_fail(err, errlen, -ENOENT,
+				   "%s: no cgroup2, cpu or cpuacct cgroup mount", mountinfo);
 	return 0;
 }
 
@@ -310,22 +297,23 @@ int cgroup_stat_locate(const struct cgroup_stat_mounts *m, const char *name,
 
 	memset(d, 0, sizeof(*d));
 	if (!name || !*name)
-		return fail(err, errlen, -EINVAL, "empty cgroup name");
+		return errmsg_fail(err, errlen, -EINVAL, "empty cgroup name");
 	if (name[0] == '/')
 		ret = relative_of_absolute(m, name, d->relative, sizeof(d->relative));
 	else
 		ret = normalise(name, d->relative, sizeof(d->relative));
 	if (ret)
-		return fail(err, errlen, ret, "cgroup %s: %s", name,
-			    ret == -EINVAL ? "a '..' component is not allowed" : strerror(-ret));
+		return errmsg_fail(err, errlen, ret, "cgroup %s: %s", name,
+				   ret == -EINVAL ? "a '..' component is not allowed"
+						  : strerror(-ret));
 	place(m, m->v2, d->relative, d->v2);
 	place(m, m->cpu, d->relative, d->cpu);
 	place(m, m->cpuacct, d->relative, d->cpuacct);
 	if (!d->v2[0] && !d->cpu[0] && !d->cpuacct[0])
-		return fail(err, errlen, -ENOENT,
-			    "cgroup %s: no such cgroup (looked for %s in v2 '%s', cpu '%s', "
-			    "cpuacct '%s' under '%s')",
-			    name, d->relative, m->v2, m->cpu, m->cpuacct, m->prefix);
+		return errmsg_fail(err, errlen, -ENOENT,
+				   "cgroup %s: no such cgroup (looked for %s in v2 '%s', cpu '%s', "
+				   "cpuacct '%s' under '%s')",
+				   name, d->relative, m->v2, m->cpu, m->cpuacct, m->prefix);
 	return 0;
 }
 
@@ -399,9 +387,10 @@ static int keyed(const char *buf, const char *path, const char *key, uint64_t mu
 	int ret = cgroup_stat_parse_keyed(buf, key, out);
 
 	if (ret == -ENOENT)
-		return fail(err, errlen, ret, "%s: no '%s' line", path, key);
+		return errmsg_fail(err, errlen, ret, "%s: no '%s' line", path, key);
 	if (ret || __builtin_mul_overflow(*out, mul, out))
-		return fail(err, errlen, -EINVAL, "%s: '%s' is not a 64-bit count", path, key);
+		return errmsg_fail(err, errlen, -EINVAL, "%s: '%s' is not a 64-bit count", path,
+				   key);
 	return 0;
 }
 
@@ -410,8 +399,9 @@ static int keyed(const char *buf, const char *path, const char *key, uint64_t mu
 static int file_error(const char *path, int ret, char *err, size_t errlen)
 {
 	if (ret == -ENOENT || ret == -ENODEV)
-		return fail(err, errlen, -ENOENT, "%s: no such file (cgroup removed?)", path);
-	return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+		return errmsg_fail(err, errlen, -ENOENT, "%s: no such file (cgroup removed?)",
+				   path);
+	return errmsg_fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
 }
 
 /* read_v2 - usage, and throttling where v1 has none, from v2 cpu.stat. */
@@ -458,7 +448,8 @@ static int read_v1(const struct cgroup_stat_dirs *d, unsigned int want,
 		if (ret)
 			return file_error(path, ret, err, errlen);
 		if (cgroup_stat_parse_number(buf, &v) || v < 0)
-			return fail(err, errlen, -EINVAL, "%s: not a count of nanoseconds", path);
+			return errmsg_fail(err, errlen, -EINVAL, "%s: not a count of nanoseconds",
+					   path);
 		out->usage_ns = (uint64_t)v;
 		out->usage_src = CGROUP_STAT_SRC_V1;
 	}
@@ -490,14 +481,14 @@ static int read_v1_quota(const char *dir, struct cgroup_stat_counters *out, char
 	if (ret)
 		return file_error(path, ret, err, errlen);
 	if (cgroup_stat_parse_number(buf, &quota) || quota == 0)
-		return fail(err, errlen, -EINVAL, "%s: not -1 or a positive count", path);
+		return errmsg_fail(err, errlen, -EINVAL, "%s: not -1 or a positive count", path);
 	if (quota < 0)
 		return 0;
 	ret = read_cg_file(dir, "cpu.cfs_period_us", buf, path, sizeof(path));
 	if (ret)
 		return file_error(path, ret, err, errlen);
 	if (cgroup_stat_parse_number(buf, &period) || period <= 0)
-		return fail(err, errlen, -EINVAL, "%s: not a positive count", path);
+		return errmsg_fail(err, errlen, -EINVAL, "%s: not a positive count", path);
 	out->has_quota = true;
 	out->quota_us = (uint64_t)quota;
 	out->period_us = (uint64_t)period;
@@ -524,8 +515,8 @@ static int read_quota(const struct cgroup_stat_dirs *d, struct cgroup_stat_count
 		ret = cgroup_stat_parse_cpu_max(buf, &out->has_quota, &out->quota_us,
 						&out->period_us);
 		if (ret)
-			return fail(err, errlen, ret, "%s: not 'max PERIOD' or 'QUOTA PERIOD'",
-				    path);
+			return errmsg_fail(err, errlen, ret,
+					   "%s: not 'max PERIOD' or 'QUOTA PERIOD'", path);
 	} else {
 		return 0;
 	}
@@ -550,9 +541,10 @@ int cgroup_stat_read(const struct cgroup_stat_dirs *d, unsigned int want,
 	if (!ret && (want & CGROUP_STAT_QUOTA))
 		ret = read_quota(d, out, err, errlen);
 	if (!ret && (want & CGROUP_STAT_USAGE) && out->usage_src == CGROUP_STAT_SRC_NONE)
-		ret = fail(err, errlen, -ENODATA,
-			   "cgroup %s: no CPU usage counter (not in the v2 tree, and no cpuacct "
-			   "hierarchy holds it)",
-			   d->relative);
+		ret = errmsg_fail(
+			err, errlen, -ENODATA,
+			"cgroup %s: no CPU usage counter (not in the v2 tree, and no cpuacct "
+			"hierarchy holds it)",
+			d->relative);
 	return ret;
 }

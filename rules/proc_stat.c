@@ -1,13 +1,13 @@
 /* proc_stat.c - per-process counters from /proc, and the bounded text
  * helpers the other signal readers share. */
 #include "rules/proc_stat.h"
+#include "rules/errmsg.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,19 +17,6 @@
 #define STAT_STIME 15
 #define STAT_THREADS 20
 #define STAT_STARTTIME 22
-
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, int code,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 int proc_stat_read_text(const char *path, char *buf, size_t size, size_t *len)
 {
@@ -198,11 +185,11 @@ int proc_stat_read_cpu(const char *proc_root, pid_t pid, struct proc_stat_cpu *o
 
 	ret = read_pid_file(proc_root, pid, "stat", buf, sizeof(buf), path, sizeof(path));
 	if (ret == -ENOENT)
-		return fail(err, errlen, ret, "pid %d: no such process", (int)pid);
+		return errmsg_fail(err, errlen, ret, "pid %d: no such process", (int)pid);
 	if (ret)
-		return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+		return errmsg_fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
 	if (proc_stat_parse_stat(buf, out))
-		return fail(err, errlen, -EINVAL, "%s: not in the stat format", path);
+		return errmsg_fail(err, errlen, -EINVAL, "%s: not in the stat format", path);
 	return 0;
 }
 
@@ -214,12 +201,12 @@ int proc_stat_read_status(const char *proc_root, pid_t pid, struct proc_stat_sta
 
 	ret = read_pid_file(proc_root, pid, "status", buf, sizeof(buf), path, sizeof(path));
 	if (ret == -ENOENT)
-		return fail(err, errlen, ret, "pid %d: no such process", (int)pid);
+		return errmsg_fail(err, errlen, ret, "pid %d: no such process", (int)pid);
 	if (ret)
-		return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+		return errmsg_fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
 	if (proc_stat_parse_status(buf, out))
-		return fail(err, errlen, -EINVAL, "%s: no valid 'Threads:' line or a bad 'VmRSS:'",
-			    path);
+		return errmsg_fail(err, errlen, -EINVAL,
+				   "%s: no valid 'Threads:' line or a bad 'VmRSS:'", path);
 	return 0;
 }
 
@@ -238,13 +225,13 @@ int proc_stat_rss(const char *proc_root, pid_t pid, uint64_t *bytes, char *err, 
 	}
 	ret = read_pid_file(proc_root, pid, "statm", buf, sizeof(buf), path, sizeof(path));
 	if (ret == -ENOENT)
-		return fail(err, errlen, ret, "pid %d: no such process", (int)pid);
+		return errmsg_fail(err, errlen, ret, "pid %d: no such process", (int)pid);
 	if (ret)
-		return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+		return errmsg_fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
 	psz = sysconf(_SC_PAGESIZE);
 	if (proc_stat_parse_statm(buf, &pages) || psz <= 0 ||
 	    __builtin_mul_overflow(pages, (uint64_t)psz, bytes))
-		return fail(err, errlen, -EINVAL, "%s: not in the statm format", path);
+		return errmsg_fail(err, errlen, -EINVAL, "%s: not in the statm format", path);
 	return 0;
 }
 
@@ -269,13 +256,13 @@ int proc_stat_count_fds(const char *proc_root, pid_t pid, uint64_t *n, char *err
 	long fd;
 
 	if (snprintf(path, sizeof(path), "%s/%d/fd", proc_root, (int)pid) >= (int)sizeof(path))
-		return fail(err, errlen, -ENAMETOOLONG, "%s/%d/fd: path too long", proc_root,
-			    (int)pid);
+		return errmsg_fail(err, errlen, -ENAMETOOLONG, "%s/%d/fd: path too long", proc_root,
+				   (int)pid);
 	d = opendir(path);
 	if (!d && errno == ENOENT)
-		return fail(err, errlen, -ENOENT, "pid %d: no such process", (int)pid);
+		return errmsg_fail(err, errlen, -ENOENT, "pid %d: no such process", (int)pid);
 	if (!d)
-		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		return errmsg_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	while (count < PROC_STAT_FDS_MAX && (de = readdir(d)))
 		if (all_digits(de->d_name, &fd))
 			count++;
@@ -313,7 +300,7 @@ int proc_stat_find_comm(const char *proc_root, const char *comm, pid_t *pids, si
 	snprintf(want, sizeof(want), "%s", comm);
 	d = opendir(proc_root);
 	if (!d)
-		return fail(err, errlen, -errno, "%s: %s", proc_root, strerror(errno));
+		return errmsg_fail(err, errlen, -errno, "%s: %s", proc_root, strerror(errno));
 	while (*n < max && scanned++ < PROC_STAT_SCAN_MAX && (de = readdir(d))) {
 		if (!all_digits(de->d_name, &pid) || pid == 0)
 			continue;

@@ -1,11 +1,11 @@
 /* psi.c - pressure files, PSI triggers and custom-window stall shares. */
 #include "rules/psi.h"
+#include "rules/errmsg.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/vfs.h>
@@ -15,19 +15,6 @@
 
 #define PSI_FILE_MAX 1024     /* a pressure file is two short lines */
 #define AVG_MAX_WHOLE 1000000 /* far above 100%: a bigger figure is garbage */
-
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, int code,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* parse_avg - "12.34" (at most two decimals) as 1234. */
 static int parse_avg(const char **s, uint32_t *out)
@@ -133,11 +120,11 @@ int psi_read(const char *path, struct psi_stat *out, char *err, size_t errlen)
 	memset(out, 0, sizeof(*out));
 	ret = proc_stat_read_text(path, buf, sizeof(buf), NULL);
 	if (ret == -ENOENT)
-		return fail(err, errlen, ret, "%s: no such file", path);
+		return errmsg_fail(err, errlen, ret, "%s: no such file", path);
 	if (ret)
-		return fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
+		return errmsg_fail(err, errlen, ret, "%s: %s", path, strerror(-ret));
 	if (psi_parse(buf, out))
-		return fail(
+		return errmsg_fail(
 			err, errlen, -EINVAL,
 			"%s: not a pressure file ('some|full avg10=A avg60=A avg300=A total=N')",
 			path);
@@ -155,13 +142,13 @@ int psi_trigger_open(const char *path, bool full, uint64_t stall_us, uint64_t wi
 		 (unsigned long long)stall_us, (unsigned long long)window_us);
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		return errmsg_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	/* a copy of a pressure file (a fixture) would take the write */
 	if (fstatfs(fd, &fs) ||
 	    (fs.f_type != PROC_SUPER_MAGIC && fs.f_type != CGROUP2_SUPER_MAGIC)) {
 		close(fd);
-		return fail(err, errlen, -EOPNOTSUPP,
-			    "%s: not a kernel pressure file (on procfs or cgroup2)", path);
+		return errmsg_fail(err, errlen, -EOPNOTSUPP,
+				   "%s: not a kernel pressure file (on procfs or cgroup2)", path);
 	}
 	/* the kernel reads the trigger as a C string: the NUL goes too */
 	if (write(fd, trig, strlen(trig) + 1) >= 0)
@@ -169,12 +156,14 @@ int psi_trigger_open(const char *path, bool full, uint64_t stall_us, uint64_t wi
 	ret = -errno;
 	close(fd);
 	if (ret == -EINVAL || ret == -EPERM)
-		return fail(err, errlen, ret,
-			    "%s: the kernel refused PSI trigger '%s' (%s): it takes windows of "
-			    "500ms..10s and a stall within the window, and without "
-			    "CAP_SYS_RESOURCE only windows that are multiples of 2s",
-			    path, trig, strerror(-ret));
-	return fail(err, errlen, ret, "%s: PSI trigger '%s': %s", path, trig, strerror(-ret));
+		return errmsg_fail(
+			err, errlen, ret,
+			"%s: the kernel refused PSI trigger '%s' (%s): it takes windows of "
+			"500ms..10s and a stall within the window, and without "
+			"CAP_SYS_RESOURCE only windows that are multiples of 2s",
+			path, trig, strerror(-ret));
+	return errmsg_fail(err, errlen, ret, "%s: PSI trigger '%s': %s", path, trig,
+			   strerror(-ret));
 }
 
 void psi_ring_reset(struct psi_ring *ring)

@@ -5,9 +5,9 @@
  * saturation to INT64_MAX. Fractions are truncated toward zero.
  */
 #include "rules/signal.h"
+#include "rules/errmsg.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,19 +64,6 @@ struct signal_source {
 	bool have_procs;
 	int64_t procs_ns;
 };
-
-__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errlen, int code,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* ratio - a * b / (c * d), truncated; INT64_MAX when it does not fit or
  * c * d is 0. Both products fit 128 bits. */
@@ -169,7 +156,7 @@ static int locate(struct signal_source *s, char *err, size_t errlen)
 	int ret;
 
 	if (!s->name)
-		return fail(err, errlen, -EINVAL, "a cgroup signal needs a cgroup scope");
+		return errmsg_fail(err, errlen, -EINVAL, "a cgroup signal needs a cgroup scope");
 	if (!s->have_mounts) {
 		ret = cgroup_stat_find_mounts(s->env.mountinfo, s->env.fs_prefix, &s->mounts, err,
 					      errlen);
@@ -204,12 +191,13 @@ static int counters(struct signal_source *s, struct cgroup_stat_counters *c, cha
 	if (ret)
 		return ret;
 	if ((wanted(s->signal) & CGROUP_STAT_THROTTLE) && c->throttle_src == CGROUP_STAT_SRC_NONE)
-		return fail(err, errlen, -ENODATA,
-			    "cgroup %s: no throttling counters (in no v1 cpu hierarchy, and the v2 "
-			    "cpu controller is not enabled for it)",
-			    s->name);
+		return errmsg_fail(
+			err, errlen, -ENODATA,
+			"cgroup %s: no throttling counters (in no v1 cpu hierarchy, and the v2 "
+			"cpu controller is not enabled for it)",
+			s->name);
 	if (s->signal == RULE_SIGNAL_CPU_QUOTA && !c->has_quota)
-		return fail(err, errlen, -ENODATA, "cgroup %s: no CPU quota set", s->name);
+		return errmsg_fail(err, errlen, -ENODATA, "cgroup %s: no CPU quota set", s->name);
 	return 0;
 }
 
@@ -262,23 +250,25 @@ static int read_cgroup(struct signal_source *s, int64_t now, int64_t *value, cha
 		return ret;
 	}
 	if (had && now == o_ns)
-		return fail(err, errlen, -EAGAIN, "cgroup %s: no time since the last reading",
-			    s->name);
+		return errmsg_fail(err, errlen, -EAGAIN,
+				   "cgroup %s: no time since the last reading", s->name);
 	s->prev = c;
 	s->prev_ns = now;
 	s->have_prev = true;
 	if (!had || now < o_ns)
-		return fail(err, errlen, -EAGAIN, "cgroup %s: first reading of its counters",
-			    s->name);
+		return errmsg_fail(err, errlen, -EAGAIN, "cgroup %s: first reading of its counters",
+				   s->name);
 	if (o.usage_src != c.usage_src || o.throttle_src != c.throttle_src)
-		return fail(err, errlen, -EAGAIN,
-			    "cgroup %s: its counters moved to another hierarchy; rate restarts",
-			    s->name);
+		return errmsg_fail(
+			err, errlen, -EAGAIN,
+			"cgroup %s: its counters moved to another hierarchy; rate restarts",
+			s->name);
 	back = went_back(&o, &c);
 	if (back)
-		return fail(err, errlen, -EAGAIN,
-			    "cgroup %s: %s went backwards (cgroup recreated?); rate restarts",
-			    s->name, back);
+		return errmsg_fail(
+			err, errlen, -EAGAIN,
+			"cgroup %s: %s went backwards (cgroup recreated?); rate restarts", s->name,
+			back);
 	*value = cgroup_value(s->signal, &o, &c, (uint64_t)(now - o_ns));
 	return 0;
 }
@@ -300,13 +290,14 @@ static int psi_path(struct signal_source *s, char *path, size_t len, char *err, 
 		return 0;
 	}
 	if (s->scope != RULE_SCOPE_CGROUP)
-		return fail(err, errlen, -EINVAL, "PSI is read for the system or a cgroup");
+		return errmsg_fail(err, errlen, -EINVAL, "PSI is read for the system or a cgroup");
 	ret = locate(s, err, errlen);
 	if (ret)
 		return ret;
 	if (!s->dirs.v2[0])
-		return fail(err, errlen, -ENODATA,
-			    "cgroup %s: in no v2 tree (only cgroup v1, which has no PSI)", s->name);
+		return errmsg_fail(err, errlen, -ENODATA,
+				   "cgroup %s: in no v2 tree (only cgroup v1, which has no PSI)",
+				   s->name);
 	snprintf(path, len, "%s/%s.pressure", s->dirs.v2, res);
 	return 0;
 }
@@ -323,16 +314,16 @@ static int psi_line(struct signal_source *s, struct psi_line *line, char *err, s
 		return ret;
 	ret = psi_read(path, &st, err, errlen);
 	if (ret == -ENOENT && s->scope == RULE_SCOPE_CGROUP && locate(s, NULL, 0) == -ENOENT)
-		return fail(err, errlen, -ENOENT, "cgroup %s: gone", s->name);
+		return errmsg_fail(err, errlen, -ENOENT, "cgroup %s: gone", s->name);
 	if (ret == -ENOENT || ret == -EOPNOTSUPP)
-		return fail(err, errlen, -ENODATA, "%s: %s (a kernel without PSI, or psi=0)", path,
-			    ret == -ENOENT ? "no such file" : "not supported");
+		return errmsg_fail(err, errlen, -ENODATA, "%s: %s (a kernel without PSI, or psi=0)",
+				   path, ret == -ENOENT ? "no such file" : "not supported");
 	if (ret)
 		return ret;
 	*line = s->psi_full ? st.full : st.some;
 	if (!line->present)
-		return fail(err, errlen, -ENODATA, "%s: no '%s' line", path,
-			    s->psi_full ? "full" : "some");
+		return errmsg_fail(err, errlen, -ENODATA, "%s: no '%s' line", path,
+				   s->psi_full ? "full" : "some");
 	return 0;
 }
 
@@ -361,14 +352,15 @@ static int read_psi(struct signal_source *s, int64_t now, int64_t *value, char *
 	}
 	ret = psi_ring_share(&s->ring, now, l.total_us, s->psi_window_ns, value);
 	if (ret == -ESTALE)
-		return fail(err, errlen, -EAGAIN,
-			    "PSI %s total went backwards (cgroup recreated?); window restarts",
-			    psi_resource_name(s->psi_resource));
+		return errmsg_fail(
+			err, errlen, -EAGAIN,
+			"PSI %s total went backwards (cgroup recreated?); window restarts",
+			psi_resource_name(s->psi_resource));
 	if (ret == -EAGAIN)
-		return fail(err, errlen, -EAGAIN,
-			    "PSI %s: no reading a whole window (%llu ms) old yet",
-			    psi_resource_name(s->psi_resource),
-			    (unsigned long long)(s->psi_window_ns / 1000000));
+		return errmsg_fail(err, errlen, -EAGAIN,
+				   "PSI %s: no reading a whole window (%llu ms) old yet",
+				   psi_resource_name(s->psi_resource),
+				   (unsigned long long)(s->psi_window_ns / 1000000));
 	return ret;
 }
 
@@ -381,10 +373,12 @@ int signal_source__trigger_fd(struct signal_source *s, char *err, size_t errlen)
 	if (s->trigger_fd >= 0)
 		return s->trigger_fd;
 	if (s->signal != RULE_SIGNAL_PSI || s->psi_window != RULE_PSI_CUSTOM || !s->above)
-		return fail(err, errlen, -EOPNOTSUPP,
-			    "only an 'above' PSI rule over a window of its own uses a trigger");
+		return errmsg_fail(
+			err, errlen, -EOPNOTSUPP,
+			"only an 'above' PSI rule over a window of its own uses a trigger");
 	if (s->threshold <= 0)
-		return fail(err, errlen, -EINVAL, "a PSI trigger needs a threshold above 0%%");
+		return errmsg_fail(err, errlen, -EINVAL,
+				   "a PSI trigger needs a threshold above 0%%");
 	ret = psi_path(s, path, sizeof(path), err, errlen);
 	if (ret)
 		return ret;
@@ -429,7 +423,8 @@ static int proc_cpu(struct signal_source *s, pid_t pid, int64_t now, size_t *nne
 	if (ret)
 		return ret;
 	if (__builtin_add_overflow(st.utime, st.stime, &ticks))
-		return fail(err, errlen, -EINVAL, "pid %d: utime + stime overflows", (int)pid);
+		return errmsg_fail(err, errlen, -EINVAL, "pid %d: utime + stime overflows",
+				   (int)pid);
 	if (*nnext < s->cap)
 		s->next_procs[(*nnext)++] = (struct proc_prev){ pid, st.starttime, ticks };
 	old = s->have_procs ? find_prev(s, pid, hint) : NULL;
@@ -475,7 +470,8 @@ static int scope_pids(struct signal_source *s, size_t *n, char *err, size_t errl
 		return 0;
 	}
 	if (s->scope != RULE_SCOPE_PROCESS)
-		return fail(err, errlen, -EINVAL, "a process signal needs a pid or process scope");
+		return errmsg_fail(err, errlen, -EINVAL,
+				   "a process signal needs a pid or process scope");
 	return proc_stat_find_comm(s->env.proc_root, s->name, s->pids, s->cap, n, err, errlen);
 }
 
@@ -495,7 +491,7 @@ static int read_process(struct signal_source *s, int64_t now, int64_t *value, ch
 	if (ret)
 		return ret;
 	if (rate && s->have_procs && now <= s->procs_ns)
-		return fail(err, errlen, -EAGAIN, "no time since the last reading");
+		return errmsg_fail(err, errlen, -EAGAIN, "no time since the last reading");
 	for (i = 0; i < n; i++) {
 		ret = proc_value(s, s->pids[i], now, &nnext, &hint, &v, err, errlen);
 		if (ret == -EAGAIN)
@@ -519,17 +515,19 @@ static int read_process(struct signal_source *s, int64_t now, int64_t *value, ch
 	if (any)
 		return 0;
 	if (waiting && s->scope == RULE_SCOPE_PID)
-		return fail(err, errlen, -EAGAIN, "pid %d: first reading of its CPU ticks",
-			    (int)s->scope_pid);
+		return errmsg_fail(err, errlen, -EAGAIN, "pid %d: first reading of its CPU ticks",
+				   (int)s->scope_pid);
 	if (waiting)
-		return fail(err, errlen, -EAGAIN, "process %s: first reading of its CPU ticks",
-			    s->name);
+		return errmsg_fail(err, errlen, -EAGAIN,
+				   "process %s: first reading of its CPU ticks", s->name);
 	if (hard)
 		return hard; /* @err says which file */
 	if (s->scope == RULE_SCOPE_PID)
-		return fail(err, errlen, -ENOENT, "pid %d: no such process", (int)s->scope_pid);
-	return fail(err, errlen, -ENOENT, "process %s: none running (no %s/PID/comm matches)",
-		    s->name, s->env.proc_root);
+		return errmsg_fail(err, errlen, -ENOENT, "pid %d: no such process",
+				   (int)s->scope_pid);
+	return errmsg_fail(err, errlen, -ENOENT,
+			   "process %s: none running (no %s/PID/comm matches)", s->name,
+			   s->env.proc_root);
 }
 
 int signal_source__read(struct signal_source *s, int64_t now_ns, int64_t *value, char *err,
@@ -543,5 +541,5 @@ int signal_source__read(struct signal_source *s, int64_t now_ns, int64_t *value,
 		return read_psi(s, now_ns, value, err, errlen);
 	if (is_process_signal(s->signal))
 		return read_process(s, now_ns, value, err, errlen);
-	return fail(err, errlen, -EINVAL, "unknown signal %d", (int)s->signal);
+	return errmsg_fail(err, errlen, -EINVAL, "unknown signal %d", (int)s->signal);
 }
