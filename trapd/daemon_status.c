@@ -14,43 +14,11 @@
 
 #include "rules/units.h"
 #include "trapd/json.h"
+#include "upload/spool.h"
 
 #define NSEC_PER_SEC 1000000000ll
 #define HOUR_NS (3600 * NSEC_PER_SEC)
 #define DAY_NS (24 * HOUR_NS)
-#define SPOOL_SCAN_MAX 100000
-
-struct spool_usage {
-	uint64_t captures;
-	uint64_t bytes;
-	bool readable;
-};
-
-/* spool_usage - captures (.pb.zst files) and bytes (every file) in @dir. */
-static void spool_usage(const char *dir, struct spool_usage *u)
-{
-	struct dirent *de;
-	size_t seen = 0;
-	DIR *d = opendir(dir);
-	size_t nl;
-
-	memset(u, 0, sizeof(*u));
-	if (!d)
-		return;
-	u->readable = true;
-	while ((de = readdir(d)) && seen++ < SPOOL_SCAN_MAX) {
-		struct stat st;
-
-		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, 0) ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		u->bytes += (uint64_t)st.st_size;
-		nl = strlen(de->d_name);
-		if (nl > 7 && !strcmp(de->d_name + nl - 7, ".pb.zst"))
-			u->captures++;
-	}
-	closedir(d);
-}
 
 static void iso8601(int64_t ns, char *buf, size_t len)
 {
@@ -173,12 +141,12 @@ static void status_text(struct daemon *d, FILE *f)
 		(unsigned long long)d->capture_errors, (unsigned long long)d->manual_arms,
 		eval_fires__count(&d->watch->global_fires, now, HOUR_NS), g->max_per_hour,
 		eval_fires__count(&d->watch->global_fires, now, DAY_NS), g->max_per_day);
-	spool_usage(g->spool_dir, &u);
 	snprintf(cap, sizeof(cap), "%llu MiB", (unsigned long long)(g->spool_max_bytes >> 20));
-	if (u.readable)
-		fprintf(f, "spool:    %s: %llu captures, %llu bytes (cap %s, %u files)\n",
+	if (!spool_usage(g->spool_dir, &u))
+		fprintf(f,
+			"spool:    %s: %llu captures, %llu bytes (cap %s, %u files), %llu dropped\n",
 			g->spool_dir, (unsigned long long)u.captures, (unsigned long long)u.bytes,
-			cap, g->spool_max_files);
+			cap, g->spool_max_files, (unsigned long long)d->trap.dropped);
 	else
 		fprintf(f, "spool:    %s: not created yet\n", g->spool_dir);
 	text_rules(d, f, now);
@@ -273,6 +241,7 @@ static void status_json(struct daemon *d, FILE *f)
 	json_kv_string(&w, "dir", g->spool_dir);
 	json_kv_u64(&w, "captures", u.captures);
 	json_kv_u64(&w, "bytes", u.bytes);
+	json_kv_u64(&w, "dropped", d->trap.dropped);
 	json_object_end(&w);
 	json_key(&w, "rules");
 	json_array_begin(&w);

@@ -10,6 +10,7 @@
 
 #include "rules/units.h"
 #include "trapd/log.h"
+#include "upload/spool.h"
 
 #define NSEC_PER_SEC 1000000000ll
 
@@ -216,6 +217,27 @@ static int spool_path(const struct trap *t, const struct rules *r, char *path, s
 	return 0;
 }
 
+static void on_drop(const char *name, uint64_t bytes, void *ctx)
+{
+	struct trap *t = ctx;
+
+	t->dropped++;
+	log_warn("spool full: dropped the oldest capture %s (%llu bytes)", name,
+		 (unsigned long long)bytes);
+}
+
+/* keep_in_bounds - the spool's size and count caps, never dropping the
+ * capture just written at @path. */
+static void keep_in_bounds(struct trap *t, const struct rules *r, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char err[512];
+
+	if (spool_enforce(r->global.spool_dir, r->global.spool_max_bytes, r->global.spool_max_files,
+			  base ? base + 1 : path, on_drop, t, err, sizeof(err)) < 0)
+		log_warn("%s", err);
+}
+
 int trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen)
 {
 	const char **labels = NULL;
@@ -249,6 +271,7 @@ int trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen
 		t->last_real = realtime_ns();
 		log_info("capture %s written: %s (%llu samples, %s)", t->id, path,
 			 (unsigned long long)info.samples_stored, info.end_reason);
+		keep_in_bounds(t, r, path);
 	}
 out:
 	if (e)

@@ -57,6 +57,7 @@ struct trap {
 	/* what happened so far, for `trapd status` */
 	uint64_t written;
 	uint64_t failed;
+	uint64_t dropped; /* old captures dropped to keep the spool in bounds */
 	char last_path[PATH_MAX];
 	int64_t last_real; /* realtime ns of the last capture written */
 };

@@ -343,3 +343,26 @@ EOF2
 	stop_daemon
 	return $rc
 }
+
+written_at_least() {
+	[ "$(grep -c 'written: ' daemon.log)" -ge "$1" ]
+}
+
+test_daemon_spool_keeps_its_file_cap() {
+	need_root_bpf || return
+	local rc=0 i
+	write_global 'spool_max_files = 2' 'manual_duration = 300ms' >rules.ini
+	start_daemon || return 1
+	for i in 1 2 3 4; do
+		"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm $i"; rc=1; }
+		wait_for 10 written_at_least "$i" ||
+			{ fail "capture $i not written"; rc=1; }
+		sleep 1.1 # capture names are to the second
+	done
+	[ "$(captures)" -eq 2 ] || { fail "$(captures) captures in the spool, cap 2"; rc=1; }
+	[ "$(ls spool/*.json | wc -l)" -eq 2 ] || { fail "sidecars left behind"; rc=1; }
+	[ "$(grep -c 'spool full: dropped' daemon.log)" -eq 2 ] || { fail "drops not logged"; rc=1; }
+	"$TRAPD" status -S ctl.sock | grep -q ', 2 dropped' || { fail "status lacks the drops"; rc=1; }
+	stop_daemon
+	return $rc
+}
