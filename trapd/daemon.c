@@ -22,14 +22,6 @@
 #define NSEC_PER_SEC 1000000000ll
 #define MAX_EVENTS 16
 
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static int epoll_watch(int epfd, int fd, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.fd = fd };
@@ -129,7 +121,7 @@ static void reload(struct daemon *d)
 	open_sampler(d);
 	arm_timer(d);
 	d->reloads++;
-	d->loaded_real = realtime_ns();
+	d->loaded_real = session__realtime_ns();
 	log_info("reloaded %s: %zu rules, %zu kept their state", d->rules_path, nw->n, kept);
 }
 
@@ -524,7 +516,7 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 	d.watch = load(&d, &bad);
 	if (!d.watch)
 		return bad ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
-	d.started_real = d.loaded_real = realtime_ns();
+	d.started_real = d.loaded_real = session__realtime_ns();
 	e = setup(&d);
 	if (e) {
 		if (e != -ENOENT && e != -EADDRINUSE)

@@ -274,13 +274,20 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 	return e;
 }
 
+int sampler__check_freq(uint64_t freq_hz, char *err, size_t errlen)
+{
+	if (freq_hz && freq_hz <= 1000000000ull)
+		return 0;
+	snprintf(err, errlen, "frequency out of range: %llu Hz", (unsigned long long)freq_hz);
+	return -EINVAL;
+}
+
 struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t errlen)
 {
 	struct sampler *s;
 	int e;
 
-	if (!o->freq_hz || o->freq_hz > 1000000000ull) {
-		snprintf(err, errlen, "frequency out of range");
+	if (sampler__check_freq(o->freq_hz, err, errlen)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -376,10 +383,8 @@ int sampler__retarget(struct sampler *s, const struct sampler_opts *o, char *err
 {
 	int e;
 
-	if (!o->freq_hz || o->freq_hz > 1000000000ull) {
-		snprintf(err, errlen, "frequency out of range");
+	if (sampler__check_freq(o->freq_hz, err, errlen))
 		return -EINVAL;
-	}
 	if (o->freq_hz != s->freq_hz) {
 		e = set_period(s, o->freq_hz, err, errlen);
 		if (e)

@@ -56,6 +56,11 @@ struct sampler_record {
 typedef int (*sampler_record_fn)(const struct sampler_record *rec, void *ctx);
 typedef void (*sampler_event_fn)(const struct sampler_event *ev, void *ctx);
 
+/* sampler__check_freq - whether @freq_hz is a frequency the sampler takes
+ * (1 Hz to 1 GHz: a cpu-clock period of at least 1 ns). Returns 0, or
+ * -EINVAL with @err filled. */
+int sampler__check_freq(uint64_t freq_hz, char *err, size_t errlen);
+
 /* sampler__open - load and attach, disarmed. On failure returns NULL, sets
  * errno and writes what went wrong (and what to do) to @err. */
 struct sampler *sampler__open(const struct sampler_opts *opts, char *err, size_t errlen);

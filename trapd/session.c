@@ -53,7 +53,7 @@ int64_t session__now_ns(void)
 	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-static int64_t realtime_ns(void)
+int64_t session__realtime_ns(void)
 {
 	struct timespec ts;
 
@@ -136,9 +136,7 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 	int e;
 
 	err[0] = '\0';
-	if (!o->freq_hz || o->freq_hz > NSEC_PER_SEC) {
-		snprintf(err, errlen, "frequency out of range: %llu Hz",
-			 (unsigned long long)o->freq_hz);
+	if (sampler__check_freq(o->freq_hz, err, errlen)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -181,7 +179,7 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 
 	if (s->started)
 		return -EALREADY;
-	s->start_ns = realtime_ns();
+	s->start_ns = session__realtime_ns();
 	s->start_mono = session__now_ns();
 	e = sampler__start(s->sampler);
 	s->arm_ns = session__now_ns() - decided_mono_ns;

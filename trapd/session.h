@@ -55,6 +55,10 @@ struct session_opts {
  * session time below. */
 int64_t session__now_ns(void);
 
+/* session__realtime_ns - CLOCK_REALTIME now, in ns since the epoch: the
+ * clock of the times a capture's metadata records. */
+int64_t session__realtime_ns(void);
+
 /* session__open - check the target exists (a command target is started,
  * held at its gate), ready the sampler for it (disarmed) and start
  * following it. Returns the session, or NULL with errno set: EINVAL for a

@@ -14,14 +14,6 @@
 
 #define NSEC_PER_SEC 1000000000ll
 
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 void trap__sample_target(const struct rule_scope *scope, pid_t pid, struct capture_target *target,
 			 const char **cgroup_name)
 {
@@ -96,7 +88,7 @@ static void record_trigger(struct trap *t, const struct trap_fire *f, int64_t hi
 	c->joined = joined;
 	c->threshold = rule_unit__to_double(u, r->threshold);
 	c->value = rule_unit__to_double(u, f->eval->value);
-	c->at_ns = realtime_ns() - (session__now_ns() - now);
+	c->at_ns = session__realtime_ns() - (session__now_ns() - now);
 	c->history_t = st->history_t;
 	c->history_v = st->history_v;
 	c->nhistory = n;
@@ -145,7 +137,7 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		return e;
 	}
 	t->started = now;
-	t->started_real = realtime_ns();
+	t->started_real = session__realtime_ns();
 	t->ntriggers = 0;
 	t->manual = !f->rule;
 	snprintf(t->manual_reason, sizeof(t->manual_reason), "%s",
@@ -268,7 +260,7 @@ int trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen
 	if (!e) {
 		t->written++;
 		snprintf(t->last_path, sizeof(t->last_path), "%s", path);
-		t->last_real = realtime_ns();
+		t->last_real = session__realtime_ns();
 		log_info("capture %s written: %s (%llu samples, %s)", t->id, path,
 			 (unsigned long long)info.samples_stored, info.end_reason);
 		keep_in_bounds(t, r, path);
