@@ -38,7 +38,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter \
 	-Wmissing-prototypes -Wstrict-prototypes
 override CFLAGS += -std=gnu11 $(WARNINGS) -D_GNU_SOURCE \
 	-DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. -MMD -MP
-LDLIBS := -lbpf -lelf -lzstd -lz -lm -lcgroup
+LDLIBS := -lbpf -lelf -lzstd -lz -lm -lcgroup -lcurl -lpthread
 
 # Every .c under trapd/, rules/ and upload/ is part of the program; main.c
 # alone holds main(), so tests link everything else.

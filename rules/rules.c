@@ -141,7 +141,8 @@ int rules__parse(const char *name, const char *text, size_t len, struct rules **
 		goto cleanup;
 	p->name = name;
 	p->r = calloc(1, sizeof(*p->r));
-	if (!p->r || !(p->r->path = strdup(name)) || set_defaults(&p->r->global))
+	if (!p->r || !(p->r->path = strdup(name)) || set_defaults(&p->r->global) ||
+	    rules_upload__defaults(&p->r->upload))
 		goto cleanup;
 	err = ini__parse(text, len, &rules_sections__handler, p);
 	if (err && err != -EINVAL)
@@ -209,6 +210,7 @@ void rules__free(struct rules *r)
 		return;
 	for (k = 0; k < GK_NR; k++)
 		rules_key__free(&rules_global_keys[k], &r->global);
+	rules_upload__free(&r->upload);
 	for (i = 0; i < r->nlabels; i++) {
 		free(r->labels[i].key);
 		free(r->labels[i].value);

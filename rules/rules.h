@@ -3,7 +3,8 @@
  * `trapd check` prints.
  *
  * The file is INI (docs/rules.md is its reference): a [global] section, a
- * [labels] section and one [rule NAME] section per rule. Every value is
+ * [labels] section, an [upload] section and one [rule NAME] section per
+ * rule. Every value is
  * checked when the file is loaded; a loaded struct rules is valid, so the
  * daemon never meets a bad rule at run time.
  *
@@ -127,6 +128,48 @@ struct rules_global {
 	struct rule_scope manual_sample;
 };
 
+/* Where captures go after the spool: the [upload] section. Without one,
+ * captures stay in the spool. The URL is split into its parts when the
+ * file is loaded. */
+enum rules_upload_scheme {
+	RULES_UPLOAD_NONE,
+	RULES_UPLOAD_FILE,   /* file:///DIR */
+	RULES_UPLOAD_HTTP,   /* http(s)://HOST[:PORT]/PATH */
+	RULES_UPLOAD_S3,     /* s3://BUCKET[/PREFIX] */
+	RULES_UPLOAD_AZBLOB, /* azblob://ACCOUNT/CONTAINER[/PREFIX] */
+};
+
+struct rules_upload {
+	int line; /* of the [upload] header; 0: no section */
+	char *url;
+	/* from the url */
+	enum rules_upload_scheme scheme;
+	char *dir;	 /* file */
+	char *base;	 /* http: the url, ending in '/' for PUT */
+	char *bucket;	 /* s3 */
+	char *account;	 /* azblob */
+	char *container; /* azblob */
+	char *prefix;	 /* s3, azblob: "" or "a/b/" */
+	/* the other keys */
+	char *method; /* http: "put" or "post" */
+	bool post;    /* method = post */
+	char *endpoint;
+	char *region;
+	bool path_style;
+	char *access_key_id_file, *access_key_id_env;
+	char *secret_access_key_file, *secret_access_key_env;
+	char *session_token_file, *session_token_env;
+	char *sas_token_file, *sas_token_env;
+	char *auth_header_file, *auth_header_env;
+	char *ca_file;
+	bool tls_verify;
+	uint64_t connect_timeout_ns;
+	uint64_t stall_timeout_ns;
+	uint64_t timeout_ns;
+	uint64_t retry_min_ns;
+	uint64_t retry_max_ns;
+};
+
 struct rules_label {
 	char *key;
 	char *value;
@@ -135,6 +178,7 @@ struct rules_label {
 struct rules {
 	char *path; /* as given to rules__load */
 	struct rules_global global;
+	struct rules_upload upload;
 	struct rules_label *labels;
 	size_t nlabels;
 	struct rule *rules;
@@ -173,6 +217,10 @@ int rules__print(const struct rules *r, FILE *out);
 /* rules_global__equal - whether two [global] sections are alike in
  * every setting. */
 bool rules_global__equal(const struct rules_global *a, const struct rules_global *b);
+
+/* rules_upload__equal - whether two [upload] sections are alike in
+ * every setting. */
+bool rules_upload__equal(const struct rules_upload *a, const struct rules_upload *b);
 
 /* rules__find - the rule named @name, or NULL. */
 const struct rule *rules__find(const struct rules *r, const char *name);

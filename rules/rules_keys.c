@@ -450,6 +450,36 @@ static int parse_path(const struct rules_key *k, char **f, const char *v, char *
 	return dup_into(f, v);
 }
 
+/* parse_text - KEY_TEXT: a URL, a region, a word: printable ASCII, no
+ * spaces. */
+static int parse_text(const struct rules_key *k, char **f, const char *v, char *msg, size_t len)
+{
+	const char *c;
+
+	for (c = v; *c; c++)
+		if (*c <= ' ' || *c >= 0x7f)
+			break;
+	if (!*v || *c || strlen(v) > k->max) {
+		snprintf(msg, len, "expected 1 to %llu printable characters without spaces",
+			 (unsigned long long)k->max);
+		return -EINVAL;
+	}
+	return dup_into(f, v);
+}
+
+/* parse_env - KEY_ENV: letters, digits and '_', not starting with a digit. */
+static int parse_env(char **f, const char *v, char *msg, size_t len)
+{
+	size_t n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+
+	if (!*v || v[n] || isdigit((unsigned char)*v) || n > 255) {
+		snprintf(msg, len,
+			 "expected the name of an environment variable (letters, digits and '_')");
+		return -EINVAL;
+	}
+	return dup_into(f, v);
+}
+
 static int parse_group(char **f, const char *v, char *msg, size_t len)
 {
 	if (!strcmp(v, "none")) {
@@ -479,6 +509,10 @@ int rules_key__parse(const struct rules_key *k, void *base, const char *v, char 
 		return 0;
 	case KEY_PATH:
 		return parse_path(k, f, v, msg, len);
+	case KEY_TEXT:
+		return parse_text(k, f, v, msg, len);
+	case KEY_ENV:
+		return parse_env(f, v, msg, len);
 	case KEY_GROUP:
 		return parse_group(f, v, msg, len);
 	case KEY_SCOPE:
@@ -526,6 +560,11 @@ void rules_key__print(const struct rules_key *k, const void *base, FILE *out)
 	case KEY_GROUP:
 		rules_value__print(out, k->name, *(char *const *)f ? *(char *const *)f : "none");
 		break;
+	case KEY_TEXT:
+	case KEY_ENV: /* not set: left out */
+		if (*(char *const *)f)
+			rules_value__print(out, k->name, *(char *const *)f);
+		break;
 	case KEY_SCOPE:
 		rules_value__print(out, k->name, rule_scope__value(f, buf, sizeof(buf)));
 		break;
@@ -544,6 +583,8 @@ bool rules_key__equal(const struct rules_key *k, const void *a, const void *b)
 	case KEY_BOOL:
 		return *(const bool *)fa == *(const bool *)fb;
 	case KEY_PATH:
+	case KEY_TEXT:
+	case KEY_ENV:
 	case KEY_GROUP:
 		return str_equal(*(char *const *)fa, *(char *const *)fb);
 	case KEY_SCOPE:
@@ -561,6 +602,8 @@ void rules_key__free(const struct rules_key *k, void *base)
 
 	switch (k->type) {
 	case KEY_PATH:
+	case KEY_TEXT:
+	case KEY_ENV:
 	case KEY_GROUP:
 		free(*(char **)f);
 		*(char **)f = NULL;

@@ -36,6 +36,8 @@ enum key_type {
 	KEY_COUNT,     /* uint32_t in min..max */
 	KEY_BOOL,      /* bool */
 	KEY_PATH,      /* char *: an absolute path of at most max bytes */
+	KEY_TEXT,      /* char *: printable ASCII without spaces, 1 to max bytes */
+	KEY_ENV,       /* char *: the name of an environment variable */
 	KEY_GROUP,     /* char *: an existing group; NULL ("none") */
 	KEY_SCOPE,     /* struct rule_scope: system, cgroup:, pid:, process: */
 	KEY_SPECIAL,   /* checked by rules_rule.c */
@@ -67,6 +69,33 @@ enum global_key {
 	GK_NR,
 };
 
+/* [upload], in the order rules__print writes them. */
+enum upload_key {
+	UK_URL,
+	UK_METHOD,
+	UK_ENDPOINT,
+	UK_REGION,
+	UK_PATH_STYLE,
+	UK_ACCESS_KEY_ID_FILE,
+	UK_ACCESS_KEY_ID_ENV,
+	UK_SECRET_ACCESS_KEY_FILE,
+	UK_SECRET_ACCESS_KEY_ENV,
+	UK_SESSION_TOKEN_FILE,
+	UK_SESSION_TOKEN_ENV,
+	UK_SAS_TOKEN_FILE,
+	UK_SAS_TOKEN_ENV,
+	UK_AUTH_HEADER_FILE,
+	UK_AUTH_HEADER_ENV,
+	UK_CA_FILE,
+	UK_TLS_VERIFY,
+	UK_CONNECT_TIMEOUT,
+	UK_STALL_TIMEOUT,
+	UK_TIMEOUT,
+	UK_RETRY_MIN,
+	UK_RETRY_MAX,
+	UK_NR,
+};
+
 /* In the order rules__print writes them. */
 enum rule_key {
 	RK_SIGNAL,
@@ -91,6 +120,7 @@ enum rule_key {
 
 extern const struct rules_key rules_global_keys[GK_NR];
 extern const struct rules_key rules_rule_keys[RK_NR];
+extern const struct rules_key rules_upload_keys[UK_NR];
 
 /* rules_keys__find - the index of @name in @keys (@n of them), or -1. */
 int rules_keys__find(const struct rules_key *keys, int n, const char *name);
@@ -172,6 +202,7 @@ enum section {
 	SECT_NONE, /* before the first header */
 	SECT_GLOBAL,
 	SECT_LABELS,
+	SECT_UPLOAD,
 	SECT_RULE,
 	SECT_SKIP, /* an unknown or malformed header: its keys are not checked */
 };
@@ -193,9 +224,11 @@ struct rules_parser {
 
 	enum section sect;
 	char section[96]; /* "[global]", "[rule web]" */
-	int global_line, labels_line;
+	int global_line, labels_line, upload_line;
 	int gline[GK_NR]; /* where each [global] key is set; 0: not */
 	bool gbad[GK_NR];
+	int uline[UK_NR]; /* likewise for [upload] */
+	bool ubad[UK_NR];
 	struct rules_raw_rule raw;    /* the [rule NAME] being read */
 	struct rules_rule_meta *meta; /* one per r->rules */
 	size_t rules_cap;
@@ -227,5 +260,19 @@ void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw,
 
 /* rules_rule__free - free what @r owns (not @r). */
 void rules_rule__free(struct rule *r);
+
+/* rules_upload__defaults - every [upload] key with a default, from its
+ * text. Returns 0 or -ENOMEM. */
+int rules_upload__defaults(struct rules_upload *u);
+
+/* rules_upload__check - after the last line: split the url, and check
+ * that the keys set fit its scheme and each other. */
+void rules_upload__check(struct rules_parser *p);
+
+/* rules_upload__print - the [upload] section (nothing without one). */
+void rules_upload__print(const struct rules_upload *u, FILE *out);
+
+/* rules_upload__free - free what @u owns (not @u). */
+void rules_upload__free(struct rules_upload *u);
 
 #endif

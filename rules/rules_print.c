@@ -151,6 +151,7 @@ int rules__print(const struct rules *r, FILE *out)
 	fputs("\n[labels]\n", out);
 	for (i = 0; i < r->nlabels; i++)
 		rules_value__print(out, r->labels[i].key, r->labels[i].value);
+	rules_upload__print(&r->upload, out);
 	for (i = 0; i < r->nrules; i++)
 		print_rule(&r->rules[i], out);
 	return ferror(out) ? -EIO : 0;

@@ -101,7 +101,8 @@ static void start_rule(struct rules_parser *p, int line, const char *name)
 static void start_once(struct rules_parser *p, int line, enum section sect, int *first)
 {
 	p->sect = sect;
-	snprintf(p->section, sizeof(p->section), "[%s]", sect == SECT_GLOBAL ? "global" : "labels");
+	snprintf(p->section, sizeof(p->section), "[%s]",
+		 sect == SECT_GLOBAL ? "global" : sect == SECT_UPLOAD ? "upload" : "labels");
 	if (*first)
 		rules_parser__error(p, line, p->section, NULL,
 				    "appears twice (first on line %d); put its keys in one section",
@@ -123,12 +124,14 @@ static int on_section(void *ctx, int line, const char *name)
 		start_once(p, line, SECT_GLOBAL, &p->global_line);
 	else if (!strcmp(name, "labels"))
 		start_once(p, line, SECT_LABELS, &p->labels_line);
+	else if (!strcmp(name, "upload"))
+		start_once(p, line, SECT_UPLOAD, &p->upload_line);
 	else if (!strncmp(name, "rule", 4) && strchr(" \t", name[4])) /* or [rule] */
 		start_rule(p, line, name + 4);
 	else
 		rules_parser__error(p, line, NULL, NULL,
-				    "[%s]: unknown section; expected [global], [labels] or "
-				    "[rule NAME]",
+				    "[%s]: unknown section; expected [global], [labels], "
+				    "[upload] or [rule NAME]",
 				    rules_value__quote(name, q, sizeof(q)));
 	return p->nomem ? -ENOMEM : 0;
 }
@@ -145,28 +148,53 @@ static void unknown_key(struct rules_parser *p, int line, const char *key,
 			    rules_keys__list(keys, n, list, sizeof(list)));
 }
 
-static void global_key(struct rules_parser *p, int line, const char *key, const char *value)
+/* A section of plain keys ([global], [upload]): its table, where each key
+ * was set, which were bad, and the struct they fill. */
+struct plain_section {
+	const struct rules_key *keys;
+	int n;
+	int *lines;
+	bool *bad;
+	void *base;
+};
+
+static void plain_key(struct rules_parser *p, const struct plain_section *s, int line,
+		      const char *key, const char *value)
 {
-	int k = rules_keys__find(rules_global_keys, GK_NR, key), err;
+	int k = rules_keys__find(s->keys, s->n, key), err;
 	char msg[MSG_MAX], q[96];
 
 	if (k < 0) {
-		unknown_key(p, line, key, rules_global_keys, GK_NR);
+		unknown_key(p, line, key, s->keys, s->n);
 		return;
 	}
-	if (p->gline[k]) {
+	if (s->lines[k]) {
 		rules_parser__error(p, line, p->section, key, "set twice (first on line %d)",
-				    p->gline[k]);
+				    s->lines[k]);
 		return;
 	}
-	p->gline[k] = line;
-	err = rules_key__parse(&rules_global_keys[k], &p->r->global, value, msg, sizeof(msg));
+	s->lines[k] = line;
+	err = rules_key__parse(&s->keys[k], s->base, value, msg, sizeof(msg));
 	if (err == -EINVAL)
 		rules_parser__error(p, line, p->section, key, "bad value '%s': %s",
 				    rules_value__quote(value, q, sizeof(q)), msg);
 	else if (err)
 		rules_parser__nomem(p);
-	p->gbad[k] = err != 0;
+	s->bad[k] = err != 0;
+}
+
+static void global_key(struct rules_parser *p, int line, const char *key, const char *value)
+{
+	struct plain_section s = { rules_global_keys, GK_NR, p->gline, p->gbad, &p->r->global };
+
+	plain_key(p, &s, line, key, value);
+}
+
+static void upload_key(struct rules_parser *p, int line, const char *key, const char *value)
+{
+	struct plain_section s = { rules_upload_keys, UK_NR, p->uline, p->ubad, &p->r->upload };
+
+	plain_key(p, &s, line, key, value);
 }
 
 static void label_key(struct rules_parser *p, int line, const char *key, const char *value)
@@ -238,14 +266,17 @@ static int on_key(void *ctx, int line, const char *key, const char *value)
 	switch (p->sect) {
 	case SECT_NONE:
 		rules_parser__error(p, line, NULL, rules_value__quote(key, q, sizeof(q)),
-				    "not in a section; put it under [global], [labels] or "
-				    "[rule NAME]");
+				    "not in a section; put it under [global], [labels], "
+				    "[upload] or [rule NAME]");
 		break;
 	case SECT_GLOBAL:
 		global_key(p, line, key, value);
 		break;
 	case SECT_LABELS:
 		label_key(p, line, key, value);
+		break;
+	case SECT_UPLOAD:
+		upload_key(p, line, key, value);
 		break;
 	case SECT_RULE:
 		rule_key(p, line, key, value);
@@ -383,6 +414,7 @@ void rules_sections__end(struct rules_parser *p)
 		check_window(p, section, "duration", rule->window_ns, m->duration_line, m->line);
 	}
 	check_names(p);
+	rules_upload__check(p);
 }
 
 /* set_defaults - every [global] key from its default text. */

@@ -19,5 +19,6 @@ int cmd_check(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_arm(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
 
 #endif

@@ -94,6 +94,22 @@ static int parse_arm(const char *p, struct control_request *req, char *err, size
 	return 0;
 }
 
+static int parse_upload(const char *p, struct control_request *req, char *err, size_t errlen)
+{
+	const char *w;
+	size_t len;
+
+	if (!next_word(&p, &w, &len))
+		return 0;
+	if (len != 6 || memcmp(w, "failed", 6) || next_word(&p, &w, &len)) {
+		snprintf(err, errlen, "unexpected '%.*s' after upload: expected failed",
+			 (int)(len > 32 ? 32 : len), w);
+		return -EINVAL;
+	}
+	req->failed = true;
+	return 0;
+}
+
 int control_request__parse(const char *line, struct control_request *req, char *err, size_t errlen)
 {
 	const char *p = line, *w;
@@ -105,15 +121,19 @@ int control_request__parse(const char *line, struct control_request *req, char *
 		return -EINVAL;
 	}
 	if (!next_word(&p, &w, &len)) {
-		snprintf(err, errlen, "empty request: expected status or arm");
+		snprintf(err, errlen, "empty request: expected status, arm or upload");
 		return -EINVAL;
 	}
 	if (len == 3 && !memcmp(w, "arm", 3)) {
 		req->verb = CONTROL_ARM;
 		return parse_arm(p, req, err, errlen);
 	}
+	if (len == 6 && !memcmp(w, "upload", 6)) {
+		req->verb = CONTROL_UPLOAD;
+		return parse_upload(p, req, err, errlen);
+	}
 	if (len != 6 || memcmp(w, "status", 6)) {
-		snprintf(err, errlen, "unknown request '%.*s': expected status or arm",
+		snprintf(err, errlen, "unknown request '%.*s': expected status, arm or upload",
 			 (int)(len > 32 ? 32 : len), w);
 		return -EINVAL;
 	}
@@ -135,6 +155,8 @@ int control_request__format(const struct control_request *req, char *buf, size_t
 
 	if (req->verb == CONTROL_STATUS)
 		n = snprintf(buf, len, "status%s\n", req->json ? " json" : "");
+	else if (req->verb == CONTROL_UPLOAD)
+		n = snprintf(buf, len, "upload%s\n", req->failed ? " failed" : "");
 	else if (req->duration_ns)
 		n = snprintf(buf, len, "arm %s %" PRIu64 "\n", req->rule[0] ? req->rule : "-",
 			     req->duration_ns);

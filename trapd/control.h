@@ -6,6 +6,7 @@
  *
  *   status [json]
  *   arm [RULE|-] [DURATION_NS]
+ *   upload [failed]      send the spool now (and captures marked failed)
  *
  * The answer starts with one line, "ok", "usage: MESSAGE" (the request
  * was wrong: exit status 2 for the client) or "error: MESSAGE" (exit
@@ -30,6 +31,7 @@
 enum control_verb {
 	CONTROL_STATUS,
 	CONTROL_ARM,
+	CONTROL_UPLOAD,
 };
 
 struct control_request {
@@ -37,6 +39,7 @@ struct control_request {
 	bool json;	      /* status json */
 	char rule[64];	      /* arm: "" for a manual capture */
 	uint64_t duration_ns; /* arm: 0 for the rule's (or manual) duration */
+	bool failed;	      /* upload failed */
 };
 
 /* control_request__parse - parse one request line (without its newline).

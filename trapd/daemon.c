@@ -18,6 +18,7 @@
 #include "rules/units.h"
 #include "trapd/commands.h"
 #include "trapd/log.h"
+#include "trapd/shipping.h"
 
 #define NSEC_PER_SEC 1000000000ll
 #define MAX_EVENTS 16
@@ -90,6 +91,26 @@ static int arm_timer(struct daemon *d)
 	return timerfd_settime(d->timerfd, 0, &its, NULL) ? -errno : 0;
 }
 
+/* restart_uploader - after a reload: a new uploader when [upload] or the
+ * spool changed (the old one stops; a capture it was sending stays in
+ * the spool and goes again, under the same name). A new [upload] that
+ * cannot start (a secret missing) leaves captures in the spool. */
+static void restart_uploader(struct daemon *d, const struct rules *old)
+{
+	const struct rules *r = d->watch->rules;
+	char err[512];
+
+	if (rules_upload__equal(&old->upload, &r->upload) &&
+	    !strcmp(old->global.spool_dir, r->global.spool_dir) && (d->uploader || !r->upload.url))
+		return;
+	uploader__stop(d->uploader);
+	d->uploader = NULL;
+	if (shipping__start(r, false, &d->uploader, err, sizeof(err)))
+		log_error("[upload]: %s; captures stay in the spool until it is fixed", err);
+	else if (d->uploader)
+		log_info("uploading captures to %s", r->upload.url);
+}
+
 /* reload - SIGHUP: a good file replaces the rules, keeping the state of
  * the unchanged ones; a bad one is rejected and the old rules stay. */
 static void reload(struct daemon *d)
@@ -117,6 +138,7 @@ static void reload(struct daemon *d)
 		log_warn("control_socket changed to %s: it takes effect at the next start; the "
 			 "daemon still listens on %s",
 			 nw->rules->global.control_socket, d->ctl_path);
+	restart_uploader(d, old->rules);
 	watch__free(old);
 	open_sampler(d);
 	arm_timer(d);
@@ -184,6 +206,8 @@ static void finish_capture(struct daemon *d)
 	d->session_watched = false;
 	if (trap__finish(&d->trap, d->watch->rules, err, sizeof(err)))
 		log_error("capture lost: %s", err);
+	else
+		uploader__kick(d->uploader);
 	open_sampler(d); /* bigger maps a reload asked for meanwhile */
 }
 
@@ -332,6 +356,19 @@ static void answer(struct daemon *d, int fd, const struct control_request *req)
 		else
 			control__reply(fd, "ok", body, len);
 		free(body);
+		return;
+	}
+	if (req->verb == CONTROL_UPLOAD) {
+		if (!d->uploader) {
+			control__reply(fd, "usage: no [upload] in the rules file: captures stay in "
+					   "the spool", NULL, 0);
+			return;
+		}
+		uploader__retry(d->uploader, req->failed);
+		snprintf(reply, sizeof(reply), "uploading the spool now%s\n",
+			 req->failed ? ", captures that failed included" : "");
+		control__reply(fd, "ok", reply, strlen(reply));
+		log_info("trapd upload%s: uploading the spool now", req->failed ? " --failed" : "");
 		return;
 	}
 	e = arm(d, req->rule, req->duration_ns, "trapd arm", reply, sizeof(reply));
@@ -484,6 +521,7 @@ static int setup(struct daemon *d)
 
 static void teardown(struct daemon *d)
 {
+	uploader__stop(d->uploader);
 	trap__reset(&d->trap);
 	sampler__free(d->trap.sampler);
 	watch__free(d->watch);
@@ -497,6 +535,24 @@ static void teardown(struct daemon *d)
 		close(d->timerfd);
 	if (d->epfd >= 0)
 		close(d->epfd);
+}
+
+/* start_uploader - recover the spool and start sending. Returns 0 or an
+ * exit status (a bad [upload] at start is a configuration error). */
+static int start_uploader(struct daemon *d)
+{
+	const struct rules *r = d->watch->rules;
+	char err[512];
+	int e = shipping__start(r, true, &d->uploader, err, sizeof(err));
+
+	if (!e) {
+		if (d->uploader)
+			log_info("uploading captures to %s", r->upload.url);
+		return 0;
+	}
+	log_error("%s:%d: [upload]: %s", d->rules_path, r->upload.line, err);
+	watch__free(d->watch);
+	return e == -EINVAL || e == -EPERM || e == -ENOENT ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
 }
 
 int daemon__run(const char *rules_path, const struct signal_env *env)
@@ -517,6 +573,9 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 	if (!d.watch)
 		return bad ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
 	d.started_real = d.loaded_real = session__realtime_ns();
+	e = start_uploader(&d);
+	if (e)
+		return e;
 	e = setup(&d);
 	if (e) {
 		if (e != -ENOENT && e != -EADDRINUSE)

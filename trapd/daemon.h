@@ -4,6 +4,10 @@
  * rules also the moment the kernel reports a stall), evaluates it, and
  * arms the sampler when a rule fires.
  *
+ * Finished captures go to the spool; the uploader's thread (upload/
+ * uploader.h) sends them to the [upload] backend, so no network wait
+ * ever holds up the loop.
+ *
  * Signals: SIGHUP reloads the rules file (a bad file is rejected and the
  * old rules keep running), SIGUSR1 arms a manual capture, SIGTERM and
  * SIGINT stop: a running capture is cut short and written, not lost.
@@ -19,12 +23,14 @@
 #include "trapd/control.h"
 #include "trapd/trap.h"
 #include "trapd/watch.h"
+#include "upload/uploader.h"
 
 struct daemon {
 	const char *rules_path;
 	struct signal_env env;
 	struct watch *watch;	 /* the rules in force */
 	struct trap trap;	 /* the capture, if one runs; trap.sampler is ours */
+	struct uploader *uploader; /* NULL: no [upload], captures stay in the spool */
 	uint64_t sampler_freq;	 /* the kept sampler's maps are sized for this */
 	uint64_t sampler_window; /* ...and this */
 	int epfd;

@@ -120,6 +120,34 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 	}
 }
 
+static void text_upload(struct daemon *d, FILE *f, int64_t real)
+{
+	struct uploader_status st;
+	char when[40], in[32];
+
+	if (!d->uploader) {
+		fprintf(f, "upload:   %s\n",
+			d->watch->rules->upload.url ? "not running: [upload] could not start (see the log)"
+						    : "none configured: captures stay in the spool");
+		return;
+	}
+	uploader__status(d->uploader, &st);
+	fprintf(f, "upload:   %s: %llu pending, %llu failed, %llu sent (%llu bytes)",
+		d->watch->rules->upload.url, (unsigned long long)st.pending,
+		(unsigned long long)st.failed, (unsigned long long)st.sent,
+		(unsigned long long)st.bytes_sent);
+	if (st.in_flight[0])
+		fprintf(f, "; sending %s", st.in_flight);
+	if (st.next_try_real_ns)
+		fprintf(f, "; %u failures in a row, next try in %s", st.failures_in_a_row,
+			span(st.next_try_real_ns - real, in, sizeof(in)));
+	fprintf(f, "\n");
+	if (st.last_error[0]) {
+		iso8601(st.last_error_real_ns, when, sizeof(when));
+		fprintf(f, "          last error at %s: %s\n", when, st.last_error);
+	}
+}
+
 static void status_text(struct daemon *d, FILE *f)
 {
 	const struct rules_global *g = &d->watch->rules->global;
@@ -149,6 +177,7 @@ static void status_text(struct daemon *d, FILE *f)
 			cap, g->spool_max_files, (unsigned long long)d->trap.dropped);
 	else
 		fprintf(f, "spool:    %s: not created yet\n", g->spool_dir);
+	text_upload(d, f, real);
 	text_rules(d, f, now);
 }
 
@@ -213,6 +242,43 @@ static void json_rule(struct daemon *d, struct json_writer *w, const struct watc
 	json_object_end(w);
 }
 
+static void json_upload(struct daemon *d, struct json_writer *w)
+{
+	struct uploader_status st;
+
+	json_key(w, "upload");
+	if (!d->uploader) {
+		json_null(w);
+		return;
+	}
+	uploader__status(d->uploader, &st);
+	json_object_begin(w);
+	json_kv_string(w, "url", d->watch->rules->upload.url);
+	json_kv_u64(w, "pending", st.pending);
+	json_kv_u64(w, "failed", st.failed);
+	json_kv_u64(w, "sent", st.sent);
+	json_kv_u64(w, "bytes_sent", st.bytes_sent);
+	json_kv_u64(w, "attempts", st.attempts);
+	json_kv_u64(w, "transient_failures", st.transient_failures);
+	json_kv_u64(w, "failures_in_a_row", st.failures_in_a_row);
+	json_key(w, "in_flight");
+	if (st.in_flight[0])
+		json_string(w, st.in_flight);
+	else
+		json_null(w);
+	json_key(w, "next_try_real_ns");
+	if (st.next_try_real_ns)
+		json_i64(w, st.next_try_real_ns);
+	else
+		json_null(w);
+	json_key(w, "last_error");
+	if (st.last_error[0])
+		json_string(w, st.last_error);
+	else
+		json_null(w);
+	json_object_end(w);
+}
+
 static void status_json(struct daemon *d, FILE *f)
 {
 	const struct rules_global *g = &d->watch->rules->global;
@@ -243,6 +309,7 @@ static void status_json(struct daemon *d, FILE *f)
 	json_kv_u64(&w, "bytes", u.bytes);
 	json_kv_u64(&w, "dropped", d->trap.dropped);
 	json_object_end(&w);
+	json_upload(d, &w);
 	json_key(&w, "rules");
 	json_array_begin(&w);
 	for (i = 0; i < d->watch->n; i++)

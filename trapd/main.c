@@ -17,7 +17,8 @@ static const struct command commands[] = {
 	{ "check", cmd_check, "validate a rules file and print it normalised" },
 	{ "daemon", cmd_daemon, "the guard: watch the rules, capture when one fires" },
 	{ "arm", cmd_arm, "ask the running daemon for a capture now" },
-	{ "status", cmd_status, "the running daemon's rules, capture and spool" },
+	{ "status", cmd_status, "the running daemon's rules, capture, spool and uploads" },
+	{ "upload", cmd_upload, "send the spool's captures to the backend now" },
 };
 
 static void usage(FILE *out)

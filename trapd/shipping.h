@@ -1,0 +1,32 @@
+/* shipping.h - the daemon's side of upload/: the uploader configured from
+ * the rules file ([upload], and [global] spool_dir), what it reports
+ * logged, and a capture's sidecar read into the metadata its objects
+ * carry (names and values in docs/upload.md).
+ */
+#ifndef TRAPD_SHIPPING_H
+#define TRAPD_SHIPPING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rules/rules.h"
+#include "upload/uploader.h"
+
+/* shipping__config - @r's [upload] as a backend configuration (borrowing
+ * @r's strings). */
+void shipping__config(const struct rules *r, struct upload_config *cfg);
+
+/* shipping__start - recover the spool after an unclean stop (@recover)
+ * and start the uploader of @r; *@out stays NULL when @r has no [upload]
+ * (captures stay in the spool). Returns 0
+ * or a negative errno with @err filled (-EINVAL: a setting or secret is
+ * bad). */
+int shipping__start(const struct rules *r, bool recover, struct uploader **out, char *err,
+		    size_t errlen);
+
+/* shipping__read_meta - an uploader_meta_fn: the metadata of the capture
+ * whose sidecar is @sidecar_path. */
+int shipping__read_meta(const char *sidecar_path, struct upload_meta *meta, size_t max,
+			size_t *n, char *err, size_t errlen);
+
+#endif

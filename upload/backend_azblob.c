@@ -1,0 +1,145 @@
+/* backend_azblob.c - azblob://ACCOUNT/CONTAINER/PREFIX: Azure Blob
+ * Storage, each object a block blob written with one Put Blob request,
+ * authorised by a SAS token (sas_token_file or _env; it needs write and
+ * create permission on the container). The token goes in the query
+ * string, which no message ever shows. Metadata travels as x-ms-meta-*
+ * headers, whose names Azure wants to be C identifiers (object.h makes
+ * them so). The endpoint defaults to https://ACCOUNT.blob.core.windows.net;
+ * an emulator such as Azurite is http://127.0.0.1:10000/ACCOUNT. */
+#include "upload/backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "upload/http_request.h"
+#include "upload/object.h"
+#include "upload/secret.h"
+
+#define AZBLOB_API_VERSION "2021-08-06"
+
+struct upload_backend {
+	const struct upload_config *cfg;
+	char endpoint[512]; /* no trailing '/' */
+	char *sas;	    /* without a leading '?' */
+};
+
+static int azblob_open(const struct upload_config *cfg, struct upload_backend **out, char *err,
+		       size_t errlen)
+{
+	struct upload_backend *b;
+	size_t n;
+	int e;
+
+	*out = NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->cfg = cfg;
+	if (cfg->endpoint)
+		snprintf(b->endpoint, sizeof(b->endpoint), "%s", cfg->endpoint);
+	else
+		snprintf(b->endpoint, sizeof(b->endpoint), "https://%s.blob.core.windows.net",
+			 cfg->account);
+	n = strlen(b->endpoint);
+	while (n && b->endpoint[n - 1] == '/')
+		b->endpoint[--n] = '\0';
+	e = upload_secret__read(&cfg->sas_token, "sas_token", &b->sas, err, errlen);
+	if (e == -ENOENT)
+		snprintf(err, errlen, "azblob needs sas_token_file or sas_token_env");
+	if (!e && b->sas[0] == '?')
+		memmove(b->sas, b->sas + 1, strlen(b->sas));
+	if (!e && (!strstr(b->sas, "sig=") || strpbrk(b->sas, " \t\r\n#"))) {
+		e = -EINVAL;
+		snprintf(err, errlen,
+			 "sas_token: not a SAS token (expected a query string with sv=, sp=, "
+			 "se= and sig=)");
+	}
+	if (e) {
+		upload_secret__free(b->sas);
+		free(b);
+		return e == -ENOENT ? -EINVAL : e;
+	}
+	*out = b;
+	return 0;
+}
+
+struct header_space {
+	char line[HTTP_REQUEST_HEADERS_MAX][512];
+	size_t used;
+};
+
+static int add(struct http_request *rq, struct header_space *hs, const char *name,
+	       const char *value)
+{
+	if (hs->used == HTTP_REQUEST_HEADERS_MAX)
+		return -E2BIG;
+	return http_request__header(rq, hs->line[hs->used++], sizeof(hs->line[0]), name, value);
+}
+
+/* blob_url - ENDPOINT/CONTAINER/PREFIXKEY?SAS into @url. */
+static int blob_url(const struct upload_backend *b, const char *key, char *url, size_t len)
+{
+	char name[UPLOAD_KEY_MAX + 256], path[3 * sizeof(name)];
+
+	if (snprintf(name, sizeof(name), "%s%s", b->cfg->prefix ? b->cfg->prefix : "", key) >=
+		    (int)sizeof(name) ||
+	    http_uri_encode(name, true, path, sizeof(path)))
+		return -ENAMETOOLONG;
+	if (snprintf(url, len, "%s/%s/%s?%s", b->endpoint, b->cfg->container, path, b->sas) >=
+	    (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int azblob_put(struct upload_backend *b, const struct upload_object *obj,
+		      struct upload_result *res)
+{
+	char url[UPLOAD_SECRET_MAX + 4 * UPLOAD_KEY_MAX + 1024], hdr[128];
+	struct header_space *hs = calloc(1, sizeof(*hs));
+	struct http_request rq;
+	size_t i;
+	int e = hs ? blob_url(b, obj->key, url, sizeof(url)) : -ENOMEM;
+
+	memset(res, 0, sizeof(*res));
+	res->outcome = UPLOAD_PERMANENT;
+	if (!e) {
+		http_request__init(&rq, "PUT", url);
+		rq.body_fd = obj->fd;
+		rq.body_size = obj->size;
+		e = add(&rq, hs, "x-ms-blob-type", "BlockBlob");
+	}
+	if (!e)
+		e = add(&rq, hs, "x-ms-version", AZBLOB_API_VERSION);
+	if (!e)
+		e = add(&rq, hs, "Content-Type", obj->content_type);
+	for (i = 0; !e && i < obj->nmeta; i++)
+		e = add(&rq, hs,
+			upload_meta__header(obj->meta[i].name, UPLOAD_META_AZBLOB, hdr,
+					    sizeof(hdr)),
+			obj->meta[i].value);
+	if (!e)
+		e = http_request__send(&rq, b->cfg, res, NULL);
+	else
+		snprintf(res->msg, sizeof(res->msg), "%s: cannot build the request: %s", obj->key,
+			 strerror(-e));
+	explicit_bzero(url, sizeof(url));
+	free(hs);
+	return e ? -EIO : 0;
+}
+
+static void azblob_close(struct upload_backend *b)
+{
+	if (!b)
+		return;
+	upload_secret__free(b->sas);
+	free(b);
+}
+
+const struct upload_backend_ops upload_backend_azblob = {
+	.name = "azblob",
+	.open = azblob_open,
+	.put = azblob_put,
+	.close = azblob_close,
+};

@@ -1,0 +1,300 @@
+/* http_request.c - one HTTP request through libcurl (http_request.h). */
+#include "upload/http_request.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NSEC_PER_MSEC 1000000ull
+#define NSEC_PER_SEC 1000000000ull
+#define STALL_BYTES_PER_SEC 1024L
+
+struct body {
+	int fd;
+	uint64_t size, off;
+	int error; /* errno of a failed read: the capture file, not the network */
+};
+
+void http_request__init(struct http_request *rq, const char *method, const char *url)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->method = method;
+	rq->url = url;
+	rq->body_fd = -1;
+}
+
+int http_request__header(struct http_request *rq, char *buf, size_t buflen, const char *name,
+			 const char *value)
+{
+	if (rq->nheaders == HTTP_REQUEST_HEADERS_MAX)
+		return -E2BIG;
+	if (snprintf(buf, buflen, "%s: %s", name, value) >= (int)buflen)
+		return -ENOSPC;
+	rq->headers[rq->nheaders++] = buf;
+	return 0;
+}
+
+/* read_body - curl asks for the next piece of the body: pread, so a
+ * rewind (seek_body) needs no state but the offset. */
+static size_t read_body(char *buf, size_t size, size_t n, void *ctx)
+{
+	struct body *b = ctx;
+	size_t want = size * n;
+	ssize_t got;
+
+	if (b->off >= b->size)
+		return 0;
+	if (want > b->size - b->off)
+		want = (size_t)(b->size - b->off);
+	do
+		got = pread(b->fd, buf, want, (off_t)b->off);
+	while (got < 0 && errno == EINTR);
+	if (got <= 0) { /* an error, or the file shrank under us */
+		b->error = got < 0 ? errno : EIO;
+		return CURL_READFUNC_ABORT;
+	}
+	b->off += (uint64_t)got;
+	return (size_t)got;
+}
+
+static int seek_body(void *ctx, curl_off_t offset, int origin)
+{
+	struct body *b = ctx;
+
+	if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > b->size)
+		return CURL_SEEKFUNC_FAIL;
+	b->off = (uint64_t)offset;
+	return CURL_SEEKFUNC_OK;
+}
+
+static size_t keep_response(char *data, size_t size, size_t n, void *ctx)
+{
+	struct http_response *resp = ctx;
+	size_t len = size * n, room = HTTP_RESPONSE_KEEP - resp->body_len;
+
+	if (len > room)
+		len = room;
+	memcpy(resp->body + resp->body_len, data, len);
+	resp->body_len += len;
+	resp->body[resp->body_len] = '\0';
+	return size * n; /* the rest is read and dropped */
+}
+
+static int check_abort(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	const int *abort_flag = ctx;
+
+	return abort_flag && __atomic_load_n(abort_flag, __ATOMIC_RELAXED) ? 1 : 0;
+}
+
+enum upload_outcome http_classify(long status, int curl_code)
+{
+	if (status >= 200 && status < 300)
+		return UPLOAD_OK;
+	if (status == 408 || status == 429 || status >= 500)
+		return UPLOAD_TRANSIENT;
+	if (status > 0)
+		return UPLOAD_PERMANENT;
+	switch (curl_code) {
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_READ_ERROR: /* the capture file itself */
+	case CURLE_FILE_COULDNT_READ_FILE:
+		return UPLOAD_PERMANENT;
+	default: /* refused, unresolved, timed out, reset, aborted: try again later */
+		return UPLOAD_TRANSIENT;
+	}
+}
+
+const char *http_url_for_message(const char *url, char *buf, size_t len)
+{
+	const char *scheme_end = strstr(url, "://"), *host = scheme_end ? scheme_end + 3 : url;
+	size_t host_len = strcspn(host, "/?#"), path_len;
+	const char *at = memchr(host, '@', host_len), *path = host + host_len;
+
+	path_len = strcspn(path, "?#");
+	if (at) {
+		snprintf(buf, len, "%.*s%.*s%.*s", (int)(host - url), url,
+			 (int)(host_len - (size_t)(at + 1 - host)), at + 1, (int)path_len, path);
+	} else {
+		snprintf(buf, len, "%.*s", (int)(path - url + path_len), url);
+	}
+	return buf;
+}
+
+int http_uri_encode(const char *in, bool keep_slash, char *out, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	for (; *in; in++) {
+		unsigned char c = (unsigned char)*in;
+		bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			     (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
+			     c == '~' || (keep_slash && c == '/');
+
+		if (o + (plain ? 1 : 3) >= len)
+			return -ENOSPC;
+		if (plain) {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '%';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
+	}
+	if (o >= len)
+		return -ENOSPC;
+	out[o] = '\0';
+	return 0;
+}
+
+/* setup - the options of every request: timeouts, TLS, no signals (we
+ * run on the uploader's thread), no redirects (a redirected PUT would
+ * need its body again and rarely means what it says). */
+static int setup(CURL *c, const struct http_request *rq, const struct upload_config *cfg,
+		 struct curl_slist *hdrs, struct body *body, struct http_response *resp)
+{
+	CURLcode e = CURLE_OK;
+
+#define SET(opt, val)                                           \
+	do {                                                    \
+		if (e == CURLE_OK)                              \
+			e = curl_easy_setopt(c, opt, val);      \
+	} while (0)
+	SET(CURLOPT_URL, rq->url);
+	SET(CURLOPT_NOSIGNAL, 1L);
+	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->connect_timeout_ns / NSEC_PER_MSEC));
+	SET(CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_ns / NSEC_PER_MSEC));
+	SET(CURLOPT_LOW_SPEED_LIMIT, STALL_BYTES_PER_SEC);
+	SET(CURLOPT_LOW_SPEED_TIME, (long)(cfg->stall_timeout_ns / NSEC_PER_SEC));
+	SET(CURLOPT_SSL_VERIFYPEER, cfg->tls_verify ? 1L : 0L);
+	SET(CURLOPT_SSL_VERIFYHOST, cfg->tls_verify ? 2L : 0L);
+	if (cfg->ca_file)
+		SET(CURLOPT_CAINFO, cfg->ca_file);
+	SET(CURLOPT_HTTPHEADER, hdrs);
+	SET(CURLOPT_WRITEFUNCTION, keep_response);
+	SET(CURLOPT_WRITEDATA, resp);
+	SET(CURLOPT_NOPROGRESS, 0L);
+	SET(CURLOPT_XFERINFOFUNCTION, check_abort);
+	SET(CURLOPT_XFERINFODATA, (void *)cfg->abort);
+	SET(CURLOPT_USERAGENT, "trapd/" TRAPD_VERSION);
+	if (!strcmp(rq->method, "HEAD"))
+		SET(CURLOPT_NOBODY, 1L);
+	else if (strcmp(rq->method, "GET"))
+		SET(CURLOPT_CUSTOMREQUEST, rq->method);
+	if (rq->body_fd >= 0) {
+		SET(CURLOPT_READFUNCTION, read_body);
+		SET(CURLOPT_READDATA, body);
+		SET(CURLOPT_SEEKFUNCTION, seek_body);
+		SET(CURLOPT_SEEKDATA, body);
+		if (!strcmp(rq->method, "POST")) {
+			SET(CURLOPT_POST, 1L);
+			SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_size);
+		} else {
+			SET(CURLOPT_UPLOAD, 1L);
+			SET(CURLOPT_INFILESIZE_LARGE, (curl_off_t)rq->body_size);
+		}
+	}
+#undef SET
+	return e == CURLE_OK ? 0 : -EINVAL;
+}
+
+/* build_headers - @rq's headers, and no "Expect: 100-continue": a store
+ * that answers 4xx does so after the body either way, and some proxies
+ * stall a second on it. */
+static struct curl_slist *build_headers(const struct http_request *rq)
+{
+	struct curl_slist *l = NULL, *n;
+	size_t i;
+
+	for (i = 0; i <= rq->nheaders; i++) {
+		n = curl_slist_append(l, i < rq->nheaders ? rq->headers[i] : "Expect:");
+		if (!n) {
+			curl_slist_free_all(l);
+			return NULL;
+		}
+		l = n;
+	}
+	return l;
+}
+
+/* describe - "PUT URL: " and what happened, into @res->msg. */
+static void describe(const struct http_request *rq, CURLcode code, const char *curl_err,
+		     const struct http_response *resp, struct upload_result *res)
+{
+	char url[512], detail[256] = "";
+	const char *code_tag, *msg_tag;
+
+	http_url_for_message(rq->url, url, sizeof(url));
+	if (!res->http_status) {
+		snprintf(res->msg, sizeof(res->msg), "%s %.200s: %.150s", rq->method, url,
+			 *curl_err ? curl_err : curl_easy_strerror(code));
+		return;
+	}
+	/* S3 and Azure say why in an XML <Code>; keep it and the <Message> */
+	code_tag = strstr(resp->body, "<Code>");
+	msg_tag = strstr(resp->body, "<Message>");
+	if (code_tag)
+		snprintf(detail, sizeof(detail), ": %.*s", (int)strcspn(code_tag + 6, "<\n"),
+			 code_tag + 6);
+	if (msg_tag)
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ": %.*s",
+			 (int)strcspn(msg_tag + 9, "<\n"), msg_tag + 9);
+	snprintf(res->msg, sizeof(res->msg), "%s %.200s: HTTP %ld%.150s", rq->method, url,
+		 res->http_status, detail);
+}
+
+int http_request__send(const struct http_request *rq, const struct upload_config *cfg,
+		       struct upload_result *res, struct http_response *resp)
+{
+	char curl_err[CURL_ERROR_SIZE] = "";
+	struct http_response local;
+	struct body body = { rq->body_fd, rq->body_size, 0, 0 };
+	struct curl_slist *hdrs = NULL;
+	CURLcode code = CURLE_OUT_OF_MEMORY;
+	CURL *c = NULL;
+
+	if (!resp)
+		resp = &local;
+	memset(res, 0, sizeof(*res));
+	resp->status = 0;
+	resp->body_len = 0;
+	resp->body[0] = '\0';
+	c = curl_easy_init();
+	hdrs = build_headers(rq);
+	if (!c || !hdrs)
+		goto out;
+	if (setup(c, rq, cfg, hdrs, &body, resp)) {
+		code = CURLE_BAD_FUNCTION_ARGUMENT;
+		goto out;
+	}
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	code = curl_easy_perform(c);
+	if (code == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->http_status);
+out:
+	if (body.error) {
+		code = CURLE_READ_ERROR;
+		snprintf(curl_err, sizeof(curl_err), "reading the file to send: %s",
+			 strerror(body.error));
+	} else if (code == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(curl_err, sizeof(curl_err), "stopped: the uploader is shutting down");
+	}
+	resp->status = res->http_status;
+	res->outcome = http_classify(res->http_status, code);
+	if (res->outcome != UPLOAD_OK)
+		describe(rq, code, curl_err, resp, res);
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	return res->outcome == UPLOAD_OK ? 0 : -EIO;
+}

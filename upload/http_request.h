@@ -1,0 +1,61 @@
+/* http_request.h - one HTTP request through libcurl for the backends that
+ * speak HTTP (http, s3, azblob): the body streamed from a file, timeouts
+ * and TLS from struct upload_config, and the answer sorted into
+ * confirmed, transient or permanent (backend.h) with a message that
+ * names the request but never a secret (the query string, which carries
+ * Azure's SAS token, is left out of every message).
+ */
+#ifndef TRAPD_UPLOAD_HTTP_REQUEST_H
+#define TRAPD_UPLOAD_HTTP_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "upload/backend.h"
+
+#define HTTP_REQUEST_HEADERS_MAX (UPLOAD_META_MAX + 16)
+#define HTTP_RESPONSE_KEEP 4096 /* bytes of an answer's body kept for messages */
+
+struct http_request {
+	const char *method; /* "PUT", "POST", "GET", "HEAD" */
+	const char *url;
+	const char *headers[HTTP_REQUEST_HEADERS_MAX]; /* "Name: value" */
+	size_t nheaders;
+	int body_fd; /* -1: no body */
+	uint64_t body_size;
+};
+
+/* What came back, for the caller that wants more than the outcome. */
+struct http_response {
+	long status;
+	char body[HTTP_RESPONSE_KEEP + 1]; /* the start of it, NUL-terminated */
+	size_t body_len;
+};
+
+/* http_request__init - @rq for @method on @url, no headers, no body. */
+void http_request__init(struct http_request *rq, const char *method, const char *url);
+
+/* http_request__header - add "@name: @value" (formatted into @buf, which
+ * must outlive the request). Returns 0 or -E2BIG/-ENOSPC. */
+int http_request__header(struct http_request *rq, char *buf, size_t buflen, const char *name,
+			 const char *value);
+
+/* http_request__send - send @rq with @cfg's timeouts, TLS settings and
+ * abort flag; fill @res (and @resp when not NULL). Returns 0 when the
+ * server answered 2xx, -EIO otherwise. */
+int http_request__send(const struct http_request *rq, const struct upload_config *cfg,
+		       struct upload_result *res, struct http_response *resp);
+
+/* http_classify - the outcome of an answer with HTTP @status (0: none,
+ * then @curl_code says why). Exposed for tests. */
+enum upload_outcome http_classify(long status, int curl_code);
+
+/* http_url_for_message - @url without its query and userinfo. Returns
+ * @buf. */
+const char *http_url_for_message(const char *url, char *buf, size_t len);
+
+/* http_uri_encode - percent-encode @in (RFC 3986 unreserved characters
+ * kept, '/' kept when @keep_slash) into @out. Returns 0 or -ENOSPC. */
+int http_uri_encode(const char *in, bool keep_slash, char *out, size_t len);
+
+#endif
