@@ -171,6 +171,7 @@ static int setup(CURL *c, const struct http_request *rq, const struct upload_con
 			e = curl_easy_setopt(c, opt, val);      \
 	} while (0)
 	SET(CURLOPT_URL, rq->url);
+	SET(CURLOPT_PATH_AS_IS, 1L); /* the path goes as signed, "/./" and all */
 	SET(CURLOPT_NOSIGNAL, 1L);
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
 	SET(CURLOPT_CONNECTTIMEOUT_MS, (long)(cfg->connect_timeout_ns / NSEC_PER_MSEC));
