@@ -551,7 +551,6 @@ static int start_uploader(struct daemon *d)
 		return 0;
 	}
 	log_error("%s:%d: [upload]: %s", d->rules_path, r->upload.line, err);
-	watch__free(d->watch);
 	return e == -EINVAL || e == -EPERM || e == -ENOENT ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
 }
 
@@ -573,15 +572,18 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 	if (!d.watch)
 		return bad ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
 	d.started_real = d.loaded_real = session__realtime_ns();
-	e = start_uploader(&d);
-	if (e)
-		return e;
 	e = setup(&d);
 	if (e) {
 		if (e != -ENOENT && e != -EADDRINUSE)
 			log_error("starting the daemon: %s", strerror(-e));
 		teardown(&d);
 		return TRAPD_EXIT_FAILURE;
+	}
+	/* after setup: signals are blocked, so the thread never takes one */
+	e = start_uploader(&d);
+	if (e) {
+		teardown(&d);
+		return e;
 	}
 	log_info("trapd daemon %s: %zu rules from %s, polled every %s; control socket %s",
 		 TRAPD_VERSION, d.watch->n, rules_path,

@@ -39,7 +39,7 @@ struct upload_config {
 	const char *url;       /* as configured, for messages */
 	const char *dir;       /* file: the directory */
 	const char *base;      /* http: the URL objects are PUT under (ends in '/') */
-	bool post;	       /* http: POST every object to @base itself */
+	bool post;	       /* http: POST every object to @url itself */
 	const char *bucket;    /* s3 */
 	const char *account;   /* azblob */
 	const char *container; /* azblob */

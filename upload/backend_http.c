@@ -75,7 +75,7 @@ static int http_put(struct upload_backend *b, const struct upload_object *obj,
 	if (!hs)
 		goto out;
 	if (cfg->post) {
-		snprintf(url, sizeof(url), "%s", cfg->base);
+		snprintf(url, sizeof(url), "%s", cfg->url); /* as configured, no '/' added */
 	} else if ((e = http_uri_encode(obj->key, true, path, sizeof(path))) ||
 		   snprintf(url, sizeof(url), "%s%s", cfg->base, path) >= (int)sizeof(url)) {
 		e = -ENAMETOOLONG;

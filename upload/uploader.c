@@ -125,15 +125,18 @@ static int put_part(struct uploader *u, const struct part *p, const char *sha256
 	return u->ops->put(u->backend, &obj, res);
 }
 
-/* send_capture - both files of @name, profile first. Fills @res (the
- * last request's answer) and @key; returns 0 when both are confirmed. */
+/* send_capture - both files of @name, profile first, each with its own
+ * digest (a store checks it) and both keyed by the profile's. Fills @res
+ * (the last request's answer) and @key; returns 0 when both are
+ * confirmed. */
 static int send_capture(struct uploader *u, const char *name, struct upload_result *res,
 			char *key, size_t keylen, uint64_t *bytes)
 {
 	struct part prof = { .fd = -1 }, side = { .fd = -1 };
 	struct upload_meta meta[UPLOAD_META_MAX];
 	uint8_t digest[SHA256_DIGEST_LEN];
-	char sha[2 * SHA256_DIGEST_LEN + 1], sidename[NAME_MAX + 1];
+	char sha[2 * SHA256_DIGEST_LEN + 1], side_sha[2 * SHA256_DIGEST_LEN + 1];
+	char sidename[NAME_MAX + 1];
 	size_t nmeta, base = strlen(name) - strlen(".pb.zst");
 	int e;
 
@@ -145,6 +148,11 @@ static int send_capture(struct uploader *u, const char *name, struct upload_resu
 		e = open_part(&side, u->o.spool_dir, sidename);
 	if (!e)
 		e = sha256_fd(prof.fd, digest, NULL);
+	if (!e) {
+		hex_lower(digest, SHA256_DIGEST_LEN, sha);
+		e = sha256_fd(side.fd, digest, NULL);
+		hex_lower(digest, SHA256_DIGEST_LEN, side_sha);
+	}
 	if (e) {
 		snprintf(res->msg, sizeof(res->msg), "reading %.300s: %s",
 			 prof.fd < 0 ? prof.path : side.path, strerror(-e));
@@ -152,7 +160,6 @@ static int send_capture(struct uploader *u, const char *name, struct upload_resu
 			res->outcome = UPLOAD_TRANSIENT; /* dropped or sent meanwhile */
 		goto out;
 	}
-	hex_lower(digest, SHA256_DIGEST_LEN, sha);
 	if (upload_object_key(u->o.host, name, sha, ".pb.zst", prof.key, sizeof(prof.key)) ||
 	    upload_object_key(u->o.host, name, sha, ".json", side.key, sizeof(side.key))) {
 		e = -EINVAL;
@@ -163,7 +170,7 @@ static int send_capture(struct uploader *u, const char *name, struct upload_resu
 	nmeta = capture_meta(u, &side, sha, meta);
 	e = put_part(u, &prof, sha, "application/zstd", meta, nmeta, res);
 	if (!e)
-		e = put_part(u, &side, sha, "application/json", meta, nmeta, res);
+		e = put_part(u, &side, side_sha, "application/json", meta, nmeta, res);
 	if (!e)
 		*bytes = prof.size + side.size;
 out:
