@@ -327,6 +327,14 @@ PY
 	stop_daemon
 }
 
+puts_more_than() {
+	[ "$(grep -c '"PUT"' nginx/access.log)" -gt "$1" ]
+}
+
+marked_failed() {
+	ls spool/*.failed >/dev/null 2>&1
+}
+
 test_upload_403_is_reported_not_retried_forever() {
 	need_root_bpf || return
 	need_servers || return
@@ -335,7 +343,7 @@ test_upload_403_is_reported_not_retried_forever() {
 	port=$(servers_free_port) && nginx_start "$PWD/nginx" "$port" || { fail "nginx did not start"; return 1; }
 	daemon_with_upload "url = $NGINX_URL/status/403/"
 	arm_capture || return
-	wait_for 10 test -n "$(ls spool/*.failed 2>/dev/null)" || { fail "not marked failed: $(cat daemon.log)"; return 1; }
+	wait_for 10 marked_failed || { fail "not marked failed: $(cat daemon.log)"; return 1; }
 	grep -q 'refused, not retrying.*HTTP 403' daemon.log || { fail "403 not reported: $(cat daemon.log)"; return 1; }
 	n=$(grep -c '"PUT"' nginx/access.log)
 	sleep 3
@@ -343,7 +351,7 @@ test_upload_403_is_reported_not_retried_forever() {
 	[ "$(status_json_field upload.failed)" -eq 1 ] || { fail "status does not show it failed"; return 1; }
 	"$TRAPD" status -S ctl.sock | grep -q '^upload: .*1 failed' || { fail "text status: $("$TRAPD" status -S ctl.sock)"; return 1; }
 	"$TRAPD" upload --failed -S ctl.sock >/dev/null || { fail "trapd upload --failed"; return 1; }
-	wait_for 5 test "$(grep -c '"PUT"' nginx/access.log)" -gt "$n" || { fail "--failed did not retry"; return 1; }
+	wait_for 5 puts_more_than "$n" || { fail "--failed did not retry"; return 1; }
 	stop_daemon
 }
 
