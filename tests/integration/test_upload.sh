@@ -450,3 +450,30 @@ test_capture_disk_full_is_reported_and_leaves_nothing() {
 	umount "$PWD/spool"
 	[ -z "$leftovers" ] || { fail "left in the spool: $leftovers"; return 1; }
 }
+
+test_upload_https_verifies_the_server_and_takes_a_ca_file() {
+	need_root_bpf || return
+	need_servers || return
+	up_servers
+	local port o key
+	mkdir -p nginx
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=trapd-test \
+		-addext subjectAltName=IP:127.0.0.1 -keyout nginx/tls.key -out nginx/tls.crt \
+		2>/dev/null || { fail "openssl could not make a certificate"; return 1; }
+	port=$(servers_free_port) && nginx_start "$PWD/nginx" "$port" || { fail "nginx did not start"; return 1; }
+	case $NGINX_URL in https://*) ;; *) fail "nginx is not on https: $NGINX_URL"; return 1 ;; esac
+	spool_capture web || return
+	# an unknown issuer: refused for good, not retried
+	rules_with_upload "url = $NGINX_URL/store/"
+	"$TRAPD" upload --direct -c rules.ini >out 2>err
+	[ $? -eq 1 ] || { fail "an unverified server was accepted: $(cat out err)"; return 1; }
+	grep -qi 'certificate' err || { fail "no certificate error: $(cat err)"; return 1; }
+	marked_failed || { fail "not marked failed"; return 1; }
+	# its CA given: sent
+	rules_with_upload "url = $NGINX_URL/store/" "ca_file = $PWD/nginx/tls.crt"
+	"$TRAPD" upload --direct --failed -c rules.ini >out 2>err || { fail "with ca_file: $(cat err)"; return 1; }
+	o=$(ls originals/*.pb.zst)
+	key=$(object_key "$o")
+	curl -sSf --cacert nginx/tls.crt -o got.pb.zst "$NGINX_URL/store/$key.pb.zst" || { fail "GET"; return 1; }
+	compare_object "$o" got.pb.zst "HTTPS profile" || return
+}

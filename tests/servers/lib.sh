@@ -338,14 +338,15 @@ servers_install() {
 # body_file). Exports NGINX_URL.
 nginx_start() {
 	_srv_args nginx_start 2 $# || return 1
-	local dir=$1 port=$2 t0 user_line='' rc
+	local dir=$1 port=$2 t0 user_line='' rc scheme=http listen
 	_srv_check_port "$port" || return 1
 	t0=$(_srv_now_ms)
 	mkdir -p "$dir" && dir=$(cd "$dir" && pwd) || return 1
 	rc=0
 	_srv_running "$dir" "$dir/server.pid" "$port" nginx || rc=$?
+	[ -f "$dir/tls.crt" ] && [ -f "$dir/tls.key" ] && scheme=https
 	if [ $rc -eq 0 ]; then
-		export NGINX_URL="http://127.0.0.1:$port"
+		export NGINX_URL="$scheme://127.0.0.1:$port"
 		return 0
 	fi
 	[ $rc -eq 2 ] && return 1
@@ -354,16 +355,18 @@ nginx_start() {
 	mkdir -p "$dir"/{store,post,tmp} || return 1
 	echo nginx >"$dir/kind"
 	[ "$(id -u)" -eq 0 ] && user_line="user root root;"
+	listen="127.0.0.1:$port"
+	[ $scheme = https ] && listen="$listen ssl; ssl_certificate $dir/tls.crt; ssl_certificate_key $dir/tls.key"
 	_srv_render "$SERVERS_DIR/nginx.conf.in" "$dir/nginx.conf" \
-		"DIR=$dir" "PORT=$port" "USER_LINE=$user_line" || return 1
+		"DIR=$dir" "PORT=$port" "SCHEME=$scheme" "LISTEN=$listen" "USER_LINE=$user_line" || return 1
 	nginx -t -q -p "$dir" -c "$dir/nginx.conf" 2>"$dir/nginx-t.log" ||
 		{ _srv_err "nginx config test failed:"; cat "$dir/nginx-t.log" >&2; return 1; }
 	# nginx writes DIR/nginx.pid itself; ours is the group leader's.
 	_srv_spawn "$dir/server.pid" "$dir/nginx.log" \
 		nginx -p "$dir" -c "$dir/nginx.conf" || return 1
 	_srv_wait nginx "$dir/server.pid" "$dir/error.log" \
-		_srv_http_up "http://127.0.0.1:$port/" '^404$' || { nginx_stop "$dir"; return 1; }
-	export NGINX_URL="http://127.0.0.1:$port"
+		_srv_tcp_up "$port" || { nginx_stop "$dir"; return 1; }
+	export NGINX_URL="$scheme://127.0.0.1:$port"
 	_srv_started "$dir" "$port" "$NGINX_URL" "$t0"
 }
 
