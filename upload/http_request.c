@@ -116,17 +116,21 @@ enum upload_outcome http_classify(long status, int curl_code)
 
 const char *http_url_for_message(const char *url, char *buf, size_t len)
 {
-	const char *scheme_end = strstr(url, "://"), *host = scheme_end ? scheme_end + 3 : url;
-	size_t host_len = strcspn(host, "/?#"), path_len;
-	const char *at = memchr(host, '@', host_len), *path = host + host_len;
+	size_t keep = strcspn(url, "?#"), host_len;
+	const char *scheme_end = strstr(url, "://"), *host, *at = NULL;
 
-	path_len = strcspn(path, "?#");
-	if (at) {
-		snprintf(buf, len, "%.*s%.*s%.*s", (int)(host - url), url,
-			 (int)(host_len - (size_t)(at + 1 - host)), at + 1, (int)path_len, path);
-	} else {
-		snprintf(buf, len, "%.*s", (int)(path - url + path_len), url);
+	if (scheme_end && scheme_end < url + keep) {
+		host = scheme_end + 3;
+		host_len = strcspn(host, "/?#");
+		at = memrchr(host, '@', host_len);
 	}
+	if (!at) {
+		snprintf(buf, len, "%.*s", (int)keep, url);
+		return buf;
+	}
+	/* scheme://, then the host and path without "user:password@" */
+	snprintf(buf, len, "%.*s%.*s", (int)(host - url), url, (int)(url + keep - (at + 1)),
+		 at + 1);
 	return buf;
 }
 
@@ -229,12 +233,26 @@ static struct curl_slist *build_headers(const struct http_request *rq)
 	return l;
 }
 
+const char *http_answer_detail(const char *body, char *out, size_t len)
+{
+	const char *code = strstr(body, "<Code>"), *msg = strstr(body, "<Message>");
+	size_t used = 0;
+
+	out[0] = '\0';
+	if (code)
+		used = (size_t)snprintf(out, len, ": %.*s", (int)strcspn(code + 6, "<\r\n"),
+					code + 6);
+	if (msg && used < len)
+		snprintf(out + used, len - used, ": %.*s", (int)strcspn(msg + 9, "<\r\n"),
+			 msg + 9);
+	return out;
+}
+
 /* describe - "PUT URL: " and what happened, into @res->msg. */
 static void describe(const struct http_request *rq, CURLcode code, const char *curl_err,
 		     const struct http_response *resp, struct upload_result *res)
 {
-	char url[512], detail[256] = "";
-	const char *code_tag, *msg_tag;
+	char url[512], detail[256];
 
 	http_url_for_message(rq->url, url, sizeof(url));
 	if (!res->http_status) {
@@ -242,17 +260,8 @@ static void describe(const struct http_request *rq, CURLcode code, const char *c
 			 *curl_err ? curl_err : curl_easy_strerror(code));
 		return;
 	}
-	/* S3 and Azure say why in an XML <Code>; keep it and the <Message> */
-	code_tag = strstr(resp->body, "<Code>");
-	msg_tag = strstr(resp->body, "<Message>");
-	if (code_tag)
-		snprintf(detail, sizeof(detail), ": %.*s", (int)strcspn(code_tag + 6, "<\n"),
-			 code_tag + 6);
-	if (msg_tag)
-		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ": %.*s",
-			 (int)strcspn(msg_tag + 9, "<\n"), msg_tag + 9);
 	snprintf(res->msg, sizeof(res->msg), "%s %.200s: HTTP %ld%.150s", rq->method, url,
-		 res->http_status, detail);
+		 res->http_status, http_answer_detail(resp->body, detail, sizeof(detail)));
 }
 
 int http_request__send(const struct http_request *rq, const struct upload_config *cfg,

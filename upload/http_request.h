@@ -50,6 +50,12 @@ int http_request__send(const struct http_request *rq, const struct upload_config
  * then @curl_code says why). Exposed for tests. */
 enum upload_outcome http_classify(long status, int curl_code);
 
+/* http_answer_detail - ": CODE: MESSAGE" from an S3 or Azure error body
+ * (<Code>, <Message>), each cut at the first '<' or line end; "" when the
+ * body has neither. @body is untrusted (tests/fuzz/fuzz_http_answer.c).
+ * Returns @out. */
+const char *http_answer_detail(const char *body, char *out, size_t len);
+
 /* http_url_for_message - @url without its query and userinfo. Returns
  * @buf. */
 const char *http_url_for_message(const char *url, char *buf, size_t len);
