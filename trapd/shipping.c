@@ -191,6 +191,9 @@ int shipping__start(const struct rules *r, bool recover_spool, struct uploader *
 		recover(r->global.spool_dir);
 	if (r->upload.scheme == RULES_UPLOAD_NONE)
 		return 0;
+	if (!r->upload.tls_verify && r->upload.scheme != RULES_UPLOAD_FILE)
+		log_warn("[upload] tls_verify = false: the server's certificate is not checked; "
+			 "anyone on the path can read and change captures");
 	if (!host[0] && gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "unknown");
 	shipping__config(r, &o.backend);
