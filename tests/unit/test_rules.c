@@ -1,7 +1,8 @@
 /* test_rules.c - the rules file: golden files for good input (the
  * normalised print) and bad input (the exact messages), the model each
- * key fills in, the print/parse round trip, the error cap, reading files,
- * the examples, and `trapd check` end to end.
+ * key fills in ([upload] and its url's parts included), the print/parse
+ * round trip, the error cap, reading files, the examples, and `trapd
+ * check` end to end.
  *
  * Golden files are tests/data/rules/good/NAME.ini with NAME.out, and
  * tests/data/rules/bad/NAME.ini with NAME.err. TRAPD_UPDATE_GOLDEN=1
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "rules/rules.h"
+#include "rules/rules_keys.h" /* rules_value__quote */
 #include "trapd/commands.h"
 
 static const char *srcdir(void)
@@ -96,6 +98,8 @@ static void assert_rules_equal(const struct rules *a, const struct rules *b)
 	size_t i;
 
 	assert_true(rules_global__equal(&a->global, &b->global));
+	assert_true(rules_upload__equal(&a->upload, &b->upload));
+	assert_int_equal(a->upload.scheme, b->upload.scheme);
 	assert_int_equal(a->nlabels, b->nlabels);
 	for (i = 0; i < a->nlabels; i++) {
 		assert_string_equal(a->labels[i].key, b->labels[i].key);
@@ -230,12 +234,13 @@ static void test_examples_load(void **state)
 
 static struct rules *parse_ok(const char *text)
 {
-	char *msgs;
+	char *msgs, copy[4096];
 	struct rules *r = parse_text("t.ini", text, strlen(text), &msgs);
 
+	snprintf(copy, sizeof(copy), "%s", msgs);
+	free(msgs); /* before failing: a leak would fail the next test under valgrind */
 	if (!r)
-		fail_msg("does not load:\n%s", msgs);
-	free(msgs);
+		fail_msg("does not load:\n%s", copy);
 	return r;
 }
 
@@ -492,6 +497,409 @@ static void test_load(void **state)
 	free(big);
 }
 
+/* --- [upload] ---------------------------------------------------------------- */
+
+#define S3_KEYS "access_key_id_env = AWS_ACCESS_KEY_ID\nsecret_access_key_env = AWS_SECRET\n"
+
+static void test_upload_absent(void **state)
+{
+	struct rules *r = parse_ok("[global]\ndry_run = true\n");
+	char *printed = print_rules(r);
+
+	assert_int_equal(r->upload.line, 0);
+	assert_int_equal(r->upload.scheme, RULES_UPLOAD_NONE);
+	assert_null(r->upload.url);
+	assert_null(strstr(printed, "[upload]"));
+	free(printed);
+	rules__free(r);
+}
+
+static void test_upload_file(void **state)
+{
+	struct rules *r = parse_ok("[global]\n\n[upload]\nurl = file:///srv/trapd/outbox\n");
+	const struct rules_upload *u = &r->upload;
+
+	assert_int_equal(u->line, 3);
+	assert_int_equal(u->scheme, RULES_UPLOAD_FILE);
+	assert_string_equal(u->url, "file:///srv/trapd/outbox");
+	assert_string_equal(u->dir, "/srv/trapd/outbox");
+	assert_null(u->base);
+	assert_null(u->bucket);
+	/* the defaults */
+	assert_int_equal(u->retry_min_ns, 1000000000ull);
+	assert_int_equal(u->retry_max_ns, 300000000000ull);
+	assert_int_equal(u->connect_timeout_ns, 10000000000ull);
+	assert_int_equal(u->stall_timeout_ns, 30000000000ull);
+	assert_int_equal(u->timeout_ns, 600000000000ull);
+	assert_true(u->tls_verify);
+	rules__free(r);
+}
+
+static void test_upload_http(void **state)
+{
+	static const struct {
+		const char *url, *base;
+	} cases[] = {
+		{ "https://h.example.com", "https://h.example.com/" },
+		{ "https://h.example.com/", "https://h.example.com/" },
+		{ "http://127.0.0.1:8080/in", "http://127.0.0.1:8080/in/" },
+		{ "https://h/a/b/", "https://h/a/b/" },
+	};
+	char text[256];
+	struct rules *r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[upload]\nurl = %s\n", cases[i].url);
+		r = parse_ok(text);
+		assert_int_equal(r->upload.scheme, RULES_UPLOAD_HTTP);
+		assert_string_equal(r->upload.base, cases[i].base);
+		assert_false(r->upload.post);
+		assert_null(r->upload.method);
+		rules__free(r);
+	}
+	r = parse_ok("[upload]\nurl = https://h/in\nmethod = put\nauth_header_file = /etc/a\n");
+	assert_false(r->upload.post);
+	assert_string_equal(r->upload.auth_header_file, "/etc/a");
+	rules__free(r);
+	r = parse_ok("[upload]\nurl = https://h/in\nmethod = post\nauth_header_env = TOKEN\n"
+		     "tls_verify = no\nca_file = /etc/ca.pem\ntimeout = 90s\n");
+	assert_true(r->upload.post);
+	assert_string_equal(r->upload.auth_header_env, "TOKEN");
+	assert_false(r->upload.tls_verify);
+	assert_string_equal(r->upload.ca_file, "/etc/ca.pem");
+	assert_int_equal(r->upload.timeout_ns, 90000000000ull);
+	rules__free(r);
+}
+
+static void test_upload_s3(void **state)
+{
+	static const struct {
+		const char *url, *bucket, *prefix;
+	} cases[] = {
+		{ "s3://abc", "abc", "" },
+		{ "s3://abc/", "abc", "" },
+		{ "s3://my.bucket-1/fleet/eu", "my.bucket-1", "fleet/eu/" },
+		{ "s3://my-bucket/fleet/eu/", "my-bucket", "fleet/eu/" },
+		{ "s3://b12/a-b_c.d~e(f)!*'/", "b12", "a-b_c.d~e(f)!*'/" },
+	};
+	char text[512];
+	struct rules *r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[upload]\nurl = %s\n" S3_KEYS, cases[i].url);
+		r = parse_ok(text);
+		assert_int_equal(r->upload.scheme, RULES_UPLOAD_S3);
+		assert_string_equal(r->upload.bucket, cases[i].bucket);
+		assert_string_equal(r->upload.prefix, cases[i].prefix);
+		assert_string_equal(r->upload.region, "us-east-1");
+		assert_true(r->upload.path_style);
+		assert_null(r->upload.endpoint);
+		rules__free(r);
+	}
+	r = parse_ok("[upload]\nurl = s3://abc/p\nendpoint = http://127.0.0.1:9000\n"
+		     "region = eu-central-1\npath_style = false\n"
+		     "access_key_id_file = /etc/trapd/id\nsecret_access_key_file = /etc/trapd/key\n"
+		     "session_token_env = AWS_SESSION_TOKEN\n");
+	assert_string_equal(r->upload.endpoint, "http://127.0.0.1:9000");
+	assert_string_equal(r->upload.region, "eu-central-1");
+	assert_false(r->upload.path_style);
+	assert_string_equal(r->upload.access_key_id_file, "/etc/trapd/id");
+	assert_null(r->upload.access_key_id_env);
+	assert_string_equal(r->upload.secret_access_key_file, "/etc/trapd/key");
+	assert_string_equal(r->upload.session_token_env, "AWS_SESSION_TOKEN");
+	rules__free(r);
+}
+
+static void test_upload_azblob(void **state)
+{
+	static const struct {
+		const char *url, *account, *container, *prefix;
+	} cases[] = {
+		{ "azblob://acct/cont", "acct", "cont", "" },
+		{ "azblob://acct1234/c-o-n/", "acct1234", "c-o-n", "" },
+		{ "azblob://abc/xyz/prod/eu", "abc", "xyz", "prod/eu/" },
+		{ "azblob://abc/xyz/-x_y", "abc", "xyz", "-x_y/" },
+	};
+	char text[512];
+	struct rules *r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[upload]\nurl = %s\nsas_token_env = SAS\n",
+			 cases[i].url);
+		r = parse_ok(text);
+		assert_int_equal(r->upload.scheme, RULES_UPLOAD_AZBLOB);
+		assert_string_equal(r->upload.account, cases[i].account);
+		assert_string_equal(r->upload.container, cases[i].container);
+		assert_string_equal(r->upload.prefix, cases[i].prefix);
+		assert_string_equal(r->upload.sas_token_env, "SAS");
+		assert_null(r->upload.region);
+		rules__free(r);
+	}
+	r = parse_ok("[upload]\nurl = azblob://abc/xyz\nsas_token_file = /etc/sas\n"
+		     "endpoint = https://abc.blob.core.example.net/base\n");
+	assert_string_equal(r->upload.sas_token_file, "/etc/sas");
+	assert_string_equal(r->upload.endpoint, "https://abc.blob.core.example.net/base");
+	rules__free(r);
+}
+
+/* The container's rules are the container's: a prefix after it may hold
+ * "--" (take_prefix allows it, and so does Azure in a blob name). */
+static void test_upload_azblob_prefix_with_double_dash(void **state)
+{
+	struct rules *r = parse_ok("[upload]\nurl = azblob://abc/xyz/a--b/\nsas_token_env = S\n");
+
+	assert_string_equal(r->upload.container, "xyz");
+	assert_string_equal(r->upload.prefix, "a--b/");
+	rules__free(r);
+}
+
+/* url_error - [upload] with @url loads with exactly one error: the url's,
+ * ending in @what. */
+static void url_error(const char *url, const char *what)
+{
+	char text[512], want[1024], got[2048], q[96], *msgs;
+	struct rules *r;
+	bool taken;
+
+	snprintf(text, sizeof(text), "[upload]\nurl = %s\n", url);
+	r = parse_text("t.ini", text, strlen(text), &msgs);
+	snprintf(got, sizeof(got), "%s", msgs);
+	free(msgs);
+	taken = r != NULL;
+	rules__free(r);
+	if (taken)
+		fail_msg("url '%s' is taken", url);
+	snprintf(want, sizeof(want), "t.ini:2: [upload] url: bad value '%s': %s\n",
+		 rules_value__quote(url, q, sizeof(q)), what);
+	if (strcmp(got, want))
+		fail_msg("url '%s':\n%s\nexpected:\n%s", url, got, want);
+}
+
+#define NO_SCHEME                                                                                  \
+	"expected file:///DIR, http(s)://HOST/PATH, s3://BUCKET[/PREFIX] or "                      \
+	"azblob://ACCOUNT/CONTAINER[/PREFIX]"
+#define BAD_BUCKET                                                                                 \
+	"s3://BUCKET: a bucket name is 3 to 63 lower-case letters, digits, '.' and "               \
+	"'-'"
+#define BAD_ACCOUNT                                                                                \
+	"azblob://ACCOUNT/CONTAINER: an account name is 3 to 24 lower-case letters and "           \
+	"digits"
+#define BAD_CONTAINER                                                                              \
+	"azblob://ACCOUNT/CONTAINER: a container name is 3 to 63 lower-case letters, "             \
+	"digits and single '-'"
+#define BAD_PREFIX "the prefix may hold letters, digits and -_.~/!*'() without empty parts"
+#define BAD_HTTP "http(s)://HOST[:PORT]/PATH without user, query or fragment"
+
+static void test_upload_url_errors(void **state)
+{
+	url_error("ftp://files.example.com/x", NO_SCHEME);
+	url_error("S3://abc", NO_SCHEME);
+	url_error("/srv/profiles", NO_SCHEME);
+	url_error("file:relative", NO_SCHEME);
+
+	url_error("file://srv/profiles", "expected file:///ABSOLUTE/DIR");
+	url_error("file:///srv/../etc", "expected file:///ABSOLUTE/DIR");
+	url_error("file:///srv/./x", "expected file:///ABSOLUTE/DIR");
+
+	url_error("http://", BAD_HTTP);
+	url_error("https:///path", BAD_HTTP);
+	url_error("https://user:pw@h.example.com/in", BAD_HTTP);
+	url_error("https://h.example.com/in?sig=x", BAD_HTTP);
+	url_error("https://h.example.com/in#top", BAD_HTTP);
+
+	url_error("s3://", BAD_BUCKET);
+	url_error("s3://ab", BAD_BUCKET);
+	url_error("s3://Bucket", BAD_BUCKET);
+	url_error("s3://my_bucket", BAD_BUCKET);
+	url_error("s3://-abc", BAD_BUCKET);
+	url_error(".abc", NO_SCHEME);
+	url_error("s3://.abc", BAD_BUCKET);
+	url_error("s3://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  BAD_BUCKET);
+	url_error("s3://abc?x=1", BAD_BUCKET);
+	url_error("s3://abc//x", BAD_PREFIX);
+	url_error("s3://abc/a//b", BAD_PREFIX);
+	url_error("s3://abc/a$b", BAD_PREFIX);
+	url_error("s3://abc/a?b", BAD_PREFIX);
+
+	url_error("azblob://", BAD_ACCOUNT);
+	url_error("azblob://ab/cont", BAD_ACCOUNT);
+	url_error("azblob://Acct/cont", BAD_ACCOUNT);
+	url_error("azblob://my-acct/cont", BAD_ACCOUNT);
+	url_error("azblob://aaaaaaaaaaaaaaaaaaaaaaaaa/cont", BAD_ACCOUNT); /* 25 */
+	url_error("azblob://acct", BAD_CONTAINER);
+	url_error("azblob://acct/", BAD_CONTAINER);
+	url_error("azblob://acct/ab", BAD_CONTAINER);
+	url_error("azblob://acct/Cont", BAD_CONTAINER);
+	url_error("azblob://acct/-cont", BAD_CONTAINER);
+	url_error("azblob://acct/co--nt", BAD_CONTAINER);
+	url_error("azblob://acct/cont?sv=2024&sig=x", BAD_CONTAINER);
+	url_error("azblob://acct/cont/a//b", BAD_PREFIX);
+}
+
+/* Both stores require a name to end with a letter or digit: a bucket or
+ * container ending in '-' (or a bucket in '.') is refused when the file
+ * is loaded, not by the store at the first upload. */
+static void test_upload_names_end_with_letter_or_digit(void **state)
+{
+	url_error("s3://abc-", BAD_BUCKET);
+	url_error("s3://abc./x", BAD_BUCKET);
+	url_error("azblob://acct/cont-", BAD_CONTAINER);
+	url_error("azblob://acct/cont-/x", BAD_CONTAINER);
+}
+
+static void test_upload_values_checked(void **state)
+{
+	static const struct {
+		const char *keys, *want;
+	} cases[] = {
+		{ "url = https://h/in\nmethod = PUT\n",
+		  "t.ini:3: [upload] method: bad value 'PUT': expected put or post\n" },
+		{ "url = https://h/in\nmethod = patch\n",
+		  "t.ini:3: [upload] method: bad value 'patch': expected put or post\n" },
+		{ "url = s3://abc\n" S3_KEYS "endpoint = minio:9000\n",
+		  "t.ini:5: [upload] endpoint: bad value 'minio:9000': expected "
+		  "http(s)://HOST[:PORT][/PATH]\n" },
+		{ "url = s3://abc\n" S3_KEYS "endpoint = https://\n",
+		  "t.ini:5: [upload] endpoint: bad value 'https://': expected "
+		  "http(s)://HOST[:PORT][/PATH]\n" },
+		{ "url = s3://abc\n" S3_KEYS "endpoint = https://k:s@minio\n",
+		  "t.ini:5: [upload] endpoint: bad value 'https://k:s@minio': expected "
+		  "http(s)://HOST[:PORT][/PATH]\n" },
+		{ "url = s3://abc\n" S3_KEYS "region = us east\n",
+		  "t.ini:5: [upload] region: bad value 'us east': expected 1 to 64 printable "
+		  "characters without spaces\n" },
+		{ "url = s3://abc\naccess_key_id_env = 1KEY\nsecret_access_key_env = K\n",
+		  "t.ini:3: [upload] access_key_id_env: bad value '1KEY': expected the name of an "
+		  "environment variable (letters, digits and '_')\n" },
+		{ "url = s3://abc\naccess_key_id_file = key\nsecret_access_key_env = K\n",
+		  "t.ini:3: [upload] access_key_id_file: bad value 'key': expected an absolute "
+		  "path (starting with '/') of at most 4095 bytes\n" },
+		{ "url = s3://abc\nsecret_access_key_env = K\n",
+		  "t.ini:1: [upload]: s3 needs access_key_id_file or access_key_id_env\n" },
+		{ "url = s3://abc\n",
+		  "t.ini:1: [upload]: s3 needs access_key_id_file or access_key_id_env\n"
+		  "t.ini:1: [upload]: s3 needs secret_access_key_file or secret_access_key_env\n" },
+		{ "url = s3://abc\n" S3_KEYS "secret_access_key_file = /k\n",
+		  "t.ini:4: [upload] secret_access_key_env: secret_access_key_file is set too; use "
+		  "one of them\n" },
+		{ "url = azblob://abc/xyz\n",
+		  "t.ini:1: [upload]: azblob needs sas_token_file or sas_token_env\n" },
+		{ "url = azblob://abc/xyz\nsas_token_env = S\nsas_token_file = /s\n",
+		  "t.ini:3: [upload] sas_token_env: sas_token_file is set too; use one of them\n" },
+		{ "url = file:///x\nretry_min = 2m\nretry_max = 1m\n",
+		  "t.ini:4: [upload] retry_max: is shorter than retry_min\n" },
+		{ "url = file:///x\nmethod = put\n",
+		  "t.ini:3: [upload] method: does not apply to file:// urls\n" },
+		{ "url = https://h/in\npath_style = true\n",
+		  "t.ini:3: [upload] path_style: does not apply to http:// urls\n" },
+		{ "url = s3://abc\n" S3_KEYS "sas_token_env = S\n",
+		  "t.ini:5: [upload] sas_token_env: does not apply to s3:// urls\n" },
+		{ "url = azblob://abc/xyz\nsas_token_env = S\nsession_token_env = T\n",
+		  "t.ini:4: [upload] session_token_env: does not apply to azblob:// urls\n" },
+		{ "retry_min = 1s\n",
+		  "t.ini:1: [upload]: no url; say where captures go (url = s3://BUCKET, ...) or "
+		  "remove the section\n" },
+		{ "",
+		  "t.ini:1: [upload]: no url; say where captures go (url = s3://BUCKET, ...) or "
+		  "remove the section\n" },
+		{ "url = \n", "t.ini:2: [upload] url: bad value '': expected 1 to 2048 printable "
+			      "characters without spaces\n" },
+	};
+	char text[512], got[2048], *msgs;
+	struct rules *r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[upload]\n%s", cases[i].keys);
+		r = parse_text("t.ini", text, strlen(text), &msgs);
+		snprintf(got, sizeof(got), "%s", msgs);
+		free(msgs);
+		if (r) {
+			rules__free(r);
+			fail_msg("case %zu loads:\n%s", i, text);
+		}
+		if (strcmp(got, cases[i].want))
+			fail_msg("case %zu:\n%s\ngave:\n%s\nexpected:\n%s", i, text, got,
+				 cases[i].want);
+	}
+	/* retry_min above the default retry_max (5m) is an error too */
+	snprintf(text, sizeof(text), "[upload]\nurl = file:///x\nretry_min = 10m\n");
+	r = parse_text("t.ini", text, strlen(text), &msgs);
+	assert_null(r);
+	assert_non_null(strstr(msgs, "retry_min"));
+	free(msgs);
+}
+
+/* Every [upload] key counts in rules_upload__equal (a reload must see a
+ * change of any of them), and the print of each loads back equal. */
+static void test_upload_equal_and_round_trip(void **state)
+{
+	static const char *const base[] = {
+		"url = s3://abc/p\nendpoint = https://e\nregion = eu-west-1\npath_style = true\n"
+		"access_key_id_file = /a\nsecret_access_key_env = S\nsession_token_env = T\n"
+		"ca_file = /ca\ntls_verify = true\nconnect_timeout = 5s\nstall_timeout = 20s\n"
+		"timeout = 5m\nretry_min = 2s\nretry_max = 4m\n",
+		"url = https://h/in\nmethod = post\nauth_header_file = /auth\n",
+		"url = azblob://abc/xyz\nsas_token_file = /sas\n",
+	};
+	static const char *const changes[][2] = {
+		{ "url = s3://abc/p\n", "url = s3://abc/q\n" },
+		{ "endpoint = https://e\n", "endpoint = https://f\n" },
+		{ "region = eu-west-1\n", "region = eu-west-2\n" },
+		{ "path_style = true\n", "path_style = false\n" },
+		{ "access_key_id_file = /a\n", "access_key_id_file = /b\n" },
+		{ "access_key_id_file = /a\n", "access_key_id_env = A\n" },
+		{ "secret_access_key_env = S\n", "secret_access_key_env = S2\n" },
+		{ "session_token_env = T\n", "session_token_file = /t\n" },
+		{ "ca_file = /ca\n", "ca_file = /cb\n" },
+		{ "tls_verify = true\n", "tls_verify = false\n" },
+		{ "connect_timeout = 5s\n", "connect_timeout = 6s\n" },
+		{ "stall_timeout = 20s\n", "stall_timeout = 21s\n" },
+		{ "timeout = 5m\n", "timeout = 6m\n" },
+		{ "retry_min = 2s\n", "retry_min = 3s\n" },
+		{ "retry_max = 4m\n", "retry_max = 5m\n" },
+		{ "method = post\n", "method = put\n" },
+		{ "auth_header_file = /auth\n", "auth_header_env = AUTH\n" },
+		{ "sas_token_file = /sas\n", "sas_token_env = SAS\n" },
+	};
+	char text[1024], other[1024], *printed, *msgs, *at;
+	struct rules *r, *back, *o;
+	size_t i, j, matched = 0;
+
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
+		snprintf(text, sizeof(text), "[upload]\n%s", base[i]);
+		r = parse_ok(text);
+		printed = print_rules(r);
+		back = parse_text("printed", printed, strlen(printed), &msgs);
+		if (!back)
+			fail_msg("the print does not load:\n%s\n%s", printed, msgs);
+		free(msgs);
+		assert_true(rules_upload__equal(&r->upload, &back->upload));
+		assert_string_equal(r->upload.url, back->upload.url);
+		for (j = 0; j < sizeof(changes) / sizeof(changes[0]); j++) {
+			at = strstr(text, changes[j][0]);
+			if (!at)
+				continue;
+			matched++;
+			snprintf(other, sizeof(other), "%.*s%s%s", (int)(at - text), text,
+				 changes[j][1], at + strlen(changes[j][0]));
+			o = parse_ok(other);
+			if (rules_upload__equal(&r->upload, &o->upload))
+				fail_msg("'%s' -> '%s' changes nothing", changes[j][0],
+					 changes[j][1]);
+			rules__free(o);
+		}
+		rules__free(back);
+		rules__free(r);
+		free(printed);
+	}
+	assert_int_equal(matched, sizeof(changes) / sizeof(changes[0]));
+}
+
 struct result {
 	int status;
 	char *out;
@@ -593,7 +1001,8 @@ static void test_cmd_check(void **state)
 	write_tmp(one, sizeof(one), "one.ini", "[rulez]\n");
 	r = check("-c", one, NULL);
 	snprintf(want, sizeof(want),
-		 "%s:1: [rulez]: unknown section; expected [global], [labels] or [rule NAME]\n"
+		 "%s:1: [rulez]: unknown section; expected [global], [labels], [upload] or "
+		 "[rule NAME]\n"
 		 "%s: 1 error\n",
 		 one, one);
 	assert_int_equal(r.status, TRAPD_EXIT_USAGE);
@@ -648,6 +1057,16 @@ int main(void)
 		cmocka_unit_test(test_formatting),
 		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_upload_absent),
+		cmocka_unit_test(test_upload_file),
+		cmocka_unit_test(test_upload_http),
+		cmocka_unit_test(test_upload_s3),
+		cmocka_unit_test(test_upload_azblob),
+		cmocka_unit_test(test_upload_azblob_prefix_with_double_dash),
+		cmocka_unit_test(test_upload_url_errors),
+		cmocka_unit_test(test_upload_names_end_with_letter_or_digit),
+		cmocka_unit_test(test_upload_values_checked),
+		cmocka_unit_test(test_upload_equal_and_round_trip),
 		cmocka_unit_test(test_cmd_check),
 		cmocka_unit_test(test_cmd_check_usage),
 	};

@@ -1,6 +1,9 @@
-/* test_spool.c - the spool's usage and bounds on a real directory: oldest
- * dropped first (capture and sidecar together), the new capture kept,
- * other files counted but never dropped. */
+/* test_spool.c - the spool on a real directory: usage and bounds (oldest
+ * dropped first, capture, sidecar and marker together, the new capture
+ * kept, other files counted but never dropped), the state of each capture
+ * (listed oldest first, complete or not, marked failed), removal once
+ * sent, and recovery after an unclean stop. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -11,11 +14,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "upload/spool.h"
+
+/* The recovered sidecar is parsed as JSON where the tree has a reader. */
+#if __has_include("trapd/json_read.h")
+#include "trapd/json_read.h"
+#define HAVE_JSON_READ 1
+#endif
+
+#define A "20261122T010000Z-web-aaaa"
+#define B "20261122T020000Z-db-bbbb"
+#define C "20261122T030000Z-manual-cccc"
 
 static char dir[64];
 
@@ -144,6 +158,18 @@ static void test_the_new_capture_is_kept(void **state)
 	assert_false(exists("20261122T030000Z-manual-cccc.pb.zst"));
 }
 
+static void test_enforce_drops_the_failed_marker_too(void **state)
+{
+	char err[256];
+
+	assert_int_equal(spool_mark_failed(dir, A ".pb.zst", "HTTP 403"), 0);
+	assert_true(exists(A ".failed"));
+	assert_int_equal(spool_enforce(dir, 1 << 20, 2, NULL, NULL, NULL, err, sizeof(err)), 1);
+	assert_false(exists(A ".pb.zst"));
+	assert_false(exists(A ".json"));
+	assert_false(exists(A ".failed"));
+}
+
 static void test_missing_spool_is_an_error(void **state)
 {
 	char err[256];
@@ -152,6 +178,310 @@ static void test_missing_spool_is_an_error(void **state)
 				       sizeof(err)),
 			 -ENOENT);
 	assert_string_equal(err, "spool /nonexistent/spool: No such file or directory");
+}
+
+/* --- the state of each capture -------------------------------------------- */
+
+/* temporaries - how many NAME.tmp.PID files the spool holds. */
+static int temporaries(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strstr(de->d_name, ".tmp.") != NULL;
+	closedir(d);
+	return n;
+}
+
+static char *slurp(const char *name)
+{
+	static char text[8192];
+	char path[256];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot read %s", path);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	return text;
+}
+
+static void test_list_oldest_first_with_flags(void **state)
+{
+	struct spool_item *items = NULL;
+	size_t n = 0;
+
+	/* written out of order; one without its sidecar yet, one refused */
+	put("20261121T235959Z-early-eeee.pb.zst", 70);
+	put("20261122T040000Z-late-dddd.pb.zst", 300);
+	assert_int_equal(spool_mark_failed(dir, B ".pb.zst", "HTTP 403"), 0);
+	put("20261122T050000Z-lonely.failed", 5); /* a marker is no capture */
+	put("20261122T060000Z-lonely.json", 5);	  /* nor a sidecar */
+
+	assert_int_equal(spool_list(dir, &items, &n), 0);
+	assert_int_equal(n, 5);
+	assert_string_equal(items[0].name, "20261121T235959Z-early-eeee.pb.zst");
+	assert_false(items[0].sidecar);
+	assert_false(items[0].failed);
+	assert_int_equal(items[0].bytes, 70);
+	assert_string_equal(items[1].name, A ".pb.zst");
+	assert_true(items[1].sidecar);
+	assert_false(items[1].failed);
+	assert_int_equal(items[1].bytes, 1000); /* the profile alone */
+	assert_string_equal(items[2].name, B ".pb.zst");
+	assert_true(items[2].sidecar);
+	assert_true(items[2].failed);
+	assert_string_equal(items[3].name, C ".pb.zst");
+	assert_false(items[3].failed);
+	assert_string_equal(items[4].name, "20261122T040000Z-late-dddd.pb.zst");
+	assert_false(items[4].sidecar);
+	assert_int_equal(items[4].bytes, 300);
+	free(items);
+
+	assert_int_equal(spool_list("/nonexistent/spool", &items, &n), -ENOENT);
+	assert_null(items);
+	assert_int_equal(n, 0);
+}
+
+static void test_list_empty_spool(void **state)
+{
+	struct spool_item *items = (struct spool_item *)1;
+	char empty[80];
+	size_t n = 1;
+
+	snprintf(empty, sizeof(empty), "%s/empty", dir);
+	assert_int_equal(mkdir(empty, 0700), 0);
+	assert_int_equal(spool_list(empty, &items, &n), 0);
+	assert_int_equal(n, 0);
+	free(items);
+}
+
+static void test_mark_and_read_failed(void **state)
+{
+	char reason[256];
+
+	assert_int_equal(spool_read_failed(dir, A ".pb.zst", reason, sizeof(reason)), -ENOENT);
+	assert_int_equal(spool_mark_failed(dir, A ".pb.zst",
+					   "PUT https://h/k: HTTP 403\nAccessDenied\r\nnope"),
+			 0);
+	/* one line in the file, and read back without its newline */
+	assert_string_equal(slurp(A ".failed"), "PUT https://h/k: HTTP 403 AccessDenied  nope\n");
+	assert_int_equal(spool_read_failed(dir, A ".pb.zst", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "PUT https://h/k: HTTP 403 AccessDenied  nope");
+	/* a short buffer: cut and terminated */
+	assert_int_equal(spool_read_failed(dir, A ".pb.zst", reason, 8), 0);
+	assert_string_equal(reason, "PUT htt");
+	/* marked again: the new reason replaces the old */
+	assert_int_equal(spool_mark_failed(dir, A ".pb.zst", "disk full\n"), 0);
+	assert_string_equal(slurp(A ".failed"), "disk full \n");
+	assert_int_equal(spool_read_failed(dir, A ".pb.zst", reason, sizeof(reason)), 0);
+	assert_string_equal(reason, "disk full ");
+	assert_int_equal(spool_mark_failed(dir, B ".pb.zst", ""), 0);
+	assert_string_equal(slurp(B ".failed"), "\n");
+	assert_int_equal(temporaries(), 0); /* written through one, renamed into place */
+	assert_int_equal(spool_clear_failed(dir, NULL), 2);
+
+	assert_int_equal(spool_mark_failed(dir, "notes.txt", "x"), -EINVAL);
+	assert_int_equal(spool_mark_failed(dir, "../" A ".pb.zst", "x"), -EINVAL);
+	assert_int_equal(spool_mark_failed(dir, "sub/" A ".pb.zst", "x"), -EINVAL);
+	assert_int_equal(spool_mark_failed(dir, ".pb.zst", "x"), -EINVAL);
+	assert_false(exists("notes.failed"));
+}
+
+static void test_clear_failed_one_or_all(void **state)
+{
+	struct spool_item *items = NULL;
+	size_t n = 0;
+
+	assert_int_equal(spool_clear_failed(dir, NULL), 0);
+	assert_int_equal(spool_mark_failed(dir, A ".pb.zst", "a"), 0);
+	assert_int_equal(spool_mark_failed(dir, B ".pb.zst", "b"), 0);
+	assert_int_equal(spool_mark_failed(dir, C ".pb.zst", "c"), 0);
+	assert_int_equal(spool_clear_failed(dir, B ".pb.zst"), 1);
+	assert_true(exists(A ".failed"));
+	assert_false(exists(B ".failed"));
+	assert_true(exists(C ".failed"));
+	assert_int_equal(spool_clear_failed(dir, B ".pb.zst"), 0);
+	assert_int_equal(spool_clear_failed(dir, "20991231T000000Z-none.pb.zst"), 0);
+	assert_int_equal(spool_clear_failed(dir, NULL), 2);
+	assert_false(exists(A ".failed"));
+	assert_false(exists(C ".failed"));
+	/* the captures themselves stay */
+	assert_int_equal(spool_list(dir, &items, &n), 0);
+	assert_int_equal(n, 3);
+	assert_false(items[0].failed || items[1].failed || items[2].failed);
+	free(items);
+	assert_int_equal(spool_clear_failed("/nonexistent/spool", NULL), -ENOENT);
+}
+
+static void test_remove_capture(void **state)
+{
+	struct spool_usage u;
+
+	assert_int_equal(spool_mark_failed(dir, A ".pb.zst", "x"), 0);
+	assert_int_equal(spool_remove(dir, A ".pb.zst"), 0);
+	assert_false(exists(A ".pb.zst"));
+	assert_false(exists(A ".json"));
+	assert_false(exists(A ".failed"));
+	assert_true(exists(B ".pb.zst"));
+	assert_true(exists(B ".json"));
+	assert_true(exists("notes.txt"));
+	/* already gone (sent twice, dropped meanwhile): nothing to do */
+	assert_int_equal(spool_remove(dir, A ".pb.zst"), 0);
+	assert_int_equal(spool_usage(dir, &u), 0);
+	assert_int_equal(u.captures, 2);
+	assert_int_equal(spool_remove("/nonexistent/spool", A ".pb.zst"), -ENOENT);
+}
+
+/* The profile goes first and goes even when its sidecar cannot (here a
+ * directory in the sidecar's place): what is left never looks like a
+ * capture still to send. */
+static void test_remove_profile_first(void **state)
+{
+	struct spool_item *items = NULL;
+	char sub[128];
+	size_t n = 0;
+
+	snprintf(sub, sizeof(sub), "%s/%s", dir, B ".json");
+	assert_int_equal(unlink(sub), 0);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	put(B ".json/keep", 1);
+	assert_int_equal(spool_mark_failed(dir, B ".pb.zst", "x"), 0);
+	assert_int_equal(spool_remove(dir, B ".pb.zst"), 0);
+	assert_false(exists(B ".pb.zst"));
+	assert_true(exists(B ".json/keep"));
+	assert_false(exists(B ".failed"));
+	assert_int_equal(spool_list(dir, &items, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(items[0].name, A ".pb.zst");
+	assert_string_equal(items[1].name, C ".pb.zst");
+	free(items);
+}
+
+static void test_remove_rejects_other_names(void **state)
+{
+	static const char *const bad[] = {
+		"notes.txt",
+		"../" A ".pb.zst",
+		"x/" A ".pb.zst",
+		"/" A ".pb.zst",
+		A ".json",
+		".pb.zst",
+		"",
+	};
+	size_t i;
+
+	put("x.pb.zst", 1); /* nothing under another directory may go */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (spool_remove(dir, bad[i]) != -EINVAL)
+			fail_msg("spool_remove took '%s'", bad[i]);
+	assert_true(exists("notes.txt"));
+	assert_true(exists(A ".json"));
+	assert_true(exists(A ".pb.zst"));
+}
+
+/* --- recovery ---------------------------------------------------------------- */
+
+#define DEAD_PID "4194305" /* above PID_MAX_LIMIT (2^22): never a process */
+
+static void test_recover(void **state)
+{
+	struct spool_recovery r;
+	struct spool_item *items = NULL;
+	char err[256] = "", live[128], own[128];
+	size_t n = 0;
+	const char *side;
+
+	/* a writer killed midway: its temporaries; a live writer's stay */
+	put("20261122T040000Z-x.pb.zst.tmp." DEAD_PID, 10);
+	put("20261122T040000Z-x.json.tmp." DEAD_PID, 10);
+	snprintf(live, sizeof(live), "20261122T041000Z-y.pb.zst.tmp.%d", (int)getppid());
+	put(live, 10);
+	snprintf(own, sizeof(own), "20261122T042000Z-z.pb.zst.tmp.%d", (int)getpid());
+	put(own, 10); /* an earlier life of ours, whose pid we now have */
+	put("20261122T043000Z-w.pb.zst.tmp.12ab", 10); /* not a pid: not ours to judge */
+	/* a removal killed midway: a sidecar or marker without its profile */
+	put("20261122T050000Z-sent.json", 20);
+	put("20261122T051000Z-sent2.failed", 5);
+	put("20261122T052000Z-sent3.json", 20);
+	put("20261122T052000Z-sent3.failed", 5);
+	/* a profile whose sidecar was never written */
+	put("20261122T060000Z-lone.pb.zst", 1234);
+
+	assert_int_equal(spool_recover(dir, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.temporaries, 3);
+	assert_int_equal(r.leftovers, 4);
+	assert_int_equal(r.sidecars, 1);
+	assert_false(exists("20261122T040000Z-x.pb.zst.tmp." DEAD_PID));
+	assert_false(exists("20261122T040000Z-x.json.tmp." DEAD_PID));
+	assert_true(exists(live));
+	assert_false(exists(own));
+	assert_true(exists("20261122T043000Z-w.pb.zst.tmp.12ab"));
+	assert_false(exists("20261122T050000Z-sent.json"));
+	assert_false(exists("20261122T051000Z-sent2.failed"));
+	assert_false(exists("20261122T052000Z-sent3.json"));
+	assert_false(exists("20261122T052000Z-sent3.failed"));
+	/* complete captures, their markers, other files: untouched */
+	assert_int_equal(spool_mark_failed(dir, C ".pb.zst", "x"), 0);
+	assert_true(exists(A ".pb.zst") && exists(A ".json") && exists(B ".json"));
+	assert_true(exists("notes.txt"));
+	assert_true(exists(".20261122T040000Z-x.pb.zst.tmp"));
+
+	/* the lone profile has a sidecar now, and is ready to send */
+	side = slurp("20261122T060000Z-lone.json");
+#ifdef HAVE_JSON_READ
+	{
+		struct json_value *root = NULL;
+		bool recovered = false;
+		uint64_t bytes = 0;
+
+		if (json_parse(side, strlen(side), &root, err, sizeof(err)))
+			fail_msg("the recovered sidecar is not JSON: %s\n%s", err, side);
+		assert_int_equal(json_boolean(json_get(root, "recovered"), &recovered), 0);
+		assert_true(recovered);
+		assert_string_equal(json_str(json_path(root, "profile.file")),
+				    "20261122T060000Z-lone.pb.zst");
+		assert_int_equal(json_number_u64(json_path(root, "profile.bytes"), &bytes), 0);
+		assert_int_equal(bytes, 1234);
+		json_free(root);
+	}
+#else
+	assert_non_null(strstr(side, "\"recovered\": true"));
+	assert_non_null(strstr(side, "\"file\": \"20261122T060000Z-lone.pb.zst\""));
+	assert_non_null(strstr(side, "\"bytes\": 1234"));
+	assert_int_equal(side[0], '{');
+	assert_int_equal(side[strlen(side) - 2], '}');
+#endif
+	assert_int_equal(spool_list(dir, &items, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(items[3].name, "20261122T060000Z-lone.pb.zst");
+	assert_true(items[3].sidecar);
+	free(items);
+
+	/* once consistent, a second pass finds nothing to do */
+	assert_int_equal(spool_recover(dir, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.temporaries + r.leftovers + r.sidecars, 0);
+	assert_true(exists(C ".failed"));
+	assert_true(exists(live));
+}
+
+static void test_recover_missing_or_unreadable(void **state)
+{
+	struct spool_recovery r = { 1, 1, 1 };
+	char err[256] = "", file[128];
+
+	assert_int_equal(spool_recover("/nonexistent/spool", &r, err, sizeof(err)), 0);
+	assert_int_equal(r.temporaries + r.leftovers + r.sidecars, 0);
+	snprintf(file, sizeof(file), "%s/notes.txt", dir);
+	assert_int_equal(spool_recover(file, &r, err, sizeof(err)), -ENOTDIR);
+	assert_non_null(strstr(err, file));
 }
 
 int main(void)
@@ -164,7 +494,19 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_byte_cap_drops_until_under, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_new_capture_is_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enforce_drops_the_failed_marker_too, setup,
+						teardown),
 		cmocka_unit_test(test_missing_spool_is_an_error),
+		cmocka_unit_test_setup_teardown(test_list_oldest_first_with_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_empty_spool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mark_and_read_failed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clear_failed_one_or_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_capture, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_profile_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_rejects_other_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover_missing_or_unreadable, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
