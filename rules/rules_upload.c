@@ -150,7 +150,8 @@ static int split_s3(struct rules_upload *u, const char *rest, char *msg, size_t 
 {
 	size_t n = strcspn(rest, "/");
 
-	if (n < 3 || n > 63 || !all_of(rest, n, ".-", true) || rest[0] == '-' || rest[0] == '.') {
+	if (n < 3 || n > 63 || !all_of(rest, n, ".-", true) || !isalnum((unsigned char)rest[0]) ||
+	    !isalnum((unsigned char)rest[n - 1]) || memmem(rest, n, "..", 2)) {
 		snprintf(msg, len, "s3://BUCKET: a bucket name is 3 to 63 lower-case letters, "
 				   "digits, '.' and '-'");
 		return -EINVAL;
@@ -170,7 +171,7 @@ static int split_azblob(struct rules_upload *u, const char *rest, char *msg, siz
 		return -EINVAL;
 	}
 	if (!rest[a] || c < 3 || c > 63 || !all_of(cont, c, "-", true) || cont[0] == '-' ||
-	    strstr(cont, "--")) {
+	    cont[c - 1] == '-' || memmem(cont, c, "--", 2)) {
 		snprintf(msg, len, "azblob://ACCOUNT/CONTAINER: a container name is 3 to 63 "
 				   "lower-case letters, digits and single '-'");
 		return -EINVAL;
@@ -186,7 +187,7 @@ static int split_http(struct rules_upload *u, const char *url, const char *rest,
 {
 	size_t host = strcspn(rest, "/?#");
 
-	if (!host || strpbrk(rest, "?#@")) {
+	if (!host || rest[0] == ':' || strpbrk(rest, "?#@")) {
 		snprintf(msg, len, "http(s)://HOST[:PORT]/PATH without user, query or fragment");
 		return -EINVAL;
 	}
@@ -205,7 +206,10 @@ static int split_url(struct rules_upload *u, char *msg, size_t len)
 	const char *url = u->url;
 
 	if (!strncmp(url, "file://", 7)) {
-		if (url[7] != '/' || strstr(url, "/../") || strstr(url, "/./")) {
+		size_t n = strlen(url);
+
+		if (url[7] != '/' || strstr(url, "/../") || strstr(url, "/./") ||
+		    (n >= 10 && !strcmp(url + n - 3, "/..")) || !strcmp(url + n - 2, "/.")) {
 			snprintf(msg, len, "expected file:///ABSOLUTE/DIR");
 			return -EINVAL;
 		}
@@ -303,8 +307,17 @@ static void check_values(struct rules_parser *p)
 	}
 	if (!u->region && u->scheme == RULES_UPLOAD_S3 && !(u->region = strdup("us-east-1")))
 		rules_parser__nomem(p);
-	if (!p->ubad[UK_RETRY_MIN] && !p->ubad[UK_RETRY_MAX] && u->retry_min_ns > u->retry_max_ns)
-		error_at(p, UK_RETRY_MAX, "is shorter than retry_min");
+	if (!p->ubad[UK_RETRY_MIN] && !p->ubad[UK_RETRY_MAX] && u->retry_min_ns > u->retry_max_ns) {
+		char d[32];
+
+		if (p->uline[UK_RETRY_MAX]) {
+			error_at(p, UK_RETRY_MAX, "is shorter than retry_min");
+		} else {
+			snprintf(msg, sizeof(msg), "is longer than retry_max (%s, the default)",
+				 units_format_duration(u->retry_max_ns, d, sizeof(d)));
+			error_at(p, UK_RETRY_MIN, msg);
+		}
+	}
 }
 
 void rules_upload__check(struct rules_parser *p)

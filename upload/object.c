@@ -42,10 +42,8 @@ int upload_meta__name(const char *in, char *out, size_t len)
 	size_t o = 0;
 	bool gap = false;
 
-	if (len < 2)
+	if (len < 3)
 		return -EINVAL;
-	if (isdigit((unsigned char)*in))
-		out[o++] = '_';
 	for (; *in; in++) {
 		unsigned char c = (unsigned char)*in;
 
@@ -53,6 +51,9 @@ int upload_meta__name(const char *in, char *out, size_t len)
 			gap = o > 0;
 			continue;
 		}
+		/* a C identifier (Azure's rule) never starts with a digit */
+		if (!o && isdigit(c))
+			out[o++] = '_';
 		if (o + (gap ? 2 : 1) >= len)
 			return -EINVAL;
 		if (gap)

@@ -10,6 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* room for a secret of UPLOAD_SECRET_MAX bytes and the whitespace around
+ * it (a trailing newline from echo) */
+#define SECRET_BUF (UPLOAD_SECRET_MAX + 64)
+
 static int from_file(const char *path, const char *what, char *buf, size_t len, char *err,
 		     size_t errlen)
 {
@@ -61,20 +65,20 @@ int upload_secret__read(const struct upload_secret_source *src, const char *what
 	*out = NULL;
 	if (!src->file && !src->env)
 		return -ENOENT;
-	buf = calloc(1, UPLOAD_SECRET_MAX + 1);
+	buf = calloc(1, SECRET_BUF);
 	if (!buf)
 		return -ENOMEM;
 	if (src->file) {
-		e = from_file(src->file, what, buf, UPLOAD_SECRET_MAX + 1, err, errlen);
+		e = from_file(src->file, what, buf, SECRET_BUF, err, errlen);
 	} else if (!(env = getenv(src->env))) {
 		e = -ENOENT;
 		snprintf(err, errlen, "%s_env: the environment has no %s", what, src->env);
-	} else if (strlen(env) > UPLOAD_SECRET_MAX) {
+	} else if (strlen(env) >= SECRET_BUF) {
 		e = -EFBIG;
 		snprintf(err, errlen, "%s_env %s: longer than %d bytes", what, src->env,
 			 UPLOAD_SECRET_MAX);
 	} else {
-		snprintf(buf, UPLOAD_SECRET_MAX + 1, "%s", env);
+		snprintf(buf, SECRET_BUF, "%s", env);
 	}
 	start = buf;
 	while (!e && isspace((unsigned char)*start))
@@ -82,7 +86,12 @@ int upload_secret__read(const struct upload_secret_source *src, const char *what
 	n = e ? 0 : strlen(start);
 	while (n && isspace((unsigned char)start[n - 1]))
 		n--;
-	if (!e && !n) {
+	if (!e && n > UPLOAD_SECRET_MAX) {
+		e = -EFBIG;
+		snprintf(err, errlen, "%s: %s %s: longer than %d bytes", what,
+			 src->file ? "file" : "variable", src->file ? src->file : src->env,
+			 UPLOAD_SECRET_MAX);
+	} else if (!e && !n) {
 		e = -EINVAL;
 		snprintf(err, errlen, "%s: %s %s is empty", what, src->file ? "file" : "variable",
 			 src->file ? src->file : src->env);
@@ -101,6 +110,6 @@ void upload_secret__free(char *s)
 {
 	if (!s)
 		return;
-	explicit_bzero(s, UPLOAD_SECRET_MAX + 1); /* every secret has this size */
+	explicit_bzero(s, SECRET_BUF); /* every secret has this size */
 	free(s);
 }

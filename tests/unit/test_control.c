@@ -54,8 +54,10 @@ static void test_parse_rejects(void **state)
 	static const struct {
 		const char *line, *msg;
 	} bad[] = {
-		{ "", "empty request: expected status or arm" },
-		{ "reload", "unknown request 'reload': expected status or arm" },
+		{ "", "empty request: expected status, arm or upload" },
+		{ "reload", "unknown request 'reload': expected status, arm or upload" },
+		{ "upload now", "unexpected 'now' after upload: expected failed" },
+		{ "upload failed x", "unexpected 'x' after upload: expected failed" },
 		{ "arm we/b", "bad rule name 'we/b'" },
 		{ "arm web 0", "bad duration '0': expected nanoseconds > 0" },
 		{ "arm web 5s", "bad duration '5s': expected nanoseconds > 0" },
@@ -76,7 +78,8 @@ static void test_parse_rejects(void **state)
 
 static void test_format_round_trip(void **state)
 {
-	const char *lines[] = { "status", "status json", "arm", "arm web", "arm - 7", "arm web 9" };
+	const char *lines[] = { "status", "status json", "arm",	    "arm web",
+				"arm - 7", "arm web 9",	  "upload", "upload failed" };
 	struct control_request r, back;
 	char buf[CONTROL_REQUEST_MAX], err[128];
 	size_t i;
