@@ -5,6 +5,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "trapd/utf8.h"
 
 void json_init(struct json_writer *w, FILE *out)
 {
@@ -96,27 +99,6 @@ void json_array_end(struct json_writer *w)
 	close_nest(w, ']');
 }
 
-/* utf8_len - length of the valid UTF-8 sequence at @s, or 0. */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 static void write_escaped(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -133,7 +115,7 @@ static void write_escaped(FILE *out, const char *str)
 			s++;
 		} else if (*s < 0x20 || *s == 0x7f) {
 			fprintf(out, "\\u%04x", *s++);
-		} else if ((n = utf8_len(s)) > 0) {
+		} else if ((n = (int)utf8_valid(s, strnlen((const char *)s, 4))) > 0) {
 			fwrite(s, 1, n, out);
 			s += n;
 		} else {

@@ -8,6 +8,8 @@
  */
 #include "trapd/json_read.h"
 
+#include "trapd/utf8.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -16,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "trapd/utf8.h"
 
 struct json_value {
 	enum json_type type;
@@ -201,40 +205,6 @@ static int parse_number(struct parser *p, struct json_value *v)
 	v->text[v->n] = '\0';
 	p->pos = i;
 	return 0;
-}
-
-/* utf8_valid - the length of the well-formed UTF-8 sequence (Unicode
- * table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF) of
- * at most @avail bytes at @s, or 0. */
-static size_t utf8_valid(const unsigned char *s, size_t avail)
-{
-	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (avail < n || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
 }
 
 static size_t utf8_encode(unsigned long cp, char *out)

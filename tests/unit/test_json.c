@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "trapd/json.h"
+#include "trapd/json_read.h"
 
 /* render - run @fn on a writer into memory; returns the text (free it)
  * and json_finish's result in *ret. */
@@ -100,6 +102,30 @@ static void test_strings_are_escaped_and_valid_utf8(void **state)
 	free(s);
 }
 
+/* Bytes that look like UTF-8 but are not well-formed: a surrogate, an
+ * overlong form, a code point above U+10FFFF. */
+static void ill_formed(struct json_writer *w)
+{
+	json_string(w, "a\xed\xa0\x80 b\xe0\x80\x80 c\xf4\x90\x80\x80 d\xf0\x9f\x94\xa5");
+}
+
+static void test_writer_output_is_what_the_reader_accepts(void **state)
+{
+	struct json_value *v = NULL;
+	char err[256];
+	int ret;
+	char *s = render(ill_formed, &ret);
+
+	assert_int_equal(ret, 0);
+	assert_int_equal(json_parse(s, strlen(s), &v, err, sizeof(err)), 0);
+	assert_string_equal(json_str(v), "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd b"
+					 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd c"
+					 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd d"
+					 "\xf0\x9f\x94\xa5");
+	json_free(v);
+	free(s);
+}
+
 static void unbalanced(struct json_writer *w)
 {
 	json_object_begin(w);
@@ -132,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_inline_arrays_stay_on_one_line),
 		cmocka_unit_test(test_strings_are_escaped_and_valid_utf8),
 		cmocka_unit_test(test_misuse_is_reported),
+		cmocka_unit_test(test_writer_output_is_what_the_reader_accepts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
