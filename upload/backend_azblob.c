@@ -65,19 +65,6 @@ static int azblob_open(const struct upload_config *cfg, struct upload_backend **
 	return 0;
 }
 
-struct header_space {
-	char line[HTTP_REQUEST_HEADERS_MAX][512];
-	size_t used;
-};
-
-static int add(struct http_request *rq, struct header_space *hs, const char *name,
-	       const char *value)
-{
-	if (hs->used == HTTP_REQUEST_HEADERS_MAX)
-		return -E2BIG;
-	return http_request__header(rq, hs->line[hs->used++], sizeof(hs->line[0]), name, value);
-}
-
 /* blob_url - ENDPOINT/CONTAINER/PREFIXKEY?SAS into @url. */
 static int blob_url(const struct upload_backend *b, const char *key, char *url, size_t len)
 {
@@ -96,36 +83,30 @@ static int blob_url(const struct upload_backend *b, const char *key, char *url, 
 static int azblob_put(struct upload_backend *b, const struct upload_object *obj,
 		      struct upload_result *res)
 {
-	char url[UPLOAD_SECRET_MAX + 4 * UPLOAD_KEY_MAX + 1024], hdr[128];
-	struct header_space *hs = calloc(1, sizeof(*hs));
+	char url[UPLOAD_SECRET_MAX + 4 * UPLOAD_KEY_MAX + 1024];
 	struct http_request rq;
-	size_t i;
-	int e = hs ? blob_url(b, obj->key, url, sizeof(url)) : -ENOMEM;
+	int e = blob_url(b, obj->key, url, sizeof(url));
 
 	memset(res, 0, sizeof(*res));
 	res->outcome = UPLOAD_PERMANENT;
-	if (!e) {
-		http_request__init(&rq, "PUT", url);
-		rq.body_fd = obj->fd;
-		rq.body_size = obj->size;
-		e = add(&rq, hs, "x-ms-blob-type", "BlockBlob");
-	}
+	http_request__init(&rq, "PUT", url);
+	rq.body_fd = obj->fd;
+	rq.body_size = obj->size;
 	if (!e)
-		e = add(&rq, hs, "x-ms-version", AZBLOB_API_VERSION);
+		e = http_request__header(&rq, "x-ms-blob-type", "BlockBlob");
 	if (!e)
-		e = add(&rq, hs, "Content-Type", obj->content_type);
-	for (i = 0; !e && i < obj->nmeta; i++)
-		e = add(&rq, hs,
-			upload_meta__header(obj->meta[i].name, UPLOAD_META_AZBLOB, hdr,
-					    sizeof(hdr)),
-			obj->meta[i].value);
+		e = http_request__header(&rq, "x-ms-version", AZBLOB_API_VERSION);
+	if (!e)
+		e = http_request__header(&rq, "Content-Type", obj->content_type);
+	if (!e)
+		e = http_request__meta(&rq, obj->meta, obj->nmeta, UPLOAD_META_AZBLOB);
 	if (!e)
 		e = http_request__send(&rq, b->cfg, res, NULL);
 	else
 		snprintf(res->msg, sizeof(res->msg), "%s: cannot build the request: %s", obj->key,
 			 strerror(-e));
+	http_request__release(&rq);
 	explicit_bzero(url, sizeof(url));
-	free(hs);
 	return e ? -EIO : 0;
 }
 

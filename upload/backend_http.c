@@ -45,68 +45,40 @@ static int http_open(const struct upload_config *cfg, struct upload_backend **ou
 	return 0;
 }
 
-/* Header lines live here for the request's lifetime. */
-struct header_space {
-	char line[HTTP_REQUEST_HEADERS_MAX][512];
-	char auth[UPLOAD_SECRET_MAX + 32];
-	size_t used;
-};
-
-static int add(struct http_request *rq, struct header_space *hs, const char *name,
-	       const char *value)
-{
-	if (hs->used == HTTP_REQUEST_HEADERS_MAX)
-		return -E2BIG;
-	return http_request__header(rq, hs->line[hs->used++], sizeof(hs->line[0]), name, value);
-}
-
 static int http_put(struct upload_backend *b, const struct upload_object *obj,
 		    struct upload_result *res)
 {
 	const struct upload_config *cfg = b->cfg;
-	char url[4096], path[3 * UPLOAD_KEY_MAX + 1], hdr[128];
-	struct header_space *hs = calloc(1, sizeof(*hs));
+	char url[4096], path[3 * UPLOAD_KEY_MAX + 1];
 	struct http_request rq;
-	size_t i;
-	int e = -ENOMEM;
+	int e;
 
 	memset(res, 0, sizeof(*res));
 	res->outcome = UPLOAD_PERMANENT;
-	if (!hs)
-		goto out;
-	if (cfg->post) {
+	if (cfg->post)
 		snprintf(url, sizeof(url), "%s", cfg->url); /* as configured, no '/' added */
-	} else if ((e = http_uri_encode(obj->key, true, path, sizeof(path))) ||
-		   snprintf(url, sizeof(url), "%s%s", cfg->base, path) >= (int)sizeof(url)) {
-		e = -ENAMETOOLONG;
-		goto out;
+	else if (http_uri_encode(obj->key, true, path, sizeof(path)) ||
+		 snprintf(url, sizeof(url), "%s%s", cfg->base, path) >= (int)sizeof(url)) {
+		snprintf(res->msg, sizeof(res->msg), "%s: key too long for a URL", obj->key);
+		return -EIO;
 	}
 	http_request__init(&rq, cfg->post ? "POST" : "PUT", url);
 	rq.body_fd = obj->fd;
 	rq.body_size = obj->size;
-	e = add(&rq, hs, "Content-Type", obj->content_type);
+	e = http_request__header(&rq, "Content-Type", obj->content_type);
 	if (!e && cfg->post)
-		e = add(&rq, hs, "X-Trapd-Object", obj->key);
-	for (i = 0; !e && i < obj->nmeta; i++)
-		e = add(&rq, hs,
-			upload_meta__header(obj->meta[i].name, UPLOAD_META_HTTP, hdr, sizeof(hdr)),
-			obj->meta[i].value);
+		e = http_request__header(&rq, "X-Trapd-Object", obj->key);
+	if (!e)
+		e = http_request__meta(&rq, obj->meta, obj->nmeta, UPLOAD_META_HTTP);
 	if (!e && b->auth)
-		e = http_request__header(&rq, hs->auth, sizeof(hs->auth), "Authorization",
-					 b->auth);
-	if (!e) {
+		e = http_request__header(&rq, "Authorization", b->auth);
+	if (!e)
 		e = http_request__send(&rq, cfg, res, NULL);
-		goto wipe;
-	}
-out:
-	snprintf(res->msg, sizeof(res->msg), "%s: cannot build the request: %s", obj->key,
-		 strerror(-e));
-	e = -EIO;
-wipe:
-	if (hs)
-		explicit_bzero(hs->auth, sizeof(hs->auth));
-	free(hs);
-	return e;
+	else
+		snprintf(res->msg, sizeof(res->msg), "%s: cannot build the request: %s", obj->key,
+			 strerror(-e));
+	http_request__release(&rq);
+	return e ? -EIO : 0;
 }
 
 static void http_close(struct upload_backend *b)

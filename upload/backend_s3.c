@@ -196,9 +196,14 @@ static int s3_put(struct upload_backend *b, const struct upload_object *obj,
 	http_request__init(&rq, "PUT", url);
 	rq.body_fd = obj->fd;
 	rq.body_size = obj->size;
-	for (i = 0; i < s.nheaders && rq.nheaders < HTTP_REQUEST_HEADERS_MAX; i++)
-		rq.headers[rq.nheaders++] = s.headers[i];
-	e = http_request__send(&rq, b->cfg, res, NULL);
+	for (i = 0; !e && i < s.nheaders; i++)
+		e = http_request__line(&rq, s.headers[i]);
+	if (!e)
+		e = http_request__send(&rq, b->cfg, res, NULL);
+	else
+		snprintf(res->msg, sizeof(res->msg), "%s: cannot build the request: %s", obj->key,
+			 strerror(-e));
+	http_request__release(&rq);
 out:
 	free(url);
 	sigv4_signed__free(&s);

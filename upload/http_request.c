@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,15 +26,52 @@ void http_request__init(struct http_request *rq, const char *method, const char 
 	rq->body_fd = -1;
 }
 
-int http_request__header(struct http_request *rq, char *buf, size_t buflen, const char *name,
-			 const char *value)
+int http_request__line(struct http_request *rq, const char *line)
 {
 	if (rq->nheaders == HTTP_REQUEST_HEADERS_MAX)
 		return -E2BIG;
-	if (snprintf(buf, buflen, "%s: %s", name, value) >= (int)buflen)
-		return -ENOSPC;
-	rq->headers[rq->nheaders++] = buf;
+	rq->headers[rq->nheaders] = strdup(line);
+	if (!rq->headers[rq->nheaders])
+		return -ENOMEM;
+	rq->nheaders++;
 	return 0;
+}
+
+int http_request__header(struct http_request *rq, const char *name, const char *value)
+{
+	if (rq->nheaders == HTTP_REQUEST_HEADERS_MAX)
+		return -E2BIG;
+	if (asprintf(&rq->headers[rq->nheaders], "%s: %s", name, value) < 0) {
+		rq->headers[rq->nheaders] = NULL;
+		return -ENOMEM;
+	}
+	rq->nheaders++;
+	return 0;
+}
+
+int http_request__meta(struct http_request *rq, const struct upload_meta *meta, size_t n,
+		       enum upload_meta_style style)
+{
+	char name[128];
+	size_t i;
+	int e = 0;
+
+	for (i = 0; !e && i < n; i++)
+		e = http_request__header(rq, upload_meta__header(meta[i].name, style, name,
+								 sizeof(name)),
+					 meta[i].value);
+	return e;
+}
+
+void http_request__release(struct http_request *rq)
+{
+	while (rq->nheaders) {
+		char *h = rq->headers[--rq->nheaders];
+
+		explicit_bzero(h, strlen(h));
+		free(h);
+		rq->headers[rq->nheaders] = NULL;
+	}
 }
 
 /* read_body - curl asks for the next piece of the body: pread, so a

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "upload/backend.h"
+#include "upload/object.h"
 
 #define HTTP_REQUEST_HEADERS_MAX (UPLOAD_META_MAX + 16)
 #define HTTP_RESPONSE_KEEP 4096 /* bytes of an answer's body kept for messages */
@@ -19,7 +20,7 @@
 struct http_request {
 	const char *method; /* "PUT", "POST", "GET", "HEAD" */
 	const char *url;
-	const char *headers[HTTP_REQUEST_HEADERS_MAX]; /* "Name: value" */
+	char *headers[HTTP_REQUEST_HEADERS_MAX]; /* "Name: value", owned (may hold secrets) */
 	size_t nheaders;
 	int body_fd; /* -1: no body */
 	uint64_t body_size;
@@ -35,10 +36,20 @@ struct http_response {
 /* http_request__init - @rq for @method on @url, no headers, no body. */
 void http_request__init(struct http_request *rq, const char *method, const char *url);
 
-/* http_request__header - add "@name: @value" (formatted into @buf, which
- * must outlive the request). Returns 0 or -E2BIG/-ENOSPC. */
-int http_request__header(struct http_request *rq, char *buf, size_t buflen, const char *name,
-			 const char *value);
+/* http_request__header - add "@name: @value" (a copy). Returns 0, -E2BIG
+ * (HTTP_REQUEST_HEADERS_MAX already) or -ENOMEM. */
+int http_request__header(struct http_request *rq, const char *name, const char *value);
+
+/* http_request__line - add a whole "Name: value" @line (a copy). */
+int http_request__line(struct http_request *rq, const char *line);
+
+/* http_request__meta - add @n metadata items as @style's headers. */
+int http_request__meta(struct http_request *rq, const struct upload_meta *meta, size_t n,
+		       enum upload_meta_style style);
+
+/* http_request__release - wipe and free @rq's headers (an Authorization
+ * header is a secret); @rq is empty again. */
+void http_request__release(struct http_request *rq);
 
 /* http_request__send - send @rq with @cfg's timeouts, TLS settings and
  * abort flag; fill @res (and @resp when not NULL). Returns 0 when the

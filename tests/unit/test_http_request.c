@@ -369,21 +369,26 @@ static void test_uri_encode(void **state)
 
 static void test_request_headers(void **state)
 {
+	struct upload_meta meta[2] = { { "trapd_rules", "cpu,psi" }, { "label_team", "perf" } };
 	struct http_request rq;
-	char bufs[HTTP_REQUEST_HEADERS_MAX + 1][32];
 	size_t i;
 
 	http_request__init(&rq, "PUT", "http://h/k");
 	assert_int_equal(rq.body_fd, -1);
 	assert_int_equal(rq.nheaders, 0);
-	assert_int_equal(http_request__header(&rq, bufs[0], 8, "Content-Type", "x"), -ENOSPC);
-	assert_int_equal(rq.nheaders, 0);
-	assert_int_equal(http_request__header(&rq, bufs[0], sizeof(bufs[0]), "A", "b"), 0);
+	assert_int_equal(http_request__header(&rq, "A", "b"), 0);
 	assert_string_equal(rq.headers[0], "A: b");
-	for (i = 1; i < HTTP_REQUEST_HEADERS_MAX; i++)
-		assert_int_equal(http_request__header(&rq, bufs[i], sizeof(bufs[i]), "N", "v"), 0);
-	assert_int_equal(http_request__header(&rq, bufs[i], sizeof(bufs[i]), "N", "v"), -E2BIG);
+	assert_int_equal(http_request__line(&rq, "x-amz-date: 20130524T000000Z"), 0);
+	assert_string_equal(rq.headers[1], "x-amz-date: 20130524T000000Z");
+	assert_int_equal(http_request__meta(&rq, meta, 2, UPLOAD_META_S3), 0);
+	assert_string_equal(rq.headers[2], "x-amz-meta-trapd-rules: cpu,psi");
+	assert_string_equal(rq.headers[3], "x-amz-meta-label-team: perf");
+	for (i = 4; i < HTTP_REQUEST_HEADERS_MAX; i++)
+		assert_int_equal(http_request__header(&rq, "N", "v"), 0);
+	assert_int_equal(http_request__header(&rq, "N", "v"), -E2BIG);
 	assert_int_equal(rq.nheaders, HTTP_REQUEST_HEADERS_MAX);
+	http_request__release(&rq);
+	assert_int_equal(rq.nheaders, 0);
 }
 
 /* --- real requests ------------------------------------------------------- */
@@ -401,7 +406,7 @@ static void test_put_403_s3_error(void **state)
 	struct http_request rq;
 	struct server s;
 	unsigned char *sent;
-	char url[256], h1[64], h2[64], answer[512];
+	char url[256], answer[512];
 	size_t len = 300000;
 	int fd = body_file(len, &sent);
 
@@ -412,15 +417,16 @@ static void test_put_403_s3_error(void **state)
 	server_start(&s, answer);
 	url_of(url, sizeof(url), &s, "/bucket/web/2026/k.pb.zst?X-Amz-Signature=S3CR3TSIG");
 	http_request__init(&rq, "PUT", url);
-	assert_int_equal(http_request__header(&rq, h1, sizeof(h1), "Content-Type",
+	assert_int_equal(http_request__header(&rq, "Content-Type",
 					      "application/zstd"),
 			 0);
-	assert_int_equal(http_request__header(&rq, h2, sizeof(h2), "x-amz-meta-trapd-rules",
+	assert_int_equal(http_request__header(&rq, "x-amz-meta-trapd-rules",
 					      "cpu,psi"),
 			 0);
 	rq.body_fd = fd;
 	rq.body_size = len;
 	assert_int_equal(http_request__send(&rq, &cfg, &res, &resp), -EIO);
+	http_request__release(&rq);
 	server_stop(&s);
 
 	/* what the server saw: the exact request */
@@ -482,18 +488,19 @@ static void test_post_body(void **state)
 	struct http_request rq;
 	struct server s;
 	unsigned char *sent;
-	char url[256], h[64];
+	char url[256];
 	int fd = body_file(5000, &sent);
 
 	server_start(&s, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n");
 	url_of(url, sizeof(url), &s, "/ingest/");
 	http_request__init(&rq, "POST", url);
-	assert_int_equal(http_request__header(&rq, h, sizeof(h), "Content-Type",
+	assert_int_equal(http_request__header(&rq, "Content-Type",
 					      "application/json"),
 			 0);
 	rq.body_fd = fd;
 	rq.body_size = 5000;
 	assert_int_equal(http_request__send(&rq, &cfg, &res, NULL), 0);
+	http_request__release(&rq);
 	server_stop(&s);
 	assert_int_equal(res.http_status, 201);
 	assert_request_line(&s, "POST /ingest/ HTTP/1.1\r\n");
