@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trapd/capture_file.h"
 #include "trapd/knames.h"
@@ -257,5 +258,11 @@ int capture_write(const char *path, const struct profile *p, struct capture_info
 	if (e)
 		return e;
 	info->profile_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-	return metadata_write(sidecar, info, path, err, errlen);
+	e = metadata_write(sidecar, info, path, err, errlen);
+	/* A profile without its sidecar is half a capture (a spool would
+	 * never send it): none at all, and the error, say more. Devices and
+	 * FIFOs were written in place and are left alone. */
+	if (e && !lstat(path, &st) && S_ISREG(st.st_mode))
+		unlink(path);
+	return e;
 }

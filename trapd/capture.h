@@ -84,8 +84,10 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 			  struct profile **out);
 
 /* capture_write - write @p to @path (.pb.zst) and the metadata sidecar
- * next to it (the same name with .json instead of .pb.zst). Sets
- * info->profile_bytes. Returns 0 or a negative errno with @err filled. */
+ * next to it (the same name with .json instead of .pb.zst), both or
+ * neither: a profile whose sidecar could not be written (a full disk) is
+ * removed. Sets info->profile_bytes. Returns 0 or a negative errno with
+ * @err filled. */
 int capture_write(const char *path, const struct profile *p, struct capture_info *info, char *err,
 		  size_t errlen);
 
