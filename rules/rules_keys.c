@@ -18,11 +18,10 @@
 #define R(f) offsetof(struct rule, f)
 #define MS NSEC_PER_MSEC
 #define SEC NSEC_PER_SEC
-#define MIN (60 * SEC)
-#define HOUR (60 * MIN)
+#define MIN NSEC_PER_MIN
+#define HOUR NSEC_PER_HOUR
 #define DAY (24 * HOUR)
 #define FREQ_MAX 100000
-#define PATH_MAX_BYTES 4095
 #define SUN_PATH_MAX (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
 
 const struct rules_key rules_global_keys[GK_NR] = {

@@ -21,6 +21,9 @@
 
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC 1000000000ull
+#define NSEC_PER_MIN (60 * NSEC_PER_SEC)
+#define NSEC_PER_HOUR (60 * NSEC_PER_MIN)
+#define PATH_MAX_BYTES 4095 /* a path in the rules file */
 #define PID_MAX 4194304 /* the kernel's PID_MAX_LIMIT */
 #define COMM_MAX 15	/* bytes of a process name, as in /proc/PID/comm */
 #define LABEL_KEY_MAX 63

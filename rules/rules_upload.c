@@ -14,10 +14,9 @@
 
 #define U(f) offsetof(struct rules_upload, f)
 #define SEC NSEC_PER_SEC
-#define MIN (60 * SEC)
-#define HOUR (60 * MIN)
+#define MIN NSEC_PER_MIN
+#define HOUR NSEC_PER_HOUR
 #define URL_MAX 2048
-#define PATH_MAX_BYTES 4095
 
 const struct rules_key rules_upload_keys[UK_NR] = {
 	[UK_URL] = { "url", KEY_TEXT, U(url), 0, URL_MAX, NULL },

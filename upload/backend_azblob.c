@@ -16,6 +16,7 @@
 #include "upload/http_request.h"
 #include "upload/object.h"
 #include "upload/secret.h"
+#include "upload/uri.h"
 
 #define AZBLOB_API_VERSION "2021-08-06"
 
@@ -72,7 +73,7 @@ static int blob_url(const struct upload_backend *b, const char *key, char *url, 
 
 	if (snprintf(name, sizeof(name), "%s%s", b->cfg->prefix ? b->cfg->prefix : "", key) >=
 		    (int)sizeof(name) ||
-	    http_uri_encode(name, true, path, sizeof(path)))
+	    uri_encode(name, true, path, sizeof(path)))
 		return -ENAMETOOLONG;
 	if (snprintf(url, len, "%s/%s/%s?%s", b->endpoint, b->cfg->container, path, b->sas) >=
 	    (int)len)

@@ -15,6 +15,7 @@
 #include "upload/http_request.h"
 #include "upload/object.h"
 #include "upload/secret.h"
+#include "upload/uri.h"
 
 struct upload_backend {
 	const struct upload_config *cfg;
@@ -57,7 +58,7 @@ static int http_put(struct upload_backend *b, const struct upload_object *obj,
 	res->outcome = UPLOAD_PERMANENT;
 	if (cfg->post)
 		snprintf(url, sizeof(url), "%s", cfg->url); /* as configured, no '/' added */
-	else if (http_uri_encode(obj->key, true, path, sizeof(path)) ||
+	else if (uri_encode(obj->key, true, path, sizeof(path)) ||
 		 snprintf(url, sizeof(url), "%s%s", cfg->base, path) >= (int)sizeof(url)) {
 		snprintf(res->msg, sizeof(res->msg), "%s: key too long for a URL", obj->key);
 		return -EIO;

@@ -172,33 +172,6 @@ const char *http_url_for_message(const char *url, char *buf, size_t len)
 	return buf;
 }
 
-int http_uri_encode(const char *in, bool keep_slash, char *out, size_t len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t o = 0;
-
-	for (; *in; in++) {
-		unsigned char c = (unsigned char)*in;
-		bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-			     (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
-			     c == '~' || (keep_slash && c == '/');
-
-		if (o + (plain ? 1 : 3) >= len)
-			return -ENOSPC;
-		if (plain) {
-			out[o++] = (char)c;
-		} else {
-			out[o++] = '%';
-			out[o++] = hex[c >> 4];
-			out[o++] = hex[c & 15];
-		}
-	}
-	if (o >= len)
-		return -ENOSPC;
-	out[o] = '\0';
-	return 0;
-}
-
 /* setup - the options of every request: timeouts, TLS, no signals (we
  * run on the uploader's thread), no redirects (a redirected PUT would
  * need its body again and rarely means what it says). */

@@ -71,8 +71,4 @@ const char *http_answer_detail(const char *body, char *out, size_t len);
  * @buf. */
 const char *http_url_for_message(const char *url, char *buf, size_t len);
 
-/* http_uri_encode - percent-encode @in (RFC 3986 unreserved characters
- * kept, '/' kept when @keep_slash) into @out. Returns 0 or -ENOSPC. */
-int http_uri_encode(const char *in, bool keep_slash, char *out, size_t len);
-
 #endif

@@ -4,6 +4,7 @@
  * headers to send. */
 #include "upload/sigv4.h"
 #include "upload/sha256.h"
+#include "upload/uri.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -73,12 +74,6 @@ static bool is_alnum(unsigned char c)
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-/* RFC 3986 unreserved: what S3's UriEncode() leaves alone. */
-static bool is_unreserved(unsigned char c)
-{
-	return is_alnum(c) || c == '-' || c == '_' || c == '.' || c == '~';
-}
-
 /* RFC 9110 tchar: what a header name is made of. */
 static bool is_tchar(unsigned char c)
 {
@@ -119,7 +114,7 @@ static unsigned char enc_char(unsigned char c, size_t i)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
-	if (is_unreserved(c))
+	if (uri_unreserved(c))
 		return c;
 	return i == 0 ? '%' : hex[i == 1 ? c >> 4 : c & 0xf];
 }
@@ -135,9 +130,9 @@ static int enc_cmp(const char *a, size_t an, const char *b, size_t bn)
 
 		if (x != y)
 			return x < y ? -1 : 1;
-		if (++aj == (is_unreserved(ca) ? 1u : 3u))
+		if (++aj == (uri_unreserved(ca) ? 1u : 3u))
 			ai++, aj = 0;
-		if (++bj == (is_unreserved(cb) ? 1u : 3u))
+		if (++bj == (uri_unreserved(cb) ? 1u : 3u))
 			bi++, bj = 0;
 	}
 	return (ai < an) - (bi < bn);
@@ -442,7 +437,7 @@ static void sb_put_encoded(struct sbuf *b, const char *s, size_t n, bool keep_sl
 	for (i = 0; i < n; i++) {
 		unsigned char c = s[i];
 
-		if (is_unreserved(c) || (keep_slash && c == '/')) {
+		if (uri_unreserved(c) || (keep_slash && c == '/')) {
 			sb_putc(b, c);
 			continue;
 		}

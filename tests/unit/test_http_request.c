@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "upload/http_request.h"
+#include "upload/uri.h"
 
 /* --- a scripted HTTP server ------------------------------------------------ */
 
@@ -336,7 +337,7 @@ static void expect_encoded(const char *in, bool keep_slash, const char *want)
 {
 	char out[256];
 
-	assert_int_equal(http_uri_encode(in, keep_slash, out, sizeof(out)), 0);
+	assert_int_equal(uri_encode(in, keep_slash, out, sizeof(out)), 0);
 	if (strcmp(out, want))
 		fail_msg("'%s' -> '%s', expected '%s'", in, out, want);
 }
@@ -356,15 +357,15 @@ static void test_uri_encode(void **state)
 	expect_encoded("", false, "");
 
 	/* room for the text and its NUL, or -ENOSPC */
-	assert_int_equal(http_uri_encode("abc", false, out, 3), -ENOSPC);
-	assert_int_equal(http_uri_encode("abc", false, out, 4), 0);
+	assert_int_equal(uri_encode("abc", false, out, 3), -ENOSPC);
+	assert_int_equal(uri_encode("abc", false, out, 4), 0);
 	assert_string_equal(out, "abc");
-	assert_int_equal(http_uri_encode("\xc3\xa9", false, out, 6), -ENOSPC);
-	assert_int_equal(http_uri_encode("\xc3\xa9", false, out, 7), 0);
+	assert_int_equal(uri_encode("\xc3\xa9", false, out, 6), -ENOSPC);
+	assert_int_equal(uri_encode("\xc3\xa9", false, out, 7), 0);
 	assert_string_equal(out, "%C3%A9");
-	assert_int_equal(http_uri_encode(" ", false, out, 3), -ENOSPC);
-	assert_int_equal(http_uri_encode("", false, out, 0), -ENOSPC);
-	assert_int_equal(http_uri_encode("", false, out, 1), 0);
+	assert_int_equal(uri_encode(" ", false, out, 3), -ENOSPC);
+	assert_int_equal(uri_encode("", false, out, 0), -ENOSPC);
+	assert_int_equal(uri_encode("", false, out, 1), 0);
 }
 
 static void test_request_headers(void **state)
