@@ -8,9 +8,9 @@
  * checked when the file is loaded; a loaded struct rules is valid, so the
  * daemon never meets a bad rule at run time.
  *
- * Values of a signal are integers in the signal's base unit
- * (rule_signal__unit): hundredths of a percent, bytes, a count, or
- * thousandths per second. Thresholds are parsed exactly into that unit.
+ * Values of a signal are integers in the rule's base unit (rule__unit):
+ * hundredths of a percent, bytes, a count, thousandths per second, or
+ * nanoseconds. Thresholds are parsed exactly into that unit.
  */
 #ifndef TRAPD_RULES_H
 #define TRAPD_RULES_H
@@ -35,6 +35,7 @@ enum rule_signal {
 	RULE_SIGNAL_PROC_RSS,	    /* "process.rss": bytes */
 	RULE_SIGNAL_PROC_THREADS,   /* "process.threads": count */
 	RULE_SIGNAL_PROC_FDS,	    /* "process.fds": open file descriptors */
+	RULE_SIGNAL_LATENCY,	    /* "runqlat|syscall|biolat|func.STAT": a latency histogram */
 	RULE_SIGNAL_NR,
 };
 
@@ -44,7 +45,33 @@ enum rule_unit {
 	RULE_UNIT_BYTES,
 	RULE_UNIT_COUNT,
 	RULE_UNIT_MILLI_PER_SEC, /* 2500 = 2.5 per second */
+	RULE_UNIT_NSEC,		 /* a duration: 5000000 = 5ms */
 };
+
+/* Which latency histogram a RULE_SIGNAL_LATENCY rule watches (the word
+ * before the dot), measured in the kernel by bpf/latency.bpf.c. */
+enum rule_latency_kind {
+	RULE_LAT_RUNQ,	  /* "runqlat": wakeup or preemption to running */
+	RULE_LAT_SYSCALL, /* "syscall": system call entry to exit */
+	RULE_LAT_BIO,	  /* "biolat": block request issue to completion */
+	RULE_LAT_FUNC,	  /* "func": a user function's entry to return */
+};
+
+/* ...and which figure of the window's distribution (the word after). */
+enum rule_latency_stat {
+	RULE_LAT_P50,	/* "p50" */
+	RULE_LAT_P90,	/* "p90" */
+	RULE_LAT_P99,	/* "p99" */
+	RULE_LAT_P999,	/* "p99.9" */
+	RULE_LAT_MAX,	/* "max" */
+	RULE_LAT_COUNT, /* "count": events in the window */
+	RULE_LAT_RATE,	/* "rate": events per second */
+};
+
+/* A syscall.* rule's syscalls = names are numbered below this: the
+ * kernel side keeps them in a bitmap of this many bits (bpf/latency.h,
+ * LAT_SYSCALL_WORDS * 64). */
+#define RULE_LAT_SYSCALL_NR 512
 
 enum rule_psi_resource {
 	RULE_PSI_CPU,
@@ -87,6 +114,13 @@ struct rule {
 	bool psi_full;			     /* "full" rather than "some" */
 	enum rule_psi_window psi_window;
 	uint64_t psi_window_ns; /* RULE_PSI_CUSTOM */
+	enum rule_latency_kind lat_kind; /* RULE_SIGNAL_LATENCY */
+	enum rule_latency_stat lat_stat;
+	uint64_t lat_window_ns;	 /* window = DURATION; 0: one poll interval */
+	uint32_t lat_min_count;	 /* percentiles need this many events in the window */
+	char *lat_syscalls;	 /* syscall: "read,write" (normalised); NULL: all */
+	char *lat_device;	 /* biolat: "sda" or "8:0"; NULL: every device */
+	char *lat_function;	 /* func: "/abs/path:symbol" (required) */
 	struct rule_scope scope;
 
 	/* when it fires */
@@ -229,19 +263,28 @@ const struct rule *rules__find(const struct rules *r, const char *name);
  * keeps the state of a rule that is equal to its old self). */
 bool rule__equal(const struct rule *a, const struct rule *b);
 
-/* rule_signal__name - "cpu", "psi.memory.full", "process.rss". A PSI
- * signal needs the rule for its resource and kind. Writes into @buf. */
+/* rule_signal__name - "cpu", "psi.memory.full", "process.rss",
+ * "runqlat.p99.9". A PSI or latency signal needs the rule for its
+ * resource and kind, or kind and statistic. Writes into @buf. */
 const char *rule__signal_name(const struct rule *r, char *buf, size_t len);
 
-/* rule_signal__unit - the base unit of @s. */
+/* rule_signal__unit - the base unit of @s. For RULE_SIGNAL_LATENCY the
+ * unit depends on the statistic (this returns RULE_UNIT_NSEC, the unit
+ * of percentiles and max): use rule__unit with the rule. */
 enum rule_unit rule_signal__unit(enum rule_signal s);
 
-/* rule__format_value - @v in @r's signal unit as a person reads it:
- * "83.5%", "512MiB", "12", "2.5/s". Returns @buf. */
+/* rule__unit - the base unit of @r's values and thresholds: its signal's,
+ * and for a latency signal its statistic's (nanoseconds for p50 .. max,
+ * a count for count, thousandths per second for rate). */
+enum rule_unit rule__unit(const struct rule *r);
+
+/* rule__format_value - @v in @r's unit (rule__unit) as a person reads
+ * it: "83.5%", "512MiB", "12", "2.5/s", "5ms", "2.08ms" (a duration that
+ * takes more than 4 digits is rounded to 3). Returns @buf. */
 const char *rule__format_value(const struct rule *r, int64_t v, char *buf, size_t len);
 
 /* rule_unit__to_double - @v in display units (percent, bytes, count, per
- * second), for metadata. */
+ * second, nanoseconds), for metadata. */
 double rule_unit__to_double(enum rule_unit u, int64_t v);
 
 /* rule_scope__format - "system", "cgroup system.slice/x", "pid 42",

@@ -52,10 +52,15 @@ const struct rules_key rules_global_keys[GK_NR] = {
 
 const struct rules_key rules_rule_keys[RK_NR] = {
 	[RK_SIGNAL] = { "signal", KEY_SPECIAL, 0, 0, 0, NULL },
+	[RK_SYSCALLS] = { "syscalls", KEY_SPECIAL, 0, 0, 0, NULL },
+	[RK_DEVICE] = { "device", KEY_SPECIAL, 0, 0, 0, NULL },
+	[RK_FUNCTION] = { "function", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_CGROUP] = { "cgroup", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_PID] = { "pid", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_PROCESS] = { "process", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_WINDOW] = { "window", KEY_SPECIAL, 0, 0, 0, NULL },
+	/* latency signals only; its row with the range is in rules_latency.c */
+	[RK_MIN_COUNT] = { "min_count", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_ABOVE] = { "above", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_BELOW] = { "below", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_CLEAR] = { "clear", KEY_SPECIAL, 0, 0, 0, NULL },
@@ -118,9 +123,9 @@ int rules_value__count(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* duration0 - a duration, or 0 however written ("0", "0s", "0.0ms"): the
- * number is all zeros and the same text with a 1 for it is a duration. */
-static int duration0(const char *s, uint64_t *out)
+/* A duration, or 0 however written: the number is all zeros and the
+ * same text with a 1 for it is a duration. */
+int rules_value__duration0(const char *s, uint64_t *out)
 {
 	size_t n = strspn(s, "0."), points = 0, i;
 	char one[32];
@@ -326,7 +331,7 @@ int rule_scope__copy(struct rule_scope *to, const struct rule_scope *from)
 	return 0;
 }
 
-static bool str_equal(const char *a, const char *b)
+bool rules_value__equal(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
 }
@@ -337,11 +342,11 @@ bool rule_scope__equal(const struct rule_scope *a, const struct rule_scope *b)
 		return false;
 	switch (a->kind) {
 	case RULE_SCOPE_CGROUP:
-		return str_equal(a->cgroup, b->cgroup);
+		return rules_value__equal(a->cgroup, b->cgroup);
 	case RULE_SCOPE_PID:
 		return a->pid == b->pid;
 	case RULE_SCOPE_PROCESS:
-		return str_equal(a->process, b->process);
+		return rules_value__equal(a->process, b->process);
 	default:
 		return true;
 	}
@@ -413,7 +418,7 @@ static int parse_number(const struct rules_key *k, void *f, const char *v, char 
 		err = units_parse_duration(v, &u);
 		break;
 	case KEY_DURATION0:
-		err = duration0(v, &u);
+		err = rules_value__duration0(v, &u);
 		break;
 	case KEY_FREQ:
 		err = units_parse_frequency(v, UINT64_MAX, &u);
@@ -585,7 +590,7 @@ bool rules_key__equal(const struct rules_key *k, const void *a, const void *b)
 	case KEY_TEXT:
 	case KEY_ENV:
 	case KEY_GROUP:
-		return str_equal(*(char *const *)fa, *(char *const *)fb);
+		return rules_value__equal(*(char *const *)fa, *(char *const *)fb);
 	case KEY_SCOPE:
 		return rule_scope__equal(fa, fb);
 	case KEY_SPECIAL:

@@ -1,12 +1,13 @@
 /* rules_keys.h - inside rules/ only: the keys of each section of the rules
  * file as tables (name, type, field, range, default), how one value is
  * parsed, printed and compared, and the loader's state shared by
- * rules.c, rules_sections.c and rules_rule.c.
+ * rules.c, rules_sections.c, rules_rule.c and rules_latency.c.
  *
  * Adding a plain key to [global] or [rule NAME] is one table row in
  * rules_keys.c (and one enum value here); keys whose meaning depends on
  * other keys (signal, scope, threshold, sample) are KEY_SPECIAL and
- * handled in rules_rule.c.
+ * handled in rules_rule.c, those of the latency signals (syscalls,
+ * device, function, min_count) in rules_latency.c.
  */
 #ifndef TRAPD_RULES_KEYS_H
 #define TRAPD_RULES_KEYS_H
@@ -102,10 +103,14 @@ enum upload_key {
 /* In the order rules__print writes them. */
 enum rule_key {
 	RK_SIGNAL,
+	RK_SYSCALLS,
+	RK_DEVICE,
+	RK_FUNCTION,
 	RK_CGROUP,
 	RK_PID,
 	RK_PROCESS,
 	RK_WINDOW,
+	RK_MIN_COUNT,
 	RK_ABOVE,
 	RK_BELOW,
 	RK_CLEAR,
@@ -148,6 +153,14 @@ void rules_key__free(const struct rules_key *k, void *base);
 
 /* rules_value__count - a plain decimal count from 0 to @max. */
 int rules_value__count(const char *s, uint64_t max, uint64_t *out);
+
+/* rules_value__duration0 - a duration (units_parse_duration), or 0
+ * however written ("0", "0s", "0.0ms"). Returns 0 or -EINVAL. */
+int rules_value__duration0(const char *s, uint64_t *out);
+
+/* rules_value__equal - whether two strings are equal, NULL equal only to
+ * NULL. */
+bool rules_value__equal(const char *a, const char *b);
 
 /* rules_value__cgroup - whether @s is a cgroup path we accept: 1 to 4095
  * bytes, no "." or ".." component. */
@@ -263,6 +276,47 @@ void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw,
 
 /* rules_rule__free - free what @r owns (not @r). */
 void rules_rule__free(struct rule *r);
+
+/* rules_rule__bad - "[rule NAME] KEY: bad value 'V': @msg" at the line
+ * of @raw's key @k. */
+void rules_rule__bad(struct rules_parser *p, const struct rules_raw_rule *raw, enum rule_key k,
+		     const char *msg);
+
+/* rules_rule__not_allowed - "[rule NAME] KEY: not allowed with signal
+ * SIGNAL; @why" at the line of @raw's key @k. */
+void rules_rule__not_allowed(struct rules_parser *p, const struct rules_raw_rule *raw,
+			     const struct rule *r, enum rule_key k, const char *why);
+
+/* --- rules_latency.c: the latency signals (KIND.STAT) and their keys --- */
+
+/* rules_latency__parse_signal - @v as KIND.STAT ("runqlat.p99") into
+ * @r's signal, lat_kind and lat_stat. Returns 0; -ENOENT when @v is no
+ * latency signal at all; -EINVAL when KIND is one but STAT is not, with
+ * "expected ..." in @msg. */
+int rules_latency__parse_signal(const char *v, struct rule *r, char *msg, size_t len);
+
+/* rules_latency__signal_name - "syscall.p99.9" for @r. Returns @buf. */
+const char *rules_latency__signal_name(const struct rule *r, char *buf, size_t len);
+
+/* rules_latency__check_window - window = DURATION (1s to 10m) of a
+ * latency rule into lat_window_ns; unset: 0, one poll interval. */
+void rules_latency__check_window(struct rules_parser *p, const struct rules_raw_rule *raw,
+				 struct rule *r);
+
+/* rules_latency__scope - which of @cg, @pid, @proc (the values of
+ * cgroup, pid and process, already checked) a latency rule watches: at
+ * most one, none for biolat. Returns it, a system scope when none is
+ * set, or NULL after reporting a conflict. */
+const struct rule_scope *rules_latency__scope(struct rules_parser *p,
+					      const struct rules_raw_rule *raw,
+					      const struct rule *r, const struct rule_scope *cg,
+					      const struct rule_scope *pid,
+					      const struct rule_scope *proc);
+
+/* rules_latency__check - min_count, syscalls, device and function of any
+ * rule with a signal: each refused where @r's signal does not take it,
+ * checked into @r where it does; function required for func.*. */
+void rules_latency__check(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r);
 
 /* rules_upload__defaults - every [upload] key with a default, from its
  * text. Returns 0 or -ENOMEM. */

@@ -27,13 +27,45 @@ static void fraction(char *buf, size_t len, const char *sign, uint64_t mag, uint
 		 (unsigned long long)frac, suffix);
 }
 
+/* short_duration - @ns exactly when units_format_duration spells it in
+ * at most 4 significant digits ("5ms", "2.5ms"), else rounded to 3 in the
+ * largest unit that keeps it at 1 or more ("2.08ms", "197ms"). */
+static const char *short_duration(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t ns;
+		const char *name;
+	} units[] = { { 1000000000ull, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" } };
+	size_t i, digits = 0;
+	const char *p;
+
+	units_format_duration(ns, buf, (int)len);
+	for (p = buf; *p; p++)
+		digits += *p >= '0' && *p <= '9';
+	if (digits <= 4 || ns < 1000)
+		return buf;
+	for (i = 0; units[i].ns > ns; i++)
+		;
+	snprintf(buf, len, "%.3g%s", (double)ns / (double)units[i].ns, units[i].name);
+	return buf;
+}
+
+/* level_text - a threshold or clear level as the file takes it back:
+ * durations exactly. */
+static const char *level_text(const struct rule *r, int64_t v, char *buf, size_t len)
+{
+	if (rule__unit(r) != RULE_UNIT_NSEC || v <= 0)
+		return rule__format_value(r, v, buf, len);
+	return units_format_duration((uint64_t)v, buf, (int)len);
+}
+
 const char *rule__format_value(const struct rule *r, int64_t v, char *buf, size_t len)
 {
 	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	const char *sign = v < 0 ? "-" : "";
 	char size[32];
 
-	switch (rule_signal__unit(r->signal)) {
+	switch (rule__unit(r)) {
 	case RULE_UNIT_CENTI_PERCENT:
 		fraction(buf, len, sign, mag, 100, 2, "%");
 		break;
@@ -42,6 +74,12 @@ const char *rule__format_value(const struct rule *r, int64_t v, char *buf, size_
 		break;
 	case RULE_UNIT_MILLI_PER_SEC:
 		fraction(buf, len, sign, mag, 1000, 3, "/s");
+		break;
+	case RULE_UNIT_NSEC: /* 0 as the thresholds take it, not "0ns" */
+		if (!mag)
+			snprintf(buf, len, "0");
+		else
+			snprintf(buf, len, "%s%s", sign, short_duration(mag, size, sizeof(size)));
 		break;
 	default:
 		snprintf(buf, len, "%s%llu", sign, (unsigned long long)mag);
@@ -79,6 +117,41 @@ const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len
 	return buf;
 }
 
+/* print_latency - the keys of latency signals; nothing for a key the
+ * rule's signal does not take, nor for window when it is the poll
+ * interval (0). */
+static void print_latency(const struct rule *r, enum rule_key k, FILE *out)
+{
+	char buf[32];
+
+	if (r->signal != RULE_SIGNAL_LATENCY)
+		return;
+	switch (k) {
+	case RK_SYSCALLS:
+		if (r->lat_syscalls)
+			rules_value__print(out, "syscalls", r->lat_syscalls);
+		break;
+	case RK_DEVICE:
+		if (r->lat_device)
+			rules_value__print(out, "device", r->lat_device);
+		break;
+	case RK_FUNCTION:
+		if (r->lat_function)
+			rules_value__print(out, "function", r->lat_function);
+		break;
+	case RK_WINDOW:
+		if (r->lat_window_ns)
+			fprintf(out, "window = %s\n",
+				units_format_duration(r->lat_window_ns, buf, sizeof(buf)));
+		break;
+	case RK_MIN_COUNT:
+		fprintf(out, "min_count = %u\n", r->lat_min_count);
+		break;
+	default:
+		break;
+	}
+}
+
 /* print_special - the keys whose spelling depends on the signal; nothing
  * for a key the rule's signal does not take. */
 static void print_special(const struct rule *r, enum rule_key k, FILE *out)
@@ -102,7 +175,15 @@ static void print_special(const struct rule *r, enum rule_key k, FILE *out)
 		if (r->scope.kind == RULE_SCOPE_PROCESS)
 			rules_value__print(out, "process", r->scope.process);
 		break;
+	case RK_SYSCALLS:
+	case RK_DEVICE:
+	case RK_FUNCTION:
+	case RK_MIN_COUNT:
+		print_latency(r, k, out);
+		break;
 	case RK_WINDOW:
+		if (r->signal == RULE_SIGNAL_LATENCY)
+			print_latency(r, k, out);
 		if (r->signal != RULE_SIGNAL_PSI)
 			break;
 		fprintf(out, "window = %s\n",
@@ -114,10 +195,10 @@ static void print_special(const struct rule *r, enum rule_key k, FILE *out)
 	case RK_BELOW:
 		if (r->above == (k == RK_ABOVE))
 			fprintf(out, "%s = %s\n", rules_rule_keys[k].name,
-				rule__format_value(r, r->threshold, buf, sizeof(buf)));
+				level_text(r, r->threshold, buf, sizeof(buf)));
 		break;
 	case RK_CLEAR:
-		fprintf(out, "clear = %s\n", rule__format_value(r, r->clear, buf, sizeof(buf)));
+		fprintf(out, "clear = %s\n", level_text(r, r->clear, buf, sizeof(buf)));
 		break;
 	case RK_SAMPLE:
 		rules_value__print(out, "sample", rule_scope__value(&r->sample, buf, sizeof(buf)));
@@ -157,11 +238,21 @@ int rules__print(const struct rules *r, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* latency_equal - the fields of latency signals (all zero for others). */
+static bool latency_equal(const struct rule *a, const struct rule *b)
+{
+	return a->lat_kind == b->lat_kind && a->lat_stat == b->lat_stat &&
+	       a->lat_window_ns == b->lat_window_ns && a->lat_min_count == b->lat_min_count &&
+	       rules_value__equal(a->lat_syscalls, b->lat_syscalls) &&
+	       rules_value__equal(a->lat_device, b->lat_device) &&
+	       rules_value__equal(a->lat_function, b->lat_function);
+}
+
 bool rule__equal(const struct rule *a, const struct rule *b)
 {
 	int k;
 
-	if (strcmp(a->name, b->name) || a->signal != b->signal ||
+	if (strcmp(a->name, b->name) || a->signal != b->signal || !latency_equal(a, b) ||
 	    a->psi_resource != b->psi_resource || a->psi_full != b->psi_full ||
 	    a->psi_window != b->psi_window || a->psi_window_ns != b->psi_window_ns ||
 	    !rule_scope__equal(&a->scope, &b->scope) || a->above != b->above ||

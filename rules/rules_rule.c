@@ -1,7 +1,8 @@
 /* rules_rule.c - one [rule NAME] section, checked as a whole once it has
  * been read: its signal decides which scope keys it takes, the unit of
  * its threshold and what `sample = rule` means. Also the signal names and
- * units of rules.h. */
+ * units of rules.h. The latency signals' own keys are in
+ * rules_latency.c. */
 #include "rules/rules_keys.h"
 
 #include <errno.h>
@@ -37,7 +38,8 @@ static const struct signal_name {
 #define SIGNAL_LIST                                                                                \
 	"cpu, cpu.quota, cpu.throttled, cpu.throttled_time, cpu.throttled_rate, psi.cpu.some, "    \
 	"psi.cpu.full, psi.memory.some, psi.memory.full, psi.io.some, psi.io.full, process.cpu, "  \
-	"process.rss, process.threads, process.fds"
+	"process.rss, process.threads, process.fds, or a latency KIND.STAT: KIND runqlat, "        \
+	"syscall, biolat or func, STAT p50, p90, p99, p99.9, max, count or rate"
 
 static bool is_cgroup_signal(enum rule_signal s)
 {
@@ -46,13 +48,15 @@ static bool is_cgroup_signal(enum rule_signal s)
 
 static bool is_process_signal(enum rule_signal s)
 {
-	return s >= RULE_SIGNAL_PROC_CPU;
+	return s >= RULE_SIGNAL_PROC_CPU && s <= RULE_SIGNAL_PROC_FDS;
 }
 
 const char *rule__signal_name(const struct rule *r, char *buf, size_t len)
 {
 	size_t i;
 
+	if (r->signal == RULE_SIGNAL_LATENCY)
+		return rules_latency__signal_name(r, buf, len);
 	for (i = 0; i < NSIGNALS; i++) {
 		const struct signal_name *n = &signal_names[i];
 
@@ -77,15 +81,41 @@ enum rule_unit rule_signal__unit(enum rule_signal s)
 		return RULE_UNIT_COUNT;
 	case RULE_SIGNAL_THROTTLED_RATE:
 		return RULE_UNIT_MILLI_PER_SEC;
+	case RULE_SIGNAL_LATENCY:
+		return RULE_UNIT_NSEC;
 	default:
 		return RULE_UNIT_CENTI_PERCENT;
 	}
 }
 
-/* threshold_max - the largest threshold @s takes, in its base unit. */
-static int64_t threshold_max(enum rule_signal s)
+enum rule_unit rule__unit(const struct rule *r)
 {
-	switch (s) {
+	if (r->signal != RULE_SIGNAL_LATENCY)
+		return rule_signal__unit(r->signal);
+	switch (r->lat_stat) {
+	case RULE_LAT_COUNT:
+		return RULE_UNIT_COUNT;
+	case RULE_LAT_RATE:
+		return RULE_UNIT_MILLI_PER_SEC;
+	default:
+		return RULE_UNIT_NSEC;
+	}
+}
+
+/* threshold_max - the largest threshold @r takes, in its base unit. */
+static int64_t threshold_max(const struct rule *r)
+{
+	if (r->signal == RULE_SIGNAL_LATENCY) {
+		switch (rule__unit(r)) {
+		case RULE_UNIT_COUNT:
+			return 1000000000000; /* events in a window of at most 10m */
+		case RULE_UNIT_MILLI_PER_SEC:
+			return 1000000000000; /* a billion per second */
+		default:
+			return (int64_t)NSEC_PER_HOUR;
+		}
+	}
+	switch (r->signal) {
 	case RULE_SIGNAL_CPU:
 	case RULE_SIGNAL_CPU_QUOTA:
 	case RULE_SIGNAL_PROC_CPU:
@@ -102,9 +132,8 @@ static int64_t threshold_max(enum rule_signal s)
 	}
 }
 
-/* bad - "[rule NAME] KEY: bad value 'V': ..." at @k's line. */
-static void bad(struct rules_parser *p, const struct rules_raw_rule *raw, enum rule_key k,
-		const char *msg)
+void rules_rule__bad(struct rules_parser *p, const struct rules_raw_rule *raw, enum rule_key k,
+		     const char *msg)
 {
 	char q[96];
 
@@ -128,7 +157,7 @@ static void check_plain(struct rules_parser *p, const struct rules_raw_rule *raw
 			continue;
 		err = rules_key__parse(key, r, v, msg, sizeof(msg));
 		if (err == -EINVAL)
-			bad(p, raw, k, msg);
+			rules_rule__bad(p, raw, k, msg);
 		else if (err)
 			rules_parser__nomem(p);
 		if (k == RK_DURATION) {
@@ -144,7 +173,9 @@ static void check_plain(struct rules_parser *p, const struct rules_raw_rule *raw
 static bool check_signal(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r)
 {
 	const char *v = raw->val[RK_SIGNAL];
+	char msg[MSG_MAX];
 	size_t i;
+	int err;
 
 	if (!v) {
 		rules_parser__error(p, raw->line, raw->section, "signal",
@@ -159,7 +190,10 @@ static bool check_signal(struct rules_parser *p, const struct rules_raw_rule *ra
 			return true;
 		}
 	}
-	bad(p, raw, RK_SIGNAL, "expected one of " SIGNAL_LIST);
+	err = rules_latency__parse_signal(v, r, msg, sizeof(msg));
+	if (!err)
+		return true;
+	rules_rule__bad(p, raw, RK_SIGNAL, err == -EINVAL ? msg : "expected one of " SIGNAL_LIST);
 	return false;
 }
 
@@ -174,9 +208,9 @@ static bool scope_values(struct rules_parser *p, const struct rules_raw_rule *ra
 	char msg[96];
 
 	if ((v = raw->val[RK_CGROUP]) && !rules_value__cgroup(v)) {
-		bad(p, raw, RK_CGROUP,
-		    "expected a cgroup path like system.slice/nginx.service or "
-		    "/sys/fs/cgroup/cpu/x, without '.' or '..' components");
+		rules_rule__bad(p, raw, RK_CGROUP,
+				"expected a cgroup path like system.slice/nginx.service or "
+				"/sys/fs/cgroup/cpu/x, without '.' or '..' components");
 		ok = false;
 	} else if (v) {
 		cg->kind = RULE_SCOPE_CGROUP;
@@ -184,7 +218,7 @@ static bool scope_values(struct rules_parser *p, const struct rules_raw_rule *ra
 	}
 	if ((v = raw->val[RK_PID]) && (rules_value__count(v, PID_MAX, &n) || n == 0)) {
 		snprintf(msg, sizeof(msg), "expected a process id from 1 to %d", PID_MAX);
-		bad(p, raw, RK_PID, msg);
+		rules_rule__bad(p, raw, RK_PID, msg);
 		ok = false;
 	} else if (v) {
 		pid->kind = RULE_SCOPE_PID;
@@ -193,7 +227,7 @@ static bool scope_values(struct rules_parser *p, const struct rules_raw_rule *ra
 	if ((v = raw->val[RK_PROCESS]) && (!*v || strlen(v) > COMM_MAX)) {
 		snprintf(msg, sizeof(msg), "expected a process name (its comm) of 1 to %d bytes",
 			 COMM_MAX);
-		bad(p, raw, RK_PROCESS, msg);
+		rules_rule__bad(p, raw, RK_PROCESS, msg);
 		ok = false;
 	} else if (v) {
 		proc->kind = RULE_SCOPE_PROCESS;
@@ -202,9 +236,8 @@ static bool scope_values(struct rules_parser *p, const struct rules_raw_rule *ra
 	return ok;
 }
 
-/* not_allowed - @k is set but @r's signal does not take it. */
-static void not_allowed(struct rules_parser *p, const struct rules_raw_rule *raw,
-			const struct rule *r, enum rule_key k, const char *why)
+void rules_rule__not_allowed(struct rules_parser *p, const struct rules_raw_rule *raw,
+			     const struct rule *r, enum rule_key k, const char *why)
 {
 	char sig[32];
 
@@ -212,6 +245,8 @@ static void not_allowed(struct rules_parser *p, const struct rules_raw_rule *raw
 			    "not allowed with signal %s; %s",
 			    rule__signal_name(r, sig, sizeof(sig)), why);
 }
+
+#define WATCH_PROCESS "only process.* and latency signals watch a process"
 
 /* process_scope - pid or process, exactly one, for a process signal. */
 static const struct rule_scope *process_scope(struct rules_parser *p,
@@ -242,7 +277,8 @@ static const struct rule_scope *process_scope(struct rules_parser *p,
 }
 
 /* check_scope - where the signal is read: cgroup for cpu.* (required)
- * and psi.* (optional), pid or process for process.*. */
+ * and psi.* (optional), pid or process for process.*, at most one of the
+ * three for latency signals. */
 static void check_scope(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
 			bool have_signal)
 {
@@ -254,15 +290,17 @@ static void check_scope(struct rules_parser *p, const struct rules_raw_rule *raw
 		return;
 	if (is_process_signal(r->signal)) {
 		if (raw->val[RK_CGROUP])
-			not_allowed(p, raw, r, RK_CGROUP,
-				    "a process signal watches pid = N or process = NAME");
+			rules_rule__not_allowed(
+				p, raw, r, RK_CGROUP,
+				"a process signal watches pid = N or process = NAME");
 		use = process_scope(p, raw, r, &pid, &proc);
+	} else if (r->signal == RULE_SIGNAL_LATENCY) {
+		use = rules_latency__scope(p, raw, r, &cg, &pid, &proc);
 	} else {
 		if (raw->val[RK_PID])
-			not_allowed(p, raw, r, RK_PID, "only process.* signals watch a process");
+			rules_rule__not_allowed(p, raw, r, RK_PID, WATCH_PROCESS);
 		if (raw->val[RK_PROCESS])
-			not_allowed(p, raw, r, RK_PROCESS,
-				    "only process.* signals watch a process");
+			rules_rule__not_allowed(p, raw, r, RK_PROCESS, WATCH_PROCESS);
 		if (raw->val[RK_CGROUP])
 			use = &cg;
 		else if (is_cgroup_signal(r->signal))
@@ -276,7 +314,8 @@ static void check_scope(struct rules_parser *p, const struct rules_raw_rule *raw
 		rules_parser__nomem(p);
 }
 
-/* check_window - avg10 | avg60 | avg300 | DURATION, psi.* only. */
+/* check_window - avg10 | avg60 | avg300 | DURATION for psi.*, a
+ * DURATION for latency signals. */
 static void check_window(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r)
 {
 	static const char *const avgs[] = { "avg10", "avg60", "avg300" };
@@ -285,10 +324,15 @@ static void check_window(struct rules_parser *p, const struct rules_raw_rule *ra
 	int i;
 
 	r->psi_window = RULE_PSI_AVG10;
+	if (r->signal == RULE_SIGNAL_LATENCY) {
+		rules_latency__check_window(p, raw, r);
+		return;
+	}
 	if (!v)
 		return;
 	if (r->signal != RULE_SIGNAL_PSI) {
-		not_allowed(p, raw, r, RK_WINDOW, "only psi.* signals have a window");
+		rules_rule__not_allowed(p, raw, r, RK_WINDOW,
+					"only psi.* and latency signals have a window");
 		return;
 	}
 	for (i = 0; i < 3; i++) {
@@ -298,8 +342,8 @@ static void check_window(struct rules_parser *p, const struct rules_raw_rule *ra
 		}
 	}
 	if (units_parse_duration(v, &ns) || ns < 500 * NSEC_PER_MSEC || ns > 600 * NSEC_PER_SEC) {
-		bad(p, raw, RK_WINDOW,
-		    "expected avg10, avg60, avg300 or a duration from 500ms to 10m");
+		rules_rule__bad(p, raw, RK_WINDOW,
+				"expected avg10, avg60, avg300 or a duration from 500ms to 10m");
 		return;
 	}
 	r->psi_window = RULE_PSI_CUSTOM;
@@ -316,14 +360,16 @@ static bool parse_level(struct rules_parser *p, const struct rules_raw_rule *raw
 		[RULE_UNIT_BYTES] = "a size",
 		[RULE_UNIT_COUNT] = "a whole number",
 		[RULE_UNIT_MILLI_PER_SEC] = "a rate",
+		[RULE_UNIT_NSEC] = "a duration",
 	};
 	static const char *const like[] = {
 		[RULE_UNIT_CENTI_PERCENT] = "like 80% or 12.5%",
 		[RULE_UNIT_BYTES] = "like 512MiB or 2GiB",
 		[RULE_UNIT_COUNT] = "like 1000",
 		[RULE_UNIT_MILLI_PER_SEC] = "like 5/s or 0.5/s",
+		[RULE_UNIT_NSEC] = "like 5ms or 250us",
 	};
-	enum rule_unit u = rule_signal__unit(r->signal);
+	enum rule_unit u = rule__unit(r);
 	const char *v = raw->val[k];
 	char msg[160], lo[32], hi[32];
 	uint64_t n = 0;
@@ -335,18 +381,20 @@ static bool parse_level(struct rules_parser *p, const struct rules_raw_rule *raw
 		err = units_parse_size(v, &n);
 	else if (u == RULE_UNIT_COUNT)
 		err = rules_value__count(v, UINT64_MAX, &n);
+	else if (u == RULE_UNIT_NSEC)
+		err = rules_value__duration0(v, &n);
 	else
 		err = units_parse_rate(v, &n);
-	if (!err && n > (uint64_t)threshold_max(r->signal))
+	if (!err && n > (uint64_t)threshold_max(r))
 		err = -ERANGE;
 	if (err == -ERANGE)
 		snprintf(msg, sizeof(msg), "expected %s from %s to %s", what[u],
 			 rule__format_value(r, 0, lo, sizeof(lo)),
-			 rule__format_value(r, threshold_max(r->signal), hi, sizeof(hi)));
+			 rule__format_value(r, threshold_max(r), hi, sizeof(hi)));
 	else if (err)
 		snprintf(msg, sizeof(msg), "expected %s %s", what[u], like[u]);
 	if (err) {
-		bad(p, raw, k, msg);
+		rules_rule__bad(p, raw, k, msg);
 		return false;
 	}
 	*out = (int64_t)n;
@@ -428,7 +476,7 @@ static void check_sample(struct rules_parser *p, const struct rules_raw_rule *ra
 				snprintf(msg, sizeof(msg),
 					 "expected rule, system, cgroup:PATH, "
 					 "pid:N or process:NAME");
-			bad(p, raw, RK_SAMPLE, msg);
+			rules_rule__bad(p, raw, RK_SAMPLE, msg);
 			return;
 		}
 	} else if (have_signal) {
@@ -451,6 +499,7 @@ void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw,
 	check_scope(p, raw, r, have_signal);
 	if (have_signal) {
 		check_window(p, raw, r);
+		rules_latency__check(p, raw, r);
 		check_threshold(p, raw, r);
 	}
 	check_sample(p, raw, r, have_signal);
@@ -460,4 +509,8 @@ void rules_rule__free(struct rule *r)
 {
 	rule_scope__clear(&r->scope);
 	rule_scope__clear(&r->sample);
+	free(r->lat_syscalls);
+	free(r->lat_device);
+	free(r->lat_function);
+	r->lat_syscalls = r->lat_device = r->lat_function = NULL;
 }

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "rules/cgroup_path.h"
+#include "trapd/latency_hist.h"
 #include "trapd/profile.h"
 #include "trapd/sampler.h"
 #include "trapd/symbolizer.h"
@@ -40,7 +41,7 @@ struct capture_trigger {
 	const char *rule;   /* the rule's name */
 	const char *signal; /* "cpu", "psi.cpu.some", ... */
 	const char *scope;  /* "cgroup system.slice/x", "system", ... */
-	const char *unit;   /* of threshold, value and history: "%", "bytes", "count", "/s" */
+	const char *unit;   /* of threshold, value and history: "%", "bytes", "count", "/s", "ns" */
 	bool above;	    /* direction: fired above the threshold (false: below) */
 	bool joined;	    /* joined a running capture (false: started it) */
 	double threshold;
@@ -49,6 +50,8 @@ struct capture_trigger {
 	const double *history_t; /* seconds relative to at_ns (<= 0), oldest first */
 	const double *history_v; /* the signal's value at each history_t */
 	size_t nhistory;
+	const struct lat_hist *latency; /* a latency rule's window when it fired; NULL if none */
+	uint64_t latency_span_ns;	/* ...and the time it covered */
 };
 
 struct capture_info {

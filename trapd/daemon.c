@@ -63,7 +63,7 @@ static struct watch *load(struct daemon *d, bool *bad)
 		return NULL;
 	}
 	rules_errors__free(&errs);
-	w = watch__new(r, &d->env);
+	w = watch__new(r, &d->env, d->latency);
 	if (!w)
 		log_error("loading %s: %s", d->rules_path, strerror(errno));
 	return w;
@@ -221,7 +221,8 @@ static pid_t resolve_process(const struct daemon *d, const struct watched_rule *
 	size_t n = 0;
 
 	if (wr && wr->rule->scope.kind == RULE_SCOPE_PROCESS &&
-	    !strcmp(wr->rule->scope.process, s->process) && signal_source__pid(wr->src) > 0)
+	    !strcmp(wr->rule->scope.process, s->process) && wr->src &&
+	    signal_source__pid(wr->src) > 0)
 		return signal_source__pid(wr->src);
 	proc_stat_find_comm(d->env.proc_root, s->process, pids, 1, &n, err, sizeof(err));
 	return n ? pids[0] : 0;
@@ -261,6 +262,8 @@ static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t 
 
 	if (v != EVAL_FIRE)
 		return;
+	if (wr->lat)
+		f.latency = latency_source__window(wr->lat, &f.latency_span_ns);
 	if (fire(d, &f, wr, now, err, sizeof(err)))
 		log_error("rule %s: cannot capture: %s", wr->rule->name, err);
 }
@@ -525,6 +528,7 @@ static void teardown(struct daemon *d)
 	trap__reset(&d->trap);
 	sampler__free(d->trap.sampler);
 	watch__free(d->watch);
+	latency_set__free(d->latency);
 	if (d->ctlfd >= 0) {
 		close(d->ctlfd);
 		unlink(d->ctl_path);
@@ -568,9 +572,16 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 	bool bad;
 	int e;
 
+	d.latency = latency_set__new();
+	if (!d.latency) {
+		log_error("starting the daemon: %s", strerror(errno));
+		return TRAPD_EXIT_FAILURE;
+	}
 	d.watch = load(&d, &bad);
-	if (!d.watch)
+	if (!d.watch) {
+		latency_set__free(d.latency);
 		return bad ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
+	}
 	d.started_real = d.loaded_real = session__realtime_ns();
 	e = setup(&d);
 	if (e) {

@@ -29,6 +29,7 @@ struct daemon {
 	const char *rules_path;
 	struct signal_env env;
 	struct watch *watch;	 /* the rules in force */
+	struct latency_set *latency; /* the probes latency rules share */
 	struct trap trap;	 /* the capture, if one runs; trap.sampler is ours */
 	struct uploader *uploader; /* NULL: no [upload], captures stay in the spool */
 	uint64_t sampler_freq;	 /* the kept sampler's maps are sized for this */

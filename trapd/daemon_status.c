@@ -14,6 +14,7 @@
 
 #include "rules/units.h"
 #include "trapd/json.h"
+#include "trapd/latency_report.h"
 #include "upload/spool.h"
 
 #define NSEC_PER_SEC 1000000000ll
@@ -94,6 +95,29 @@ static void text_capture(struct daemon *d, FILE *f, int64_t now)
 	fprintf(f, "\n");
 }
 
+/* text_latency - each latency rule's window as a small histogram. */
+static void text_latency(struct daemon *d, FILE *f)
+{
+	char sig[48];
+	size_t i;
+
+	for (i = 0; i < d->watch->n; i++) {
+		const struct watched_rule *wr = &d->watch->w[i];
+		const struct lat_hist *h;
+		uint64_t span = 0;
+
+		if (!wr->lat)
+			continue;
+		fprintf(f, "\n%s (%s):\n", wr->rule->name,
+			rule__signal_name(wr->rule, sig, sizeof(sig)));
+		h = latency_source__window(wr->lat, &span);
+		if (h)
+			latency_report__text(f, h, span, "  ");
+		else
+			fprintf(f, "  nothing measured yet\n");
+	}
+}
+
 static void text_rules(struct daemon *d, FILE *f, int64_t now)
 {
 	char sig[48], val[48], thr[64], last[48];
@@ -118,6 +142,7 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 			ago(wr->eval.last_fired, now, last, sizeof(last)), wr->eval.why,
 			r->dry_run || d->watch->rules->global.dry_run ? " [dry run]" : "");
 	}
+	text_latency(d, f);
 }
 
 static void text_upload(struct daemon *d, FILE *f, int64_t real)
@@ -208,11 +233,24 @@ static void json_capture(struct daemon *d, struct json_writer *w, int64_t now)
 	json_object_end(w);
 }
 
+/* json_latency - "latency": the rule's window, null until measured. */
+static void json_latency(struct json_writer *w, const struct latency_source *src)
+{
+	uint64_t span = 0;
+	const struct lat_hist *h = latency_source__window(src, &span);
+
+	json_key(w, "latency");
+	if (h)
+		latency_report__json(w, h, span);
+	else
+		json_null(w);
+}
+
 static void json_rule(struct daemon *d, struct json_writer *w, const struct watched_rule *wr,
 		      int64_t now)
 {
 	const struct rule *r = wr->rule;
-	enum rule_unit u = rule_signal__unit(r->signal);
+	enum rule_unit u = rule__unit(r);
 	char sig[48];
 
 	json_object_begin(w);
@@ -239,6 +277,8 @@ static void json_rule(struct daemon *d, struct json_writer *w, const struct watc
 	json_bool(w, wr->trigger_fd >= 0);
 	json_key(w, "dry_run");
 	json_bool(w, r->dry_run || d->watch->rules->global.dry_run);
+	if (wr->lat)
+		json_latency(w, wr->lat);
 	json_object_end(w);
 }
 

@@ -667,6 +667,34 @@ int elfsym__offset_to_vaddr(const struct elfsym *e, uint64_t off, uint64_t *vadd
 	return -ENOENT;
 }
 
+int elfsym__vaddr_to_offset(const struct elfsym *e, uint64_t vaddr, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsegs; i++) {
+		const struct elfsym_seg *s = &e->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			*off = vaddr - s->vaddr + s->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elfsym__find(const struct elfsym *e, const char *name, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < e->nsyms; i++) {
+		if (!strcmp(e->names + e->syms[i].name, name)) {
+			*vaddr = e->syms[i].addr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int elfsym__type(const struct elfsym *e)
 {
 	return e->type;

@@ -72,6 +72,16 @@ const char *elfsym__lookup(const struct elfsym *e, uint64_t vaddr, uint64_t *sym
  * @off. Returns 0 or -ENOENT when no segment does. */
 int elfsym__offset_to_vaddr(const struct elfsym *e, uint64_t off, uint64_t *vaddr);
 
+/* elfsym__vaddr_to_offset - the reverse: the file offset of the virtual
+ * address @vaddr, within a segment's file bytes. 0 or -ENOENT. */
+int elfsym__vaddr_to_offset(const struct elfsym *e, uint64_t vaddr, uint64_t *off);
+
+/* elfsym__find - the start address of the function named @name (one of
+ * the kept names: of aliases at one address only the best is kept).
+ * Returns 0 or -ENOENT. A linear scan: for setting probes, not for
+ * symbolizing. */
+int elfsym__find(const struct elfsym *e, const char *name, uint64_t *vaddr);
+
 /* elfsym__type - ET_EXEC or ET_DYN. */
 int elfsym__type(const struct elfsym *e);
 

@@ -7,6 +7,7 @@
 
 #include "trapd/atomic_file.h"
 #include "trapd/json.h"
+#include "trapd/latency_report.h"
 
 static void iso8601(int64_t ns, char buf[64], size_t len)
 {
@@ -92,6 +93,10 @@ static void emit_trigger(struct json_writer *w, const struct capture_trigger *t)
 	json_key(w, "joined");
 	json_bool(w, t->joined);
 	emit_history(w, t);
+	if (t->latency) {
+		json_key(w, "latency");
+		latency_report__json(w, t->latency, t->latency_span_ns);
+	}
 	json_object_end(w);
 }
 

@@ -67,7 +67,7 @@ static void record_trigger(struct trap *t, const struct trap_fire *f, int64_t hi
 	snprintf(st->rule, sizeof(st->rule), "%s", r->name);
 	rule__signal_name(r, st->signal, sizeof(st->signal));
 	rule_scope__format(&r->scope, st->scope, sizeof(st->scope));
-	u = rule_signal__unit(r->signal);
+	u = rule__unit(r);
 	n = rule_eval__history(f->eval, now, history_ns, pts, EVAL_HISTORY_MAX);
 	st->history_t = calloc(n ? n : 1, sizeof(double));
 	st->history_v = calloc(n ? n : 1, sizeof(double));
@@ -83,7 +83,13 @@ static void record_trigger(struct trap *t, const struct trap_fire *f, int64_t hi
 	c->unit = u == RULE_UNIT_CENTI_PERCENT ? "%"
 		  : u == RULE_UNIT_BYTES       ? "bytes"
 		  : u == RULE_UNIT_COUNT       ? "count"
+		  : u == RULE_UNIT_NSEC	       ? "ns"
 					       : "/s";
+	if (f->latency && (st->latency = malloc(sizeof(*st->latency)))) {
+		*st->latency = *f->latency;
+		c->latency = st->latency;
+		c->latency_span_ns = f->latency_span_ns;
+	}
 	c->above = r->above;
 	c->joined = joined;
 	c->threshold = rule_unit__to_double(u, r->threshold);
@@ -282,6 +288,7 @@ void trap__reset(struct trap *t)
 	for (i = 0; i < t->ntriggers; i++) {
 		free(t->storage[i].history_t);
 		free(t->storage[i].history_v);
+		free(t->storage[i].latency);
 		t->storage[i].history_t = t->storage[i].history_v = NULL;
 	}
 	t->ntriggers = 0;

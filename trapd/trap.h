@@ -18,6 +18,7 @@
 #include "rules/evaluator.h"
 #include "rules/rules.h"
 #include "trapd/capture.h"
+#include "trapd/latency_hist.h"
 #include "trapd/session.h"
 
 #define TRAP_MAX_TRIGGERS 64 /* rules recorded in one capture; later ones still extend it */
@@ -31,6 +32,8 @@ struct trap_fire {
 	pid_t process_pid;	      /* a process-name scope, resolved */
 	uint64_t duration_ns;
 	uint64_t freq_hz;
+	const struct lat_hist *latency; /* a latency rule's window when it fired, or NULL */
+	uint64_t latency_span_ns;
 };
 
 /* Storage behind one struct capture_trigger of the capture's metadata. */
@@ -40,6 +43,7 @@ struct trap_trigger {
 	char scope[320];
 	double *history_t;
 	double *history_v;
+	struct lat_hist *latency; /* copied from the trap_fire */
 };
 
 struct trap {

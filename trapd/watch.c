@@ -18,7 +18,20 @@ static void watched_init(struct watched_rule *wr, const struct rule *r)
 	wr->err[0] = '\0';
 }
 
-struct watch *watch__new(struct rules *rules, const struct signal_env *env)
+static int watched_open(struct watch *w, struct watched_rule *wr)
+{
+	const struct rule *r = wr->rule;
+
+	if (r->signal == RULE_SIGNAL_LATENCY)
+		wr->lat = latency_source__new(r, w->latency, w->env.mountinfo,
+					      w->rules->global.poll_interval_ns);
+	else
+		wr->src = signal_source__new(r, &w->env);
+	return wr->lat || wr->src ? 0 : -ENOMEM;
+}
+
+struct watch *watch__new(struct rules *rules, const struct signal_env *env,
+			 struct latency_set *latency)
 {
 	struct watch *w = calloc(1, sizeof(*w));
 	size_t i;
@@ -31,11 +44,11 @@ struct watch *watch__new(struct rules *rules, const struct signal_env *env)
 	}
 	w->rules = rules;
 	w->env = *env;
+	w->latency = latency;
 	w->n = rules->nrules;
 	for (i = 0; i < w->n; i++) {
 		watched_init(&w->w[i], &rules->rules[i]);
-		w->w[i].src = signal_source__new(&rules->rules[i], env);
-		if (!w->w[i].src) {
+		if (watched_open(w, &w->w[i])) {
 			watch__free(w);
 			errno = ENOMEM;
 			return NULL;
@@ -50,8 +63,10 @@ void watch__free(struct watch *w)
 
 	if (!w)
 		return;
-	for (i = 0; i < w->n; i++)
+	for (i = 0; i < w->n; i++) {
 		signal_source__free(w->w[i].src); /* owns the trigger fd */
+		latency_source__free(w->w[i].lat); /* releases its probe */
+	}
 	free(w->w);
 	rules__free(w->rules);
 	free(w);
@@ -65,6 +80,7 @@ size_t watch__adopt(struct watch *w, struct watch *old)
 	for (i = 0; i < w->n; i++) {
 		struct watched_rule *nw = &w->w[i], *ow = watch__find(old, nw->rule->name);
 		struct signal_source *swap;
+		struct latency_source *lswap;
 
 		if (!ow || !rule__equal(nw->rule, ow->rule))
 			continue;
@@ -72,6 +88,9 @@ size_t watch__adopt(struct watch *w, struct watch *old)
 		swap = nw->src;
 		nw->src = ow->src;
 		ow->src = swap;
+		lswap = nw->lat;
+		nw->lat = ow->lat;
+		ow->lat = lswap;
 		nw->trigger_fd = ow->trigger_fd;
 		ow->trigger_fd = -1;
 		nw->eval = ow->eval;
@@ -137,8 +156,13 @@ void watch__observe(struct watch *w, struct watched_rule *wr, int64_t now, watch
 	int e;
 
 	memcpy(old_err, wr->err, sizeof(old_err));
-	e = signal_source__read(wr->src, now, &value, wr->err, sizeof(wr->err));
-	if (e == -EAGAIN) { /* a rate's first reading: nothing to judge yet */
+	if (wr->lat)
+		e = latency_source__read(wr->lat, now, &value, wr->err, sizeof(wr->err));
+	else
+		e = signal_source__read(wr->src, now, &value, wr->err, sizeof(wr->err));
+	if (e == -EAGAIN) { /* a rate's first reading, a window too thin: nothing to judge */
+		if (wr->err[0])
+			snprintf(wr->eval.why, sizeof(wr->eval.why), "waiting: %s", wr->err);
 		wr->err[0] = '\0';
 		return;
 	}
@@ -157,6 +181,8 @@ void watch__observe_all(struct watch *w, int64_t now, watch_fire_fn fn, void *ct
 {
 	size_t i;
 
+	if (w->latency)
+		latency_set__tick(w->latency, now);
 	for (i = 0; i < w->n; i++)
 		watch__observe(w, &w->w[i], now, fn, ctx);
 }

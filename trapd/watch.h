@@ -16,11 +16,14 @@
 #include "rules/evaluator.h"
 #include "rules/rules.h"
 #include "rules/signal.h"
+#include "trapd/latency_set.h"
+#include "trapd/latency_source.h"
 
 struct watched_rule {
 	const struct rule *rule; /* in watch->rules */
 	struct rule_eval eval;
-	struct signal_source *src;
+	struct signal_source *src;    /* NULL for a latency rule */
+	struct latency_source *lat;   /* a latency rule's, else NULL */
 	int trigger_fd;		/* PSI trigger, or -1: polled only */
 	enum rule_state logged; /* the state last logged, to log changes only */
 	char err[256];		/* why the last read failed, "" if it did not */
@@ -32,15 +35,18 @@ struct watch {
 	size_t n;
 	struct eval_fires global_fires;
 	struct signal_env env;
+	struct latency_set *latency; /* the daemon's probes, not owned */
 };
 
 /* A rule fired (EVAL_FIRE) or would have (EVAL_DRY_RUN). */
 typedef void (*watch_fire_fn)(struct watched_rule *wr, enum eval_verdict v, int64_t now, void *ctx);
 
 /* watch__new - watch every rule of @rules (taking ownership of it) with
- * signals read as @env says. Returns NULL with errno set on allocation
- * failure (@rules is then freed). */
-struct watch *watch__new(struct rules *rules, const struct signal_env *env);
+ * signals read as @env says and latency rules measured by probes of
+ * @latency (which must outlive the watch). Returns NULL with errno set on
+ * allocation failure (@rules is then freed). */
+struct watch *watch__new(struct rules *rules, const struct signal_env *env,
+			 struct latency_set *latency);
 void watch__free(struct watch *w);
 
 /* watch__adopt - move from @old into @w the state (evaluation, source,
@@ -57,7 +63,8 @@ void watch__open_triggers(struct watch *w);
 void watch__observe(struct watch *w, struct watched_rule *wr, int64_t now, watch_fire_fn fn,
 		    void *ctx);
 
-/* watch__observe_all - watch__observe every rule (the poll tick). */
+/* watch__observe_all - the poll tick: read the latency probes, then
+ * watch__observe every rule. */
 void watch__observe_all(struct watch *w, int64_t now, watch_fire_fn fn, void *ctx);
 
 /* watch__find - the rule named @name, or NULL. */

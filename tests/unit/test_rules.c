@@ -1,7 +1,8 @@
 /* test_rules.c - the rules file: golden files for good input (the
  * normalised print) and bad input (the exact messages), the model each
- * key fills in ([upload] and its url's parts included), the print/parse
- * round trip, the error cap, reading files, the examples, and `trapd
+ * key fills in ([upload] and its url's parts included), the latency
+ * signals and their keys, the system call table, the print/parse round
+ * trip, the error cap, reading files, the examples, and `trapd
  * check` end to end.
  *
  * Golden files are tests/data/rules/good/NAME.ini with NAME.out, and
@@ -21,11 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "rules/rules.h"
 #include "rules/rules_keys.h" /* rules_value__quote */
+#include "rules/syscall_table.h"
 #include "trapd/commands.h"
 
 static const char *srcdir(void)
@@ -900,6 +903,494 @@ static void test_upload_equal_and_round_trip(void **state)
 	assert_int_equal(matched, sizeof(changes) / sizeof(changes[0]));
 }
 
+/* --- latency signals ------------------------------------------------------- */
+
+/* expect_errors - @text, as t.ini, does not load, and its messages are
+ * exactly @want. */
+static void expect_errors(const char *text, const char *want)
+{
+	char got[8192], *msgs;
+	struct rules *r = parse_text("t.ini", text, strlen(text), &msgs);
+
+	snprintf(got, sizeof(got), "%s", msgs);
+	free(msgs);
+	if (r) {
+		rules__free(r);
+		fail_msg("loads:\n%s", text);
+	}
+	if (strcmp(got, want))
+		fail_msg("%s\ngave:\n%s\nexpected:\n%s", text, got, want);
+}
+
+/* assert_round_trip - the print of @r loads back to equal rules and
+ * prints the same again. Returns the print (free it). */
+static char *assert_round_trip(const struct rules *r)
+{
+	char *printed = print_rules(r), *again, *msgs;
+	struct rules *back = parse_text("printed", printed, strlen(printed), &msgs);
+
+	if (!back)
+		fail_msg("the print does not load:\n%s\n%s", printed, msgs);
+	free(msgs);
+	assert_rules_equal(r, back);
+	again = print_rules(back);
+	assert_string_equal(printed, again);
+	free(again);
+	rules__free(back);
+	return printed;
+}
+
+/* latency_rule - a one-rule file "[rule a]\nsignal = @signal\n@keys",
+ * loaded; its rule in *rule. */
+static struct rules *latency_rule(const char *signal, const char *keys, const struct rule **rule)
+{
+	char text[1024];
+	struct rules *r;
+
+	snprintf(text, sizeof(text), "[rule a]\nsignal = %s\n%s", signal, keys);
+	r = parse_ok(text);
+	assert_int_equal(r->nrules, 1);
+	*rule = &r->rules[0];
+	return r;
+}
+
+/* Every KIND.STAT loads to its kind and statistic, prints back exactly,
+ * and round-trips. */
+static void test_latency_signal_names(void **state)
+{
+	static const struct {
+		const char *name;
+		enum rule_latency_kind kind;
+		const char *keys;
+	} kinds[] = {
+		{ "runqlat", RULE_LAT_RUNQ, "" },
+		{ "syscall", RULE_LAT_SYSCALL, "" },
+		{ "biolat", RULE_LAT_BIO, "" },
+		{ "func", RULE_LAT_FUNC, "function = /usr/bin/api:handle\n" },
+	};
+	static const struct {
+		const char *name;
+		enum rule_latency_stat stat;
+		const char *level;
+	} stats[] = {
+		{ "p50", RULE_LAT_P50, "5ms" },	  { "p90", RULE_LAT_P90, "5ms" },
+		{ "p99", RULE_LAT_P99, "5ms" },	  { "p99.9", RULE_LAT_P999, "5ms" },
+		{ "max", RULE_LAT_MAX, "5ms" },	  { "count", RULE_LAT_COUNT, "100" },
+		{ "rate", RULE_LAT_RATE, "5/s" },
+	};
+	char name[32], keys[256], buf[32], *printed;
+	const struct rule *rule;
+	struct rules *r;
+	size_t k, s, n = 0;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		for (s = 0; s < sizeof(stats) / sizeof(stats[0]); s++, n++) {
+			snprintf(name, sizeof(name), "%s.%s", kinds[k].name, stats[s].name);
+			snprintf(keys, sizeof(keys), "%sabove = %s\n", kinds[k].keys,
+				 stats[s].level);
+			r = latency_rule(name, keys, &rule);
+			assert_int_equal(rule->signal, RULE_SIGNAL_LATENCY);
+			assert_int_equal(rule->lat_kind, kinds[k].kind);
+			assert_int_equal(rule->lat_stat, stats[s].stat);
+			assert_string_equal(rule__signal_name(rule, buf, sizeof(buf)), name);
+			printed = assert_round_trip(r);
+			snprintf(keys, sizeof(keys), "\nsignal = %s\n", name);
+			assert_non_null(strstr(printed, keys));
+			free(printed);
+			rules__free(r);
+		}
+	}
+	assert_int_equal(n, 28);
+}
+
+/* Percentiles and max are durations, count a count, rate a rate: the
+ * unit of the rule (rule__unit), not of the signal alone. */
+static void test_latency_units(void **state)
+{
+	struct rule lat = { .signal = RULE_SIGNAL_LATENCY, .lat_stat = RULE_LAT_P999 };
+	const struct rule *rule;
+	struct rules *r;
+	char buf[32];
+
+	assert_int_equal(rule_signal__unit(RULE_SIGNAL_LATENCY), RULE_UNIT_NSEC);
+	assert_int_equal(rule__unit(&lat), RULE_UNIT_NSEC);
+	assert_string_equal(rule__format_value(&lat, 5000000, buf, sizeof(buf)), "5ms");
+	assert_string_equal(rule__format_value(&lat, 250000, buf, sizeof(buf)), "250us");
+	assert_string_equal(rule__format_value(&lat, 1500000000, buf, sizeof(buf)), "1.5s");
+	assert_string_equal(rule__format_value(&lat, 7, buf, sizeof(buf)), "7ns");
+	assert_string_equal(rule__format_value(&lat, 0, buf, sizeof(buf)), "0");
+	assert_true(rule_unit__to_double(RULE_UNIT_NSEC, 5000000) == 5000000.0);
+	lat.lat_stat = RULE_LAT_MAX;
+	assert_int_equal(rule__unit(&lat), RULE_UNIT_NSEC);
+	lat.lat_stat = RULE_LAT_COUNT;
+	assert_int_equal(rule__unit(&lat), RULE_UNIT_COUNT);
+	assert_string_equal(rule__format_value(&lat, 12, buf, sizeof(buf)), "12");
+	lat.lat_stat = RULE_LAT_RATE;
+	assert_int_equal(rule__unit(&lat), RULE_UNIT_MILLI_PER_SEC);
+	assert_string_equal(rule__format_value(&lat, 2500, buf, sizeof(buf)), "2.5/s");
+	lat.signal = RULE_SIGNAL_PROC_RSS; /* other signals: the signal's unit */
+	assert_int_equal(rule__unit(&lat), RULE_UNIT_BYTES);
+
+	r = latency_rule("syscall.p99.9", "above = 5ms\nclear = 250us\n", &rule);
+	assert_int_equal(rule->threshold, 5000000);
+	assert_int_equal(rule->clear, 250000);
+	rules__free(r);
+	r = latency_rule("runqlat.max", "above = 0\n", &rule);
+	assert_int_equal(rule->threshold, 0);
+	rules__free(r);
+	r = latency_rule("runqlat.max", "above = 1h\n", &rule);
+	assert_int_equal(rule->threshold, 3600000000000ll);
+	rules__free(r);
+	r = latency_rule("biolat.count", "above = 1000000\n", &rule);
+	assert_int_equal(rule->threshold, 1000000);
+	rules__free(r);
+	r = latency_rule("func.rate", "function = /a:b\nabove = 0.5/s\n", &rule);
+	assert_int_equal(rule->threshold, 500);
+	rules__free(r);
+	expect_errors("[rule a]\nsignal = syscall.p99.9\nabove = 1.5h\n",
+		      "t.ini:3: [rule a] above: bad value '1.5h': expected a duration from 0 to "
+		      "1h\n");
+	expect_errors("[rule a]\nsignal = syscall.p99.9\nabove = 5 ms\n",
+		      "t.ini:3: [rule a] above: bad value '5 ms': expected a duration like 5ms or "
+		      "250us\n");
+	expect_errors("[rule a]\nsignal = runqlat.p50\nbelow = 0\n",
+		      "t.ini:3: [rule a] below: 0 never fires, as no value is below 0; expected "
+		      "more than 0\n");
+	expect_errors("[rule a]\nsignal = runqlat.count\nabove = 5ms\n",
+		      "t.ini:3: [rule a] above: bad value '5ms': expected a whole number like "
+		      "1000\n");
+}
+
+static void test_latency_window(void **state)
+{
+	const struct rule *rule;
+	struct rules *r;
+	char *printed;
+
+	r = latency_rule("runqlat.p99", "above = 5ms\n", &rule);
+	assert_int_equal(rule->lat_window_ns, 0); /* one poll interval */
+	printed = assert_round_trip(r);
+	assert_null(strstr(printed, "\nwindow ="));
+	free(printed);
+	rules__free(r);
+	r = latency_rule("runqlat.p99", "window = 10s\nabove = 5ms\n", &rule);
+	assert_int_equal(rule->lat_window_ns, 10000000000ull);
+	printed = assert_round_trip(r);
+	assert_non_null(strstr(printed, "\nwindow = 10s\n"));
+	free(printed);
+	rules__free(r);
+	r = latency_rule("syscall.count", "window = 1s\nabove = 5\n", &rule);
+	assert_int_equal(rule->lat_window_ns, 1000000000ull);
+	rules__free(r);
+	r = latency_rule("biolat.rate", "window = 600s\nabove = 5\n", &rule);
+	assert_int_equal(rule->lat_window_ns, 600000000000ull);
+	rules__free(r);
+	expect_errors("[rule a]\nsignal = runqlat.p99\nwindow = 999ms\nabove = 5ms\n",
+		      "t.ini:3: [rule a] window: bad value '999ms': expected a duration from 1s to "
+		      "10m\n");
+	expect_errors("[rule a]\nsignal = runqlat.p99\nwindow = 10m1s\nabove = 5ms\n",
+		      "t.ini:3: [rule a] window: bad value '10m1s': expected a duration from 1s to "
+		      "10m\n");
+	expect_errors("[rule a]\nsignal = runqlat.p99\nwindow = 0\nabove = 5ms\n",
+		      "t.ini:3: [rule a] window: bad value '0': expected a duration from 1s to "
+		      "10m\n");
+	expect_errors("[rule a]\nsignal = func.p99\nfunction = /a:b\nwindow = avg60\nabove = 5ms\n",
+		      "t.ini:4: [rule a] window: bad value 'avg60': avg10, avg60 and avg300 are "
+		      "windows of psi.* signals; expected a duration from 1s to 10m\n");
+	expect_errors("[rule a]\nsignal = cpu\ncgroup = a\nwindow = 10s\nabove = 5%\n",
+		      "t.ini:4: [rule a] window: not allowed with signal cpu; only psi.* and "
+		      "latency signals have a window\n");
+}
+
+static void test_latency_min_count(void **state)
+{
+	const struct rule *rule;
+	struct rules *r;
+	char *printed;
+
+	r = latency_rule("runqlat.p99", "above = 5ms\n", &rule);
+	assert_int_equal(rule->lat_min_count, 1);
+	printed = assert_round_trip(r);
+	assert_non_null(strstr(printed, "\nmin_count = 1\n"));
+	free(printed);
+	rules__free(r);
+	r = latency_rule("func.p99", "function = /a:b\nmin_count = 20\nabove = 50ms\n", &rule);
+	assert_int_equal(rule->lat_min_count, 20);
+	rules__free(r);
+	r = latency_rule("syscall.rate", "min_count = 1000000\nabove = 5/s\n", &rule);
+	assert_int_equal(rule->lat_min_count, 1000000);
+	rules__free(r);
+	r = latency_rule("cpu", "cgroup = a\nabove = 5%\n", &rule);
+	assert_int_equal(rule->lat_min_count, 0);
+	printed = assert_round_trip(r);
+	assert_null(strstr(printed, "min_count"));
+	free(printed);
+	rules__free(r);
+	expect_errors("[rule a]\nsignal = runqlat.p99\nmin_count = 0\nabove = 5ms\n",
+		      "t.ini:3: [rule a] min_count: bad value '0': expected a whole number from 1 "
+		      "to 1000000\n");
+	expect_errors("[rule a]\nsignal = runqlat.p99\nmin_count = 1000001\nabove = 5ms\n",
+		      "t.ini:3: [rule a] min_count: bad value '1000001': expected a whole number "
+		      "from 1 to 1000000\n");
+	expect_errors("[rule a]\nsignal = process.fds\npid = 1\nabove = 5\nmin_count = 3\n",
+		      "t.ini:5: [rule a] min_count: not allowed with signal process.fds; only "
+		      "runqlat.*, syscall.*, biolat.* and func.* signals take min_count\n");
+}
+
+static void test_latency_syscalls(void **state)
+{
+	const struct rule *rule;
+	struct rules *r;
+	char want[512], *printed;
+
+	r = latency_rule("syscall.p99",
+			 "syscalls = \" read , write,read,\topenat,write \"\n"
+			 "above = 5ms\n",
+			 &rule);
+	assert_string_equal(rule->lat_syscalls, "read,write,openat");
+	printed = assert_round_trip(r);
+	assert_non_null(strstr(printed, "\nsyscalls = read,write,openat\n"));
+	free(printed);
+	rules__free(r);
+	r = latency_rule("syscall.count", "above = 5\n", &rule);
+	assert_null(rule->lat_syscalls); /* every system call */
+	rules__free(r);
+	snprintf(want, sizeof(want),
+		 "t.ini:3: [rule a] syscalls: bad value 'read, readd': no system call 'readd' on "
+		 "%s (see syscalls(2))\n",
+		 syscall_table__arch());
+	expect_errors("[rule a]\nsignal = syscall.p99\nsyscalls = read, readd\nabove = 5ms\n",
+		      want);
+	expect_errors("[rule a]\nsignal = syscall.p99\nsyscalls =\nabove = 5ms\n",
+		      "t.ini:3: [rule a] syscalls: bad value '': expected system call names, "
+		      "NAME[,NAME...] like read,write\n");
+	expect_errors("[rule a]\nsignal = syscall.p99\nsyscalls = read,,write\nabove = 5ms\n",
+		      "t.ini:3: [rule a] syscalls: bad value 'read,,write': name 2 is empty; "
+		      "expected NAME[,NAME...] like read,write\n");
+	expect_errors("[rule a]\nsignal = syscall.p99\nsyscalls = read,\nabove = 5ms\n",
+		      "t.ini:3: [rule a] syscalls: bad value 'read,': name 2 is empty; expected "
+		      "NAME[,NAME...] like read,write\n");
+	expect_errors("[rule a]\nsignal = runqlat.p99\nsyscalls = read\nabove = 5ms\n",
+		      "t.ini:3: [rule a] syscalls: not allowed with signal runqlat.p99; only "
+		      "syscall.* signals take syscalls\n");
+}
+
+static void test_latency_device(void **state)
+{
+	static const char *const good[] = {
+		"sda", "nvme0n1",   "loop0",	    "dm-0", "md_1.x",
+		"8:0", "259:65536", "4095:1048575", "0:0",  "a-device-name-of-31-bytes-long_",
+	};
+	static const char *const bad[] = {
+		".",	  "..",	       "a-device-name-of-thirty-two-byte",
+		"4096:0", "8:1048576", "8:",
+		":0",	  "8:0:0",     "/dev/sda",
+		"sd a",	  "x:1",       "-1:0",
+	};
+	const struct rule *rule;
+	struct rules *r;
+	char keys[128], text[256], want[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(keys, sizeof(keys), "device = %s\nabove = 5ms\n", good[i]);
+		r = latency_rule("biolat.p99", keys, &rule);
+		assert_string_equal(rule->lat_device, good[i]);
+		free(assert_round_trip(r));
+		rules__free(r);
+	}
+	r = latency_rule("biolat.p99", "above = 5ms\n", &rule);
+	assert_null(rule->lat_device); /* every device */
+	rules__free(r);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "[rule a]\nsignal = biolat.max\ndevice = %s\n"
+			 "above = 5ms\n",
+			 bad[i]);
+		snprintf(want, sizeof(want),
+			 "t.ini:3: [rule a] device: bad value '%s': expected a block device name "
+			 "like sda or nvme0n1 (1 to 31 letters, digits, '_', '.' or '-') or "
+			 "MAJOR:MINOR like 8:0 (major below 4096, minor below 1048576)\n",
+			 bad[i]);
+		expect_errors(text, want);
+	}
+	expect_errors("[rule a]\nsignal = syscall.p99\ndevice = sda\nabove = 5ms\n",
+		      "t.ini:3: [rule a] device: not allowed with signal syscall.p99; only "
+		      "biolat.* signals take a device\n");
+}
+
+static void test_latency_function(void **state)
+{
+	static const char *const good[] = {
+		"/usr/local/bin/api:handle_request",
+		"/lib/x86_64-linux-gnu/libc.so.6:memcpy@@GLIBC_2.14",
+		"/opt/app/server:_ZN3api7Handler6handleEv",
+		"/srv/a:b/app:main.cold", /* split at the last ':' */
+		"/x:$dollar$",
+		"/:f",
+	};
+	const struct rule *rule;
+	struct rules *r;
+	char keys[512], sym[300];
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(keys, sizeof(keys), "function = %s\nabove = 5ms\n", good[i]);
+		r = latency_rule("func.p99", keys, &rule);
+		assert_string_equal(rule->lat_function, good[i]);
+		free(assert_round_trip(r));
+		rules__free(r);
+	}
+	memset(sym, 'f', 255);
+	sym[255] = '\0';
+	snprintf(keys, sizeof(keys), "function = /a:%s\nabove = 5ms\n", sym);
+	r = latency_rule("func.max", keys, &rule);
+	assert_int_equal(strlen(rule->lat_function), 3 + 255);
+	rules__free(r);
+	expect_errors("[rule a]\nsignal = func.p99\nabove = 5ms\n",
+		      "t.ini:1: [rule a] function: missing; signal func.p99 needs function = "
+		      "/ABS/PATH:SYMBOL, like /usr/local/bin/api:handle_request\n");
+	expect_errors("[rule a]\nsignal = func.p99\nfunction = api:handle\nabove = 5ms\n",
+		      "t.ini:3: [rule a] function: bad value 'api:handle': expected "
+		      "/ABS/PATH:SYMBOL, like /usr/local/bin/api:handle_request\n");
+	expect_errors("[rule a]\nsignal = func.p99\nfunction = /a b:f\nabove = 5ms\n",
+		      "t.ini:3: [rule a] function: bad value '/a b:f': the path has a blank or a "
+		      "control character; expected /ABS/PATH:SYMBOL, like "
+		      "/usr/local/bin/api:handle_request\n");
+	expect_errors("[rule a]\nsignal = func.p99\nfunction = /a:ns::f\nabove = 5ms\n",
+		      "t.ini:3: [rule a] function: bad value '/a:ns::f': a demangled C++ name "
+		      "(ns::f) is not a symbol; expected the name the binary's symbol table has, "
+		      "like _ZN2ns1fEv\n");
+	sym[255] = 'f';
+	sym[256] = '\0';
+	snprintf(keys, sizeof(keys), "[rule a]\nsignal = func.p99\nfunction = /a:%s\nabove = 5ms\n",
+		 sym);
+	expect_errors(keys, "t.ini:3: [rule a] function: bad value "
+			    "'/a:fffffffffffffffffffffffffffffffffffffffffffffffffffffffff...': "
+			    "expected a symbol of 1 to 255 letters, digits, '_', '.', '$' or '@' "
+			    "after the last ':', like /usr/local/bin/api:handle_request\n");
+	expect_errors("[rule a]\nsignal = func.p99\nfunction = /a:\nabove = 5ms\n",
+		      "t.ini:3: [rule a] function: bad value '/a:': expected a symbol of 1 to 255 "
+		      "letters, digits, '_', '.', '$' or '@' after the last ':', like "
+		      "/usr/local/bin/api:handle_request\n");
+	expect_errors("[rule a]\nsignal = biolat.p99\nfunction = /a:b\nabove = 5ms\n",
+		      "t.ini:3: [rule a] function: not allowed with signal biolat.p99; only func.* "
+		      "signals take a function\n");
+}
+
+static void test_latency_scope(void **state)
+{
+	const struct rule *rule;
+	struct rules *r;
+
+	r = latency_rule("runqlat.p99", "cgroup = system.slice/api.service\nabove = 5ms\n", &rule);
+	assert_int_equal(rule->scope.kind, RULE_SCOPE_CGROUP);
+	assert_string_equal(rule->scope.cgroup, "system.slice/api.service");
+	assert_int_equal(rule->sample.kind, RULE_SCOPE_CGROUP);
+	rules__free(r);
+	r = latency_rule("syscall.p99", "pid = 42\nabove = 5ms\n", &rule);
+	assert_int_equal(rule->scope.kind, RULE_SCOPE_PID);
+	assert_int_equal(rule->scope.pid, 42);
+	assert_int_equal(rule->sample.kind, RULE_SCOPE_PID);
+	rules__free(r);
+	r = latency_rule("func.p99", "function = /a:b\nprocess = api\nabove = 5ms\n", &rule);
+	assert_int_equal(rule->scope.kind, RULE_SCOPE_PROCESS);
+	assert_string_equal(rule->sample.process, "api");
+	rules__free(r);
+	r = latency_rule("runqlat.max", "above = 5ms\n", &rule);
+	assert_int_equal(rule->scope.kind, RULE_SCOPE_SYSTEM);
+	assert_int_equal(rule->sample.kind, RULE_SCOPE_SYSTEM);
+	rules__free(r);
+	r = latency_rule("biolat.p99", "device = sda\nsample = rule\nabove = 5ms\n", &rule);
+	assert_int_equal(rule->scope.kind, RULE_SCOPE_SYSTEM);
+	assert_int_equal(rule->sample.kind, RULE_SCOPE_SYSTEM);
+	rules__free(r);
+	r = latency_rule("biolat.p99", "sample = cgroup:db.slice\nabove = 5ms\n", &rule);
+	assert_int_equal(rule->sample.kind, RULE_SCOPE_CGROUP);
+	rules__free(r);
+	expect_errors("[rule a]\nsignal = runqlat.p99\npid = 1\ncgroup = a\nabove = 5ms\n",
+		      "t.ini:4: [rule a] cgroup: pid is set too (line 3); a latency signal watches "
+		      "one of cgroup = PATH, pid = N or process = NAME, or without them the whole "
+		      "system\n");
+	expect_errors("[rule a]\nsignal = biolat.p99\nprocess = db\nabove = 5ms\n",
+		      "t.ini:3: [rule a] process: not allowed with signal biolat.p99; biolat is "
+		      "measured per device; use device = NAME\n");
+	expect_errors("[rule a]\nsignal = cpu\ncgroup = a\npid = 1\nabove = 5%\n",
+		      "t.ini:4: [rule a] pid: not allowed with signal cpu; only process.* and "
+		      "latency signals watch a process\n");
+}
+
+/* Every latency setting counts in rule__equal; the normalised syscalls
+ * list is what is compared. */
+static void test_latency_equal(void **state)
+{
+	static const char *const pairs[][2] = {
+		{ "signal = runqlat.p99\n", "signal = runqlat.p90\n" },
+		{ "signal = runqlat.p99\n", "signal = syscall.p99\n" },
+		{ "signal = runqlat.p99\n", "signal = runqlat.p99\nwindow = 5s\n" },
+		{ "signal = runqlat.p99\nwindow = 5s\n", "signal = runqlat.p99\nwindow = 6s\n" },
+		{ "signal = runqlat.p99\n", "signal = runqlat.p99\nmin_count = 2\n" },
+		{ "signal = syscall.p99\n", "signal = syscall.p99\nsyscalls = read\n" },
+		{ "signal = syscall.p99\nsyscalls = read\n",
+		  "signal = syscall.p99\nsyscalls = write\n" },
+		{ "signal = biolat.p99\n", "signal = biolat.p99\ndevice = sda\n" },
+		{ "signal = biolat.p99\ndevice = sda\n", "signal = biolat.p99\ndevice = 8:0\n" },
+		{ "signal = func.p99\nfunction = /a:b\n", "signal = func.p99\nfunction = /a:c\n" },
+		{ "signal = runqlat.p99\n", "signal = runqlat.p99\npid = 1\n" },
+	};
+	char text[256];
+	struct rules *a, *b;
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		snprintf(text, sizeof(text), "[rule a]\n%sabove = 5ms\n", pairs[i][0]);
+		a = parse_ok(text);
+		snprintf(text, sizeof(text), "[rule a]\n%sabove = 5ms\n", pairs[i][1]);
+		b = parse_ok(text);
+		if (rule__equal(&a->rules[0], &b->rules[0]))
+			fail_msg("'%s' -> '%s' changes nothing", pairs[i][0], pairs[i][1]);
+		rules__free(b);
+		rules__free(a);
+	}
+	a = parse_ok("[rule a]\nsignal = syscall.p99\nsyscalls = read,write\nabove = 5ms\n"
+		     "min_count = 1\n");
+	b = parse_ok("[rule a]\nsignal = syscall.p99\nsyscalls = read , write,read\n"
+		     "above = 5ms\n");
+	assert_true(rule__equal(&a->rules[0], &b->rules[0]));
+	rules__free(b);
+	rules__free(a);
+}
+
+/* The generated table is this architecture's <sys/syscall.h>, sorted so
+ * that every name is found. */
+static void test_syscall_table(void **state)
+{
+	const char *name;
+	int nr, found = 0;
+
+	assert_int_equal(syscall_table__number("read"), SYS_read);
+	assert_int_equal(syscall_table__number("write"), SYS_write);
+	assert_int_equal(syscall_table__number("openat"), SYS_openat);
+	assert_int_equal(syscall_table__number("futex"), SYS_futex);
+	assert_string_equal(syscall_table__name(SYS_openat), "openat");
+	assert_int_equal(syscall_table__number("readd"), -ENOENT);
+	assert_int_equal(syscall_table__number(""), -ENOENT);
+	assert_int_equal(syscall_table__number("READ"), -ENOENT);
+	assert_int_equal(syscall_table__number("syscalls"), -ENOENT);
+	assert_null(syscall_table__name(-1));
+	assert_null(syscall_table__name(syscall_table__max() + 1));
+	assert_true(syscall_table__max() >= SYS_openat);
+	for (nr = 0; nr <= syscall_table__max(); nr++) {
+		name = syscall_table__name(nr);
+		if (!name)
+			continue;
+		assert_int_equal(syscall_table__number(name), nr);
+		found++;
+	}
+	assert_true(found > 200);
+	assert_true(strlen(syscall_table__arch()) > 0);
+}
+
 struct result {
 	int status;
 	char *out;
@@ -1067,6 +1558,16 @@ int main(void)
 		cmocka_unit_test(test_upload_names_end_with_letter_or_digit),
 		cmocka_unit_test(test_upload_values_checked),
 		cmocka_unit_test(test_upload_equal_and_round_trip),
+		cmocka_unit_test(test_latency_signal_names),
+		cmocka_unit_test(test_latency_units),
+		cmocka_unit_test(test_latency_window),
+		cmocka_unit_test(test_latency_min_count),
+		cmocka_unit_test(test_latency_syscalls),
+		cmocka_unit_test(test_latency_device),
+		cmocka_unit_test(test_latency_function),
+		cmocka_unit_test(test_latency_scope),
+		cmocka_unit_test(test_latency_equal),
+		cmocka_unit_test(test_syscall_table),
 		cmocka_unit_test(test_cmd_check),
 		cmocka_unit_test(test_cmd_check_usage),
 	};

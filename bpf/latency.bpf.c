@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/* latency.bpf.c - latency histograms measured in the kernel: run-queue
+ * latency, system call latency, block I/O latency and a user function's
+ * latency. One loaded object is one histogram: user space enables the
+ * programs of its kind (bpf_program__set_autoload) and writes its filter
+ * into .rodata before load, so a filter costs nothing it does not use.
+ *
+ * Every event adds its latency to this CPU's row of the `hist` per-CPU
+ * array (bpf/latency.h); user space sums the rows. Start times live in
+ * task-local storage (one u64 on the task, no hash map contention), or
+ * for block requests in a hash map keyed by the request.
+ *
+ * The filter decides at the start of an interval, so a task outside the
+ * scope costs the hook and one comparison:
+ *   tgid    the thread group (a process)
+ *   cgroup  the cgroup v2 subtree with this id at this level
+ *   comm    every task whose name is this
+ * For run-queue latency the task is the one woken (not the waker); for
+ * system calls and functions, the current task.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "latency.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TASK_RUNNING 0
+
+/* Set before load. */
+const volatile __u32 filter_kind;   /* enum lat_filter */
+const volatile __u32 filter_tgid;   /* LAT_FILTER_TGID */
+const volatile __u64 filter_cgroup; /* LAT_FILTER_CGROUP: the v2 cgroup id... */
+const volatile __u32 filter_level;  /* ...and its depth below the v2 root */
+const volatile __u64 filter_comm[2]; /* LAT_FILTER_COMM: 16 bytes, NUL-padded */
+const volatile __u32 all_syscalls = 1;
+const volatile __u64 syscall_set[LAT_SYSCALL_WORDS];
+const volatile __u32 filter_dev; /* block: MKDEV(major, first_minor) of the disk; 0: any */
+
+/* Advanced by user space after each read (through the mmap'ed .bss). */
+volatile __u64 epoch;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_row);
+} hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64); /* struct request * */
+	__type(value, __u64);
+} rq_start SEC(".maps");
+
+/* Before 6.2 a cgroup kept its ancestors' ids, not pointers. */
+struct cgroup___old {
+	int level;
+	__u64 ancestor_ids[];
+} __attribute__((preserve_access_index));
+
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline void record(__u64 delta)
+{
+	__u32 zero = 0, b = lat_bucket_of(delta);
+	struct lat_row *row = bpf_map_lookup_elem(&hist, &zero);
+	__u64 ep = epoch;
+
+	if (!row || b >= LAT_NBUCKETS)
+		return;
+	__sync_fetch_and_add(&row->counts[b], 1);
+	__sync_fetch_and_add(&row->events, 1);
+	__sync_fetch_and_add(&row->sum_ns, delta);
+	if (row->max_epoch != ep) {
+		row->max_epoch = ep;
+		row->max_ns = delta;
+	} else if (delta > row->max_ns) {
+		row->max_ns = delta;
+	}
+}
+
+static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, __u32 level)
+{
+	struct cgroup *anc = NULL;
+
+	if (bpf_core_field_exists(cg->ancestors)) {
+		bpf_probe_read_kernel(&anc, sizeof(anc), &cg->ancestors[level]);
+		return anc ? BPF_CORE_READ(anc, kn, id) : 0;
+	} else {
+		struct cgroup___old *old = (void *)cg;
+		__u64 id = 0;
+
+		bpf_probe_read_kernel(&id, sizeof(id), &old->ancestor_ids[level]);
+		return id;
+	}
+}
+
+static __always_inline bool cgroup_matches(struct task_struct *p)
+{
+	struct cgroup *cg = BPF_CORE_READ(p, cgroups, dfl_cgrp);
+	int level;
+
+	if (!cg)
+		return false;
+	level = BPF_CORE_READ(cg, level);
+	if (level < (int)filter_level)
+		return false;
+	return cgroup_ancestor_id(cg, filter_level) == filter_cgroup;
+}
+
+static __always_inline bool comm_matches(const char *comm)
+{
+	__u64 name[2] = {};
+
+	bpf_probe_read_kernel(name, sizeof(name), comm);
+	return name[0] == filter_comm[0] && name[1] == filter_comm[1];
+}
+
+/* task_in_scope - whether @p (any task) is watched. */
+static __always_inline bool task_in_scope(struct task_struct *p)
+{
+	switch (filter_kind) {
+	case LAT_FILTER_TGID:
+		return BPF_CORE_READ(p, tgid) == (int)filter_tgid;
+	case LAT_FILTER_CGROUP:
+		return cgroup_matches(p);
+	case LAT_FILTER_COMM:
+		return comm_matches(p->comm);
+	default:
+		return true;
+	}
+}
+
+/* current_in_scope - the same for the running task, with the cheaper
+ * helpers where there is one. */
+static __always_inline bool current_in_scope(void)
+{
+	switch (filter_kind) {
+	case LAT_FILTER_TGID:
+		return (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+	case LAT_FILTER_CGROUP:
+		return bpf_get_current_ancestor_cgroup_id(filter_level) == filter_cgroup;
+	case LAT_FILTER_COMM: {
+		__u64 name[2] = {};
+
+		bpf_get_current_comm(name, sizeof(name));
+		return name[0] == filter_comm[0] && name[1] == filter_comm[1];
+	}
+	default:
+		return true;
+	}
+}
+
+static __always_inline void stamp(struct task_struct *p)
+{
+	__u64 *ts = bpf_task_storage_get(&start, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (ts)
+		*ts = bpf_ktime_get_ns();
+}
+
+/* finish - the interval @p started ends now: record it. */
+static __always_inline void finish(struct task_struct *p)
+{
+	__u64 *ts = bpf_task_storage_get(&start, p, 0, 0);
+	__u64 t;
+
+	if (!ts || !*ts)
+		return;
+	t = *ts;
+	*ts = 0;
+	record(bpf_ktime_get_ns() - t);
+}
+
+/* --- run-queue latency -------------------------------------------------- */
+
+static __always_inline int runq_enqueue(struct task_struct *p)
+{
+	if (task_in_scope(p))
+		stamp(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(runq_wakeup, struct task_struct *p)
+{
+	return runq_enqueue(p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(runq_wakeup_new, struct task_struct *p)
+{
+	return runq_enqueue(p);
+}
+
+static __always_inline long task_state(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->__state))
+		return BPF_CORE_READ(p, __state);
+	return BPF_CORE_READ((struct task_struct___old *)p, state);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(runq_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	/* A task switched out while still runnable waits in the queue again. */
+	if (task_state(prev) == TASK_RUNNING)
+		runq_enqueue(prev);
+	finish(next);
+	return 0;
+}
+
+/* --- system call latency ------------------------------------------------ */
+
+static __always_inline bool syscall_wanted(long id)
+{
+	if (all_syscalls)
+		return true;
+	if (id < 0 || id >= LAT_SYSCALL_WORDS * 64)
+		return false;
+	return syscall_set[id >> 6] & (1ull << (id & 63));
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	if (syscall_wanted(id) && current_in_scope())
+		stamp(bpf_get_current_task_btf());
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	/* Scoped: tasks outside the scope never look up their storage. */
+	if (filter_kind != LAT_FILTER_NONE && !current_in_scope())
+		return 0;
+	finish(bpf_get_current_task_btf());
+	return 0;
+}
+
+/* --- block I/O latency -------------------------------------------------- */
+
+static __always_inline __u32 rq_disk_dev(struct request *rq)
+{
+	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
+
+	if (!disk)
+		return 0;
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(bio_issue, struct request *rq)
+{
+	__u64 key = (__u64)rq, ts;
+
+	if (filter_dev && rq_disk_dev(rq) != filter_dev)
+		return 0;
+	ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&rq_start, &key, &ts, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(bio_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)rq, *tsp, t;
+
+	tsp = bpf_map_lookup_elem(&rq_start, &key);
+	if (!tsp)
+		return 0;
+	t = *tsp;
+	bpf_map_delete_elem(&rq_start, &key);
+	record(bpf_ktime_get_ns() - t);
+	return 0;
+}
+
+/* --- user function latency ---------------------------------------------- */
+
+SEC("uprobe")
+int BPF_KPROBE(func_entry)
+{
+	if (current_in_scope())
+		stamp(bpf_get_current_task_btf());
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(func_return)
+{
+	finish(bpf_get_current_task_btf());
+	return 0;
+}
