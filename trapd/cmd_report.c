@@ -12,15 +12,19 @@
 #include <unistd.h>
 
 #include "trapd/atomic_file.h"
+#include "trapd/capture.h"
 #include "trapd/capture_file.h"
 #include "trapd/commands.h"
 #include "trapd/flamegraph.h"
 #include "trapd/folded.h"
+#include "trapd/json_read.h"
+#include "trapd/latency_report.h"
 #include "trapd/log.h"
 #include "trapd/report.h"
 #include "trapd/stacktree.h"
 
 #define MAX_TOP 1000000
+#define SIDECAR_MAX_BYTES (16u << 20)
 
 struct report_cmd {
 	const char *file;
@@ -270,6 +274,53 @@ static int read_capture(const struct report_cmd *c, struct profile **p)
 	return TRAPD_EXIT_USAGE;
 }
 
+/* print_trigger_latency - one fired rule's latency window. */
+static void print_trigger_latency(FILE *out, const char *sidecar, const struct json_value *trig,
+				  size_t i)
+{
+	const struct json_value *lat = json_get(trig, "latency");
+	const char *rule = json_str(json_get(trig, "rule")), *sig = json_str(json_get(trig, "signal"));
+	struct lat_hist *h;
+	uint64_t span;
+	char err[160];
+
+	if (json_type(lat) != JSON_OBJECT)
+		return;
+	h = malloc(sizeof(*h));
+	if (!h)
+		return;
+	if (latency_report__from_json(lat, h, &span, err, sizeof(err))) {
+		log_warn("%s: triggers[%zu].latency: %s", sidecar, i, err);
+	} else {
+		fprintf(out, "\nLatency when rule %s fired (%s):\n", rule ? rule : "?",
+			sig ? sig : "?");
+		latency_report__text(out, h, span, "  ");
+	}
+	free(h);
+}
+
+/* print_latency - the latency windows that fired the capture, from its
+ * sidecar (FILE.json) when there is one: the distribution next to the
+ * functions. A missing sidecar is normal (a plain pprof file). */
+static void print_latency(FILE *out, const char *file)
+{
+	const struct json_value *trigs;
+	struct json_value *root = NULL;
+	char sidecar[PATH_MAX], err[256];
+	size_t i;
+
+	if (capture_sidecar_path(file, sidecar, sizeof(sidecar)) || access(sidecar, F_OK))
+		return;
+	if (json_read_file(sidecar, SIDECAR_MAX_BYTES, &root, err, sizeof(err))) {
+		log_warn("%s; its latency windows are not shown", err);
+		return;
+	}
+	trigs = json_get(root, "triggers");
+	for (i = 0; i < json_len(trigs); i++)
+		print_trigger_latency(out, sidecar, json_index(trigs, i), i);
+	json_free(root);
+}
+
 static int run(const struct report_cmd *c, const struct profile *p, struct stacktree *t)
 {
 	struct report_views v = { .tree = t, .svg = FLAMEGRAPH_OPTIONS_INIT };
@@ -292,6 +343,7 @@ static int run(const struct report_cmd *c, const struct profile *p, struct stack
 			log_error("cannot print the table: %s", strerror(-ret));
 			return TRAPD_EXIT_FAILURE;
 		}
+		print_latency(stdout, c->file);
 	} else if (t->truncated) {
 		log_warn("%lld samples had stacks cut by the tree's caps", (long long)t->truncated);
 	}

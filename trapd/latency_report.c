@@ -1,6 +1,7 @@
 /* latency_report.c - a latency window as text and as JSON. */
 #include "trapd/latency_report.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 static const struct {
@@ -63,4 +64,59 @@ void latency_report__text(FILE *f, const struct lat_hist *h, uint64_t span_ns,
 	lat_hist__format(h, indent, 30, hist, need + 1);
 	fputs(hist, f);
 	free(hist);
+}
+
+/* bucket_from_json - one [LO, HI, COUNT] into @out. */
+static int bucket_from_json(const struct json_value *v, struct lat_hist *out, size_t i, char *err,
+			    size_t errlen)
+{
+	uint64_t lo, hi, count;
+	uint32_t b;
+
+	if (json_type(v) != JSON_ARRAY || json_len(v) != 3 ||
+	    json_number_u64(json_index(v, 0), &lo) || json_number_u64(json_index(v, 1), &hi) ||
+	    json_number_u64(json_index(v, 2), &count)) {
+		snprintf(err, errlen, "buckets[%zu]: expected [LO_NS, HI_NS, COUNT]", i);
+		return -EINVAL;
+	}
+	b = lat_bucket_of(lo);
+	if (lat_bucket__lo(b) != lo || lat_bucket__hi(b) != hi) {
+		snprintf(err, errlen, "buckets[%zu]: [%llu, %llu) is not a bucket", i,
+			 (unsigned long long)lo, (unsigned long long)hi);
+		return -EINVAL;
+	}
+	if (out->counts[b] || !count || out->events + count < out->events) {
+		snprintf(err, errlen, "buckets[%zu]: %s", i,
+			 out->counts[b] ? "named twice" : !count ? "count 0" : "counts overflow");
+		return -EINVAL;
+	}
+	out->counts[b] = count;
+	out->events += count;
+	return 0;
+}
+
+int latency_report__from_json(const struct json_value *obj, struct lat_hist *out,
+			      uint64_t *span_ns, char *err, size_t errlen)
+{
+	const struct json_value *buckets = json_get(obj, "buckets");
+	size_t i;
+	int e;
+
+	lat_hist__reset(out);
+	*span_ns = 0;
+	if (!buckets || json_type(buckets) != JSON_ARRAY) {
+		snprintf(err, errlen, "no \"buckets\" array");
+		return -EINVAL;
+	}
+	for (i = 0; i < json_len(buckets); i++) {
+		e = bucket_from_json(json_index(buckets, i), out, i, err, errlen);
+		if (e)
+			return e;
+	}
+	/* Optional figures: absent or malformed, the buckets still stand. */
+	if (json_number_u64(json_get(obj, "window_ns"), span_ns))
+		*span_ns = 0;
+	if (json_number_u64(json_get(obj, "max_ns"), &out->max_ns))
+		out->max_ns = 0;
+	return 0;
 }

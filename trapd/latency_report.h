@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "trapd/json.h"
+#include "trapd/json_read.h"
 #include "trapd/latency_hist.h"
 
 /* latency_report__json - @h over @span_ns as the object above. */
@@ -26,5 +27,12 @@ void latency_report__json(struct json_writer *w, const struct lat_hist *h, uint6
  * and the text histogram below it, every line starting with @indent. */
 void latency_report__text(FILE *f, const struct lat_hist *h, uint64_t span_ns,
 			  const char *indent);
+
+/* latency_report__from_json - the histogram of an object in the form
+ * above, read back from a sidecar (untrusted: a bucket must be one of
+ * lat_bucket__lo/hi's, named once, with a count; events is their sum).
+ * Returns 0, or -EINVAL with @err saying what is wrong. */
+int latency_report__from_json(const struct json_value *obj, struct lat_hist *out,
+			      uint64_t *span_ns, char *err, size_t errlen);
 
 #endif

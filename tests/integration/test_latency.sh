@@ -180,6 +180,11 @@ assert t["unit"] == "ns" and t["signal"] == "runqlat.p99", t
 assert lat["events"] >= 50 and lat["p99_ns"] > 5000000, lat
 assert sum(b[2] for b in lat["buckets"]) == lat["events"], lat
 PY
+	"$TRAPD" report "${cap%.json}.pb.zst" >report.txt ||
+		{ fail "trapd report failed on the capture"; rc=1; }
+	grep -q "^Latency when rule crowded fired (runqlat.p99):" report.txt &&
+		grep -qE '^  p50 .* max .*events in' report.txt ||
+		{ fail "the report does not show the window that fired: $(cat report.txt)"; rc=1; }
 	stop_burners
 	stop_daemon
 	rmdir "$quiet" "$crowded"
