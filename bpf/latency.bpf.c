@@ -24,30 +24,11 @@
 #include <bpf/bpf_tracing.h>
 
 #include "latency.h"
+#include "latency_common.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 #define TASK_RUNNING 0
-
-/* Set before load. */
-const volatile __u32 filter_kind;   /* enum lat_filter */
-const volatile __u32 filter_tgid;   /* LAT_FILTER_TGID */
-const volatile __u64 filter_cgroup; /* LAT_FILTER_CGROUP: the v2 cgroup id... */
-const volatile __u32 filter_level;  /* ...and its depth below the v2 root */
-const volatile __u64 filter_comm[2]; /* LAT_FILTER_COMM: 16 bytes, NUL-padded */
-const volatile __u32 all_syscalls = 1;
-const volatile __u64 syscall_set[LAT_SYSCALL_WORDS];
-const volatile __u32 filter_dev; /* block: MKDEV(major, first_minor) of the disk; 0: any */
-
-/* Advanced by user space after each read (through the mmap'ed .bss). */
-volatile __u64 epoch;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct lat_row);
-} hist SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -72,25 +53,6 @@ struct cgroup___old {
 struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));
-
-static __always_inline void record(__u64 delta)
-{
-	__u32 zero = 0, b = lat_bucket_of(delta);
-	struct lat_row *row = bpf_map_lookup_elem(&hist, &zero);
-	__u64 ep = epoch;
-
-	if (!row || b >= LAT_NBUCKETS)
-		return;
-	__sync_fetch_and_add(&row->counts[b], 1);
-	__sync_fetch_and_add(&row->events, 1);
-	__sync_fetch_and_add(&row->sum_ns, delta);
-	if (row->max_epoch != ep) {
-		row->max_epoch = ep;
-		row->max_ns = delta;
-	} else if (delta > row->max_ns) {
-		row->max_ns = delta;
-	}
-}
 
 static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, __u32 level)
 {
@@ -129,7 +91,8 @@ static __always_inline bool comm_matches(const char *comm)
 	return name[0] == filter_comm[0] && name[1] == filter_comm[1];
 }
 
-/* task_in_scope - whether @p (any task) is watched. */
+/* task_in_scope - whether @p (any task) is watched; current_in_scope
+ * (latency_common.bpf.h) is the cheaper test for the running task. */
 static __always_inline bool task_in_scope(struct task_struct *p)
 {
 	switch (filter_kind) {
@@ -139,26 +102,6 @@ static __always_inline bool task_in_scope(struct task_struct *p)
 		return cgroup_matches(p);
 	case LAT_FILTER_COMM:
 		return comm_matches(p->comm);
-	default:
-		return true;
-	}
-}
-
-/* current_in_scope - the same for the running task, with the cheaper
- * helpers where there is one. */
-static __always_inline bool current_in_scope(void)
-{
-	switch (filter_kind) {
-	case LAT_FILTER_TGID:
-		return (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
-	case LAT_FILTER_CGROUP:
-		return bpf_get_current_ancestor_cgroup_id(filter_level) == filter_cgroup;
-	case LAT_FILTER_COMM: {
-		__u64 name[2] = {};
-
-		bpf_get_current_comm(name, sizeof(name));
-		return name[0] == filter_comm[0] && name[1] == filter_comm[1];
-	}
 	default:
 		return true;
 	}
@@ -189,7 +132,8 @@ static __always_inline void finish(struct task_struct *p)
 
 static __always_inline int runq_enqueue(struct task_struct *p)
 {
-	if (task_in_scope(p))
+	/* The idle task "runs" whenever nothing else does: it never waits. */
+	if (BPF_CORE_READ(p, pid) && task_in_scope(p))
 		stamp(p);
 	return 0;
 }
@@ -224,15 +168,6 @@ int BPF_PROG(runq_switch, bool preempt, struct task_struct *prev, struct task_st
 }
 
 /* --- system call latency ------------------------------------------------ */
-
-static __always_inline bool syscall_wanted(long id)
-{
-	if (all_syscalls)
-		return true;
-	if (id < 0 || id >= LAT_SYSCALL_WORDS * 64)
-		return false;
-	return syscall_set[id >> 6] & (1ull << (id & 63));
-}
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)

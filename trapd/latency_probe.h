@@ -7,10 +7,14 @@
  * since the previous read as its max, so the caller takes differences
  * between reads (lat_hist__delta) to get the distribution of an interval.
  *
- * The programs are BTF-typed (tp_btf, task-local storage), so loading
- * needs the kernel's BTF (/sys/kernel/btf/vmlinux); libbpf parses it for
- * the load and frees it after, and the memory is handed back to the
- * system so an idle daemon stays small.
+ * Where the kernel has BTF (/sys/kernel/btf/vmlinux) the programs are
+ * BTF-typed (tp_btf, start times in task-local storage: the cheapest);
+ * libbpf parses the BTF for the load and frees it after, and the memory
+ * is handed back to the system so an idle daemon stays small. Without
+ * BTF they fall back to classic tracepoints and hash maps
+ * (bpf/latency_tp.bpf.c), which cost more per event and can scope
+ * run-queue latency by process name only. TRAPD_LATENCY_HOOKS=tracepoint
+ * (or =btf) forces the choice, for tests and diagnosis.
  */
 #ifndef TRAPD_LATENCY_PROBE_H
 #define TRAPD_LATENCY_PROBE_H

@@ -324,3 +324,49 @@ EOF
 	stop_daemon
 	return $rc
 }
+
+test_latency_classic_tracepoint_fallback() {
+	need_root_bpf || return
+	local rc=0 poller caller
+	start_bg poller "$WORKLOADS/latwork" poll 30 0
+	start_bg caller "$WORKLOADS/latwork" func 5 0
+	{
+		write_global
+		cat <<EOF2
+[rule poll-30]
+signal = syscall.p50
+syscalls = poll
+pid = $poller
+window = 2s
+min_count = 20
+above = 1h
+
+[rule slow-call]
+signal = func.p50
+function = $WORKLOADS/latwork:slow_call
+process = latwork
+window = 2s
+min_count = 50
+above = 1h
+
+[rule runq-cgroup]
+signal = runqlat.p99
+cgroup = /
+above = 1h
+EOF2
+	} >rules.ini
+	# What a kernel without BTF gets: classic tracepoints and hash maps.
+	TRAPD_LATENCY_HOOKS=tracepoint start_daemon || return 1
+	wait_for 15 rule_at_least poll-30 latency.events 40 ||
+		{ fail "no poll latency on classic tracepoints: $(cat daemon.log)"; rc=1; }
+	wait_for 15 rule_at_least slow-call latency.events 200 ||
+		{ fail "no function latency on the fallback: $(cat daemon.log)"; rc=1; }
+	near "syscall.p50 of poll on classic tracepoints" "$(rule_field poll-30 value)" 30000000 10 || rc=1
+	near "func.p50 on the fallback" "$(rule_field slow-call value)" 5000000 10 || rc=1
+	bpftool prog show 2>/dev/null | grep -qE 'tracepoint +name tp_sys_enter' ||
+		{ fail "the syscall probe is not a classic tracepoint program"; rc=1; }
+	grep -q "run-queue latency of a pid or cgroup needs the kernel's BTF" daemon.log ||
+		{ fail "no message for the scope the fallback cannot filter: $(cat daemon.log)"; rc=1; }
+	stop_daemon
+	return $rc
+}
