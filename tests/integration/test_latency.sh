@@ -38,6 +38,19 @@ near() {
 		{ fail "$1 is ${2:-nothing} ns, expected $3 ns within $4 %"; return 1; }
 }
 
+# poll_rule PID - the rule poll_p50_is_30ms checks: the p50 of PID's poll
+# calls (latwork poll 30 makes them time out after 30 ms).
+poll_rule() {
+	printf '[rule poll-30]\nsignal = syscall.p50\nsyscalls = poll\npid = %s\n' "$1"
+	printf 'window = 2s\nmin_count = 20\nabove = 1h\n\n'
+}
+
+poll_p50_is_30ms() {
+	wait_for 15 rule_at_least poll-30 latency.events 40 ||
+		{ fail "no poll latency measured: $(cat daemon.log)"; return 1; }
+	near "syscall.p50 of poll (30 ms timeout)" "$(rule_field poll-30 value)" 30000000 10
+}
+
 test_latency_func_p50_of_a_5ms_function() {
 	need_root_bpf || return
 	local rc=0 pid p50
@@ -70,15 +83,8 @@ test_latency_syscall_p50_of_poll_and_nanosleep() {
 	start_bg sleeper "$WORKLOADS/latwork" sleep 20 0
 	{
 		write_global
+		poll_rule "$poller"
 		cat <<EOF
-[rule poll-30]
-signal = syscall.p50
-syscalls = poll
-pid = $poller
-window = 2s
-min_count = 20
-above = 1h
-
 [rule sleep-20]
 signal = syscall.p50
 syscalls = nanosleep, clock_nanosleep
@@ -96,11 +102,9 @@ above = 1000000
 EOF
 	} >rules.ini
 	start_daemon || return 1
-	wait_for 15 rule_at_least poll-30 latency.events 40 ||
-		{ fail "no poll latency measured: $(cat daemon.log)"; rc=1; }
+	poll_p50_is_30ms || rc=1
 	wait_for 15 rule_at_least sleep-20 latency.events 60 ||
 		{ fail "no nanosleep latency measured: $(cat daemon.log)"; rc=1; }
-	near "syscall.p50 of poll (30 ms timeout)" "$(rule_field poll-30 value)" 30000000 10 || rc=1
 	near "syscall.p50 of nanosleep (20 ms)" "$(rule_field sleep-20 value)" 20000000 10 || rc=1
 	wait_for 5 rule_has poller-sleeps value || { fail "no count for the poller"; rc=1; }
 	[ "$(rule_field poller-sleeps value)" = 0.0 ] || [ "$(rule_field poller-sleeps value)" = 0 ] ||
@@ -332,15 +336,8 @@ test_latency_classic_tracepoint_fallback() {
 	start_bg caller "$WORKLOADS/latwork" func 5 0
 	{
 		write_global
+		poll_rule "$poller"
 		cat <<EOF2
-[rule poll-30]
-signal = syscall.p50
-syscalls = poll
-pid = $poller
-window = 2s
-min_count = 20
-above = 1h
-
 [rule slow-call]
 signal = func.p50
 function = $WORKLOADS/latwork:slow_call
@@ -357,11 +354,9 @@ EOF2
 	} >rules.ini
 	# What a kernel without BTF gets: classic tracepoints and hash maps.
 	TRAPD_LATENCY_HOOKS=tracepoint start_daemon || return 1
-	wait_for 15 rule_at_least poll-30 latency.events 40 ||
-		{ fail "no poll latency on classic tracepoints: $(cat daemon.log)"; rc=1; }
+	poll_p50_is_30ms || rc=1
 	wait_for 15 rule_at_least slow-call latency.events 200 ||
 		{ fail "no function latency on the fallback: $(cat daemon.log)"; rc=1; }
-	near "syscall.p50 of poll on classic tracepoints" "$(rule_field poll-30 value)" 30000000 10 || rc=1
 	near "func.p50 on the fallback" "$(rule_field slow-call value)" 5000000 10 || rc=1
 	bpftool prog show 2>/dev/null | grep -qE 'tracepoint +name tp_sys_enter' ||
 		{ fail "the syscall probe is not a classic tracepoint program"; rc=1; }
