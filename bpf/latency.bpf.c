@@ -97,7 +97,7 @@ static __always_inline bool task_in_scope(struct task_struct *p)
 {
 	switch (filter_kind) {
 	case LAT_FILTER_TGID:
-		return BPF_CORE_READ(p, tgid) == (int)filter_tgid;
+		return p->tgid == (int)filter_tgid;
 	case LAT_FILTER_CGROUP:
 		return cgroup_matches(p);
 	case LAT_FILTER_COMM:
@@ -133,7 +133,7 @@ static __always_inline void finish(struct task_struct *p)
 static __always_inline int runq_enqueue(struct task_struct *p)
 {
 	/* The idle task "runs" whenever nothing else does: it never waits. */
-	if (BPF_CORE_READ(p, pid) && task_in_scope(p))
+	if (p->pid && task_in_scope(p))
 		stamp(p);
 	return 0;
 }
@@ -150,11 +150,13 @@ int BPF_PROG(runq_wakeup_new, struct task_struct *p)
 	return runq_enqueue(p);
 }
 
+/* task_state - read straight through the BTF-typed pointer: a load, not
+ * a helper call, on the hottest hook. */
 static __always_inline long task_state(struct task_struct *p)
 {
 	if (bpf_core_field_exists(p->__state))
-		return BPF_CORE_READ(p, __state);
-	return BPF_CORE_READ((struct task_struct___old *)p, state);
+		return p->__state;
+	return ((struct task_struct___old *)p)->state;
 }
 
 SEC("tp_btf/sched_switch")
