@@ -28,26 +28,19 @@ static void fraction(char *buf, size_t len, const char *sign, uint64_t mag, uint
 }
 
 /* short_duration - @ns exactly when units_format_duration spells it in
- * at most 4 significant digits ("5ms", "2.5ms"), else rounded to 3 in the
- * largest unit that keeps it at 1 or more ("2.08ms", "197ms"). */
+ * at most 4 significant digits ("5ms", "2.5ms"), else rounded to 3
+ * ("2.08ms", "197ms"). */
 static const char *short_duration(uint64_t ns, char *buf, size_t len)
 {
-	static const struct {
-		uint64_t ns;
-		const char *name;
-	} units[] = { { 1000000000ull, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" } };
-	size_t i, digits = 0;
+	size_t digits = 0;
 	const char *p;
 
 	units_format_duration(ns, buf, (int)len);
 	for (p = buf; *p; p++)
 		digits += *p >= '0' && *p <= '9';
-	if (digits <= 4 || ns < 1000)
+	if (digits <= 4)
 		return buf;
-	for (i = 0; units[i].ns > ns; i++)
-		;
-	snprintf(buf, len, "%.3g%s", (double)ns / (double)units[i].ns, units[i].name);
-	return buf;
+	return units_format_duration_short(ns, buf, len);
 }
 
 /* level_text - a threshold or clear level as the file takes it back:

@@ -186,28 +186,34 @@ int units_parse_rate(const char *s, uint64_t *out_milli)
 	return 0;
 }
 
+/* The spellings both formatters use, largest first; units_parse_duration
+ * reads every one of them. */
+static const struct {
+	const char *suffix;
+	uint64_t scale;
+} duration_units[] = {
+	{ "h", 3600000000000ull }, { "m", 60000000000ull }, { "s", 1000000000ull },
+	{ "ms", 1000000ull },	   { "us", 1000ull },	    { "ns", 1 },
+};
+
+#define N_DURATION_UNITS (sizeof(duration_units) / sizeof(duration_units[0]))
+
 const char *units_format_duration(uint64_t ns, char *buf, int len)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t scale;
-	} units[] = {
-		{ "h", 3600000000000ull }, { "m", 60000000000ull }, { "s", 1000000000ull },
-		{ "ms", 1000000ull },	   { "us", 1000ull },
-	};
 	size_t i;
 
 	/* The largest unit that states @ns exactly with at most three
 	 * decimals, trailing zeros dropped: 1500ms -> "1.5s". */
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		uint64_t scale = units[i].scale, milli = scale / 1000;
+	for (i = 0; duration_units[i].scale >= 1000; i++) {
+		uint64_t scale = duration_units[i].scale, milli = scale / 1000;
 		uint64_t whole = ns / scale, frac = ns % scale / milli;
 		int digits = 3;
 
 		if (ns < scale || ns % milli)
 			continue;
 		if (!frac) {
-			snprintf(buf, len, "%llu%s", (unsigned long long)whole, units[i].suffix);
+			snprintf(buf, len, "%llu%s", (unsigned long long)whole,
+				 duration_units[i].suffix);
 			return buf;
 		}
 		while (frac % 10 == 0) {
@@ -215,9 +221,52 @@ const char *units_format_duration(uint64_t ns, char *buf, int len)
 			digits--;
 		}
 		snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)whole, digits,
-			 (unsigned long long)frac, units[i].suffix);
+			 (unsigned long long)frac, duration_units[i].suffix);
 		return buf;
 	}
 	snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
+/* scaled_3sig - @ns in unit @u rounded to 3 significant digits (at least
+ * the whole part), as *value / 10^*decimals. */
+static void scaled_3sig(uint64_t ns, size_t u, uint64_t *value, int *decimals)
+{
+	uint64_t scale = duration_units[u].scale, whole = ns / scale, pow10 = 1;
+	int d = whole >= 100 || scale == 1 ? 0 : whole >= 10 ? 1 : 2;
+	int i;
+
+	for (i = 0; i < d; i++)
+		pow10 *= 10;
+	*value = (uint64_t)(((unsigned __int128)ns * pow10 + scale / 2) / scale);
+	*decimals = d;
+}
+
+const char *units_format_duration_short(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t value, pow10;
+	size_t u = 0;
+	int d, i;
+
+	while (u < N_DURATION_UNITS - 1 && ns < duration_units[u].scale)
+		u++;
+	scaled_3sig(ns, u, &value, &d);
+	for (i = 0, pow10 = 1; i < d; i++)
+		pow10 *= 10;
+	/* Rounding up may reach the next unit: 999.6us is "1ms". */
+	if (u > 0 && (unsigned __int128)value * duration_units[u].scale >=
+			     (unsigned __int128)duration_units[u - 1].scale * pow10)
+		scaled_3sig(ns, --u, &value, &d);
+	while (d > 0 && value % 10 == 0) {
+		value /= 10;
+		d--;
+	}
+	for (i = 0, pow10 = 1; i < d; i++)
+		pow10 *= 10;
+	if (d)
+		snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)(value / pow10), d,
+			 (unsigned long long)(value % pow10), duration_units[u].suffix);
+	else
+		snprintf(buf, len, "%llu%s", (unsigned long long)value, duration_units[u].suffix);
 	return buf;
 }

@@ -10,6 +10,7 @@
 #ifndef TRAPD_UNITS_H
 #define TRAPD_UNITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* units_parse_duration - "250us", "500ms", "10s", "2m", "1h", "1.5s"; a bare
@@ -36,5 +37,17 @@ int units_parse_rate(const char *s, uint64_t *out_milli);
 /* units_format_duration - "1.5s", "250ms": the shortest exact spelling
  * that units_parse_duration reads back. Returns @buf. */
 const char *units_format_duration(uint64_t ns, char *buf, int len);
+
+/* UNITS_DURATION_SHORT_LEN - room for any units_format_duration_short
+ * text ("5124096h"). */
+#define UNITS_DURATION_SHORT_LEN 16
+
+/* units_format_duration_short - @ns with 3 significant digits and
+ * trailing zeros dropped, in the largest of ns, us, ms, s, m, h that is
+ * not above it: "980ns", "12.3us", "4.56ms", "1.2s", "1.5m" (a measured
+ * value as people read it; spellings units_parse_duration reads, not
+ * always exactly). Writes at most @len bytes, truncating like snprintf.
+ * Returns @buf. */
+const char *units_format_duration_short(uint64_t ns, char *buf, size_t len);
 
 #endif

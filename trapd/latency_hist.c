@@ -2,6 +2,8 @@
  * window and text renderings of the latency histograms (bpf/latency.h). */
 #include "trapd/latency_hist.h"
 
+#include "rules/units.h"
+
 #include <errno.h>
 #include <float.h>
 #include <stdarg.h>
@@ -335,59 +337,6 @@ unsigned lat_window__filled(const struct lat_window *w)
 
 /* --- text -------------------------------------------------------------- */
 
-static const struct {
-	const char *suffix;
-	uint64_t scale;
-} duration_units[] = {
-	{ "h", 3600000000000ull }, { "m", 60000000000ull }, { "s", 1000000000ull },
-	{ "ms", 1000000ull },	   { "us", 1000ull },	    { "ns", 1 },
-};
-
-#define N_DURATION_UNITS (sizeof(duration_units) / sizeof(duration_units[0]))
-
-/* scaled_3sig - @ns in unit @u rounded to 3 significant digits (at least
- * the whole part), as *value / 10^*decimals. */
-static void scaled_3sig(uint64_t ns, size_t u, uint64_t *value, int *decimals)
-{
-	uint64_t scale = duration_units[u].scale, whole = ns / scale, pow10 = 1;
-	int d = whole >= 100 || scale == 1 ? 0 : whole >= 10 ? 1 : 2;
-	int i;
-
-	for (i = 0; i < d; i++)
-		pow10 *= 10;
-	*value = (uint64_t)(((unsigned __int128)ns * pow10 + scale / 2) / scale);
-	*decimals = d;
-}
-
-const char *lat_format_ns(uint64_t ns, char *buf, size_t len)
-{
-	uint64_t value, pow10;
-	size_t u = 0;
-	int d, i;
-
-	while (u < N_DURATION_UNITS - 1 && ns < duration_units[u].scale)
-		u++;
-	scaled_3sig(ns, u, &value, &d);
-	for (i = 0, pow10 = 1; i < d; i++)
-		pow10 *= 10;
-	/* Rounding up may reach the next unit: 999.6us is "1ms". */
-	if (u > 0 && (unsigned __int128)value * duration_units[u].scale >=
-			     (unsigned __int128)duration_units[u - 1].scale * pow10)
-		scaled_3sig(ns, --u, &value, &d);
-	while (d > 0 && value % 10 == 0) {
-		value /= 10;
-		d--;
-	}
-	for (i = 0, pow10 = 1; i < d; i++)
-		pow10 *= 10;
-	if (d)
-		snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)(value / pow10), d,
-			 (unsigned long long)(value % pow10), duration_units[u].suffix);
-	else
-		snprintf(buf, len, "%llu%s", (unsigned long long)value, duration_units[u].suffix);
-	return buf;
-}
-
 /* A bounded text buffer that, like snprintf, keeps counting what the
  * whole text needs once it is full. */
 struct text_out {
@@ -449,7 +398,7 @@ static void row_label(int r, bool hi, char *buf, size_t len)
 		return;
 	}
 	v = hi ? 1ull << r : r ? 1ull << (r - 1) : 0;
-	lat_format_ns(v, buf, len);
+	units_format_duration_short(v, buf, len);
 }
 
 static int max_int(int a, int b)
@@ -460,7 +409,7 @@ static int max_int(int a, int b)
 /* layout_rows - merge the buckets into rows; false when all are empty. */
 static bool layout_rows(struct text_layout *t, const struct lat_hist *h)
 {
-	char label[LAT_FORMAT_NS_LEN], count[24];
+	char label[UNITS_DURATION_SHORT_LEN], count[24];
 	uint32_t b;
 	int r;
 
@@ -493,7 +442,7 @@ static bool layout_rows(struct text_layout *t, const struct lat_hist *h)
 static void format_row(struct text_out *o, const struct text_layout *t, int r, const char *indent,
 		       unsigned bar_width)
 {
-	char lo[LAT_FORMAT_NS_LEN], hi[LAT_FORMAT_NS_LEN];
+	char lo[UNITS_DURATION_SHORT_LEN], hi[UNITS_DURATION_SHORT_LEN];
 	uint64_t bar;
 
 	bar = (uint64_t)((unsigned __int128)t->rows[r] * bar_width / t->top);

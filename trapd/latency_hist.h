@@ -101,7 +101,7 @@ void lat_window__clear(struct lat_window *w);
  * top row is open-ended), each line
  *   @indent LO " .. " HI "  |" BAR "|  " COUNT "\n"
  * with LO right-aligned and HI left-aligned to the widest of their
- * column, durations spelled like lat_format_ns, BAR @bar_width wide with
+ * column, durations spelled like units_format_duration_short, BAR @bar_width wide with
  * '#' scaled to the largest row (a non-empty row shows at least one '#'),
  * COUNT right-aligned. @indent may be NULL. Writes at most @len bytes, NUL
  * terminated when @len > 0, and returns the length the whole text needs,
@@ -109,15 +109,5 @@ void lat_window__clear(struct lat_window *w);
  * (writes ""). */
 size_t lat_hist__format(const struct lat_hist *h, const char *indent, unsigned bar_width, char *buf,
 			size_t len);
-
-/* LAT_FORMAT_NS_LEN - room for any lat_format_ns text ("5124096h"). */
-#define LAT_FORMAT_NS_LEN 16
-
-/* lat_format_ns - @ns with 3 significant digits and trailing zeros
- * dropped, in the largest of ns, us, ms, s, m, h that is not above it:
- * "980ns", "12.3us", "4.56ms", "1.2s", "1.5m" (spellings that
- * units_parse_duration reads). Writes at most @len bytes, truncating like
- * snprintf. Returns @buf. */
-const char *lat_format_ns(uint64_t ns, char *buf, size_t len);
 
 #endif

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "rules/units.h"
+
 static const struct {
 	const char *key;
 	const char *label;
@@ -49,15 +51,15 @@ void latency_report__json(struct json_writer *w, const struct lat_hist *h, uint6
 void latency_report__text(FILE *f, const struct lat_hist *h, uint64_t span_ns,
 			  const char *indent)
 {
-	char a[LAT_FORMAT_NS_LEN], span[LAT_FORMAT_NS_LEN], *hist;
+	char a[UNITS_DURATION_SHORT_LEN], span[UNITS_DURATION_SHORT_LEN], *hist;
 	size_t i, need;
 
 	fprintf(f, "%s", indent);
 	for (i = 0; i < NQUANTILES; i++)
 		fprintf(f, "%s %s  ", quantiles[i].label,
-			lat_format_ns(lat_hist__percentile(h, quantiles[i].q), a, sizeof(a)));
-	fprintf(f, "max %s  (%llu events in %s)\n", lat_format_ns(lat_hist__max(h), a, sizeof(a)),
-		(unsigned long long)h->events, lat_format_ns(span_ns, span, sizeof(span)));
+			units_format_duration_short(lat_hist__percentile(h, quantiles[i].q), a, sizeof(a)));
+	fprintf(f, "max %s  (%llu events in %s)\n", units_format_duration_short(lat_hist__max(h), a, sizeof(a)),
+		(unsigned long long)h->events, units_format_duration_short(span_ns, span, sizeof(span)));
 	need = lat_hist__format(h, indent, 30, NULL, 0);
 	if (!need || !(hist = malloc(need + 1)))
 		return;

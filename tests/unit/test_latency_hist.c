@@ -432,39 +432,6 @@ static void test_max_is_bounded_by_buckets(void **state)
 	assert_int_equal(lat_hist__max(&h), UINT64_MAX);
 }
 
-static void test_format_ns(void **state)
-{
-	static const struct {
-		uint64_t ns;
-		const char *text;
-	} cases[] = {
-		{ 0, "0ns" },
-		{ 980, "980ns" },
-		{ 999, "999ns" },
-		{ 1000, "1us" },
-		{ 12345, "12.3us" },
-		{ 4560000, "4.56ms" },
-		{ 4565000, "4.57ms" },
-		{ 1200000000, "1.2s" },
-		{ 250000, "250us" },
-		{ 1500000, "1.5ms" },
-		{ 999600, "1ms" },
-		{ 9996, "10us" },
-		{ 59996000000ull, "1m" },
-		{ 90000000000ull, "1.5m" },
-		{ 3600000000000ull, "1h" },
-		{ 1ull << 39, "9.16m" },
-		{ UINT64_MAX, "5124096h" },
-	};
-	char buf[LAT_FORMAT_NS_LEN];
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		assert_string_equal(lat_format_ns(cases[i].ns, buf, sizeof(buf)), cases[i].text);
-	assert_string_equal(lat_format_ns(12345, buf, 3), "12");
-	assert_ptr_equal(lat_format_ns(1, buf, 0), buf);
-}
-
 static void hist_of(struct lat_hist *h, const uint64_t (*values)[2], size_t n)
 {
 	size_t i, k;
@@ -548,7 +515,6 @@ int main(void)
 		cmocka_unit_test(test_window_slots_are_bounded),
 		cmocka_unit_test(test_sum_rows_takes_max_of_current_epoch),
 		cmocka_unit_test(test_max_is_bounded_by_buckets),
-		cmocka_unit_test(test_format_ns),
 		cmocka_unit_test(test_format_empty),
 		cmocka_unit_test(test_format_golden),
 		cmocka_unit_test(test_format_truncates_like_snprintf),

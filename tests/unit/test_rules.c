@@ -408,6 +408,14 @@ static void test_formatting(void **state)
 	assert_string_equal(rule__format_value(&r, 2500, buf, sizeof(buf)), "2.5/s");
 	assert_string_equal(rule__format_value(&r, 5, buf, sizeof(buf)), "0.005/s");
 	assert_string_equal(rule__signal_name(&r, buf, sizeof(buf)), "cpu.throttled_rate");
+	r.signal = RULE_SIGNAL_LATENCY;
+	r.lat_stat = RULE_LAT_P99;
+	assert_string_equal(rule__format_value(&r, 0, buf, sizeof(buf)), "0");
+	assert_string_equal(rule__format_value(&r, 5000000, buf, sizeof(buf)), "5ms");
+	assert_string_equal(rule__format_value(&r, 1234000, buf, sizeof(buf)), "1.234ms");
+	assert_string_equal(rule__format_value(&r, 2080768, buf, sizeof(buf)), "2.08ms");
+	/* rounding up reaches the next unit */
+	assert_string_equal(rule__format_value(&r, 999960, buf, sizeof(buf)), "1ms");
 	r.signal = RULE_SIGNAL_PSI;
 	r.psi_resource = RULE_PSI_MEMORY;
 	r.psi_full = true;

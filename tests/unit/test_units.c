@@ -138,6 +138,39 @@ static void test_formatted_durations_read_back(void **state)
 	}
 }
 
+static void test_short_durations(void **state)
+{
+	static const struct {
+		uint64_t ns;
+		const char *text;
+	} cases[] = {
+		{ 0, "0ns" },
+		{ 980, "980ns" },
+		{ 999, "999ns" },
+		{ 1000, "1us" },
+		{ 12345, "12.3us" },
+		{ 4560000, "4.56ms" },
+		{ 4565000, "4.57ms" },
+		{ 1200000000, "1.2s" },
+		{ 250000, "250us" },
+		{ 1500000, "1.5ms" },
+		{ 999600, "1ms" },
+		{ 9996, "10us" },
+		{ 59996000000ull, "1m" },
+		{ 90000000000ull, "1.5m" },
+		{ 3600000000000ull, "1h" },
+		{ 1ull << 39, "9.16m" },
+		{ UINT64_MAX, "5124096h" },
+	};
+	char buf[UNITS_DURATION_SHORT_LEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(units_format_duration_short(cases[i].ns, buf, sizeof(buf)), cases[i].text);
+	assert_string_equal(units_format_duration_short(12345, buf, 3), "12");
+	assert_ptr_equal(units_format_duration_short(1, buf, 0), buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_percent_and_sizes),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_formatted_durations_read_back),
+		cmocka_unit_test(test_short_durations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
