@@ -173,6 +173,7 @@ uint64_t lat_hist__max(const struct lat_hist *h)
 /* One interval, sparse: @n counts, then their @n bucket numbers as
  * uint16_t in the same allocation (10 bytes per non-empty bucket). */
 struct lat_interval {
+	uint64_t span_ns;
 	uint64_t events;
 	uint64_t sum_ns;
 	uint64_t max_ns;
@@ -183,6 +184,7 @@ struct lat_interval {
 
 struct lat_window {
 	struct lat_hist hist; /* the sum of the kept intervals */
+	uint64_t span_ns;     /* ...and of their lengths */
 	unsigned slots;
 	unsigned filled;
 	unsigned next;		    /* the slot the next push writes */
@@ -194,7 +196,7 @@ static uint16_t *interval_buckets(const struct lat_interval *iv)
 	return (uint16_t *)(iv->counts + iv->n);
 }
 
-static struct lat_interval *interval_new(const struct lat_hist *delta)
+static struct lat_interval *interval_new(const struct lat_hist *delta, uint64_t span_ns)
 {
 	struct lat_interval *iv;
 	uint32_t b, n = 0, i = 0;
@@ -204,6 +206,7 @@ static struct lat_interval *interval_new(const struct lat_hist *delta)
 	iv = malloc(sizeof(*iv) + n * (sizeof(uint64_t) + sizeof(uint16_t)));
 	if (!iv)
 		return NULL;
+	iv->span_ns = span_ns;
 	iv->events = delta->events;
 	iv->sum_ns = delta->sum_ns;
 	iv->max_ns = delta->max_ns;
@@ -285,6 +288,7 @@ void lat_window__clear(struct lat_window *w)
 		w->ring[i] = NULL;
 	}
 	lat_hist__reset(&w->hist);
+	w->span_ns = 0;
 	w->filled = 0;
 	w->next = 0;
 }
@@ -298,17 +302,18 @@ void lat_window__free(struct lat_window *w)
 	free(w);
 }
 
-int lat_window__push(struct lat_window *w, const struct lat_hist *delta)
+int lat_window__push(struct lat_window *w, const struct lat_hist *delta, uint64_t span_ns)
 {
 	struct lat_interval *iv, *old;
 	bool rescan = false;
 
-	iv = interval_new(delta);
+	iv = interval_new(delta, span_ns);
 	if (!iv)
 		return -ENOMEM;
 	old = w->ring[w->next];
 	if (old) {
 		hist_sub(&w->hist, old);
+		w->span_ns -= old->span_ns;
 		/* Only losing the interval that held the max needs a scan. */
 		rescan = old->max_ns && old->max_ns >= w->hist.max_ns;
 		free(old);
@@ -318,6 +323,7 @@ int lat_window__push(struct lat_window *w, const struct lat_hist *delta)
 	w->ring[w->next] = iv;
 	w->next = (w->next + 1) % w->slots;
 	hist_add(&w->hist, iv);
+	w->span_ns += iv->span_ns;
 	if (rescan)
 		w->hist.max_ns = window_max(w);
 	else if (iv->max_ns > w->hist.max_ns)
@@ -328,6 +334,11 @@ int lat_window__push(struct lat_window *w, const struct lat_hist *delta)
 const struct lat_hist *lat_window__hist(const struct lat_window *w)
 {
 	return &w->hist;
+}
+
+uint64_t lat_window__span(const struct lat_window *w)
+{
+	return w->span_ns;
 }
 
 unsigned lat_window__filled(const struct lat_window *w)

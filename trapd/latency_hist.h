@@ -80,14 +80,18 @@ struct lat_window *lat_window__new(unsigned slots);
 /* lat_window__free - free @w and its intervals; NULL is fine. */
 void lat_window__free(struct lat_window *w);
 
-/* lat_window__push - add the interval @delta (copied), expiring the oldest
- * one when the window is full. Returns 0, or -ENOMEM with the window
- * unchanged. */
-int lat_window__push(struct lat_window *w, const struct lat_hist *delta);
+/* lat_window__push - add the interval @delta (copied), @span_ns long,
+ * expiring the oldest one when the window is full. Returns 0, or -ENOMEM
+ * with the window unchanged. */
+int lat_window__push(struct lat_window *w, const struct lat_hist *delta, uint64_t span_ns);
 
 /* lat_window__hist - the sum of the kept intervals; owned by @w, valid
  * until its next push, clear or free. */
 const struct lat_hist *lat_window__hist(const struct lat_window *w);
+
+/* lat_window__span - the time the kept intervals cover: the sum of their
+ * lengths. */
+uint64_t lat_window__span(const struct lat_window *w);
 
 /* lat_window__filled - how many intervals @w holds, at most its slots. */
 unsigned lat_window__filled(const struct lat_window *w);

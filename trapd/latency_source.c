@@ -23,8 +23,7 @@ struct latency_source {
 	uint64_t seen;	     /* the entry's last interval taken */
 	int64_t retry_after; /* a failed load is not retried before this */
 	struct lat_window *window;
-	uint64_t *spans; /* each kept interval's length, a ring like the window's */
-	unsigned slots, next_span;
+	unsigned slots;
 };
 
 static int copy_str(char **to, const char *from)
@@ -80,8 +79,7 @@ struct latency_source *latency_source__new(const struct rule *r, struct latency_
 	slots = (r->lat_window_ns + s->poll_ns - 1) / s->poll_ns;
 	s->slots = slots < 1 ? 1 : slots > MAX_SLOTS ? MAX_SLOTS : (unsigned)slots;
 	s->window = lat_window__new(s->slots);
-	s->spans = calloc(s->slots, sizeof(*s->spans));
-	if (copy_rule(&s->rule, r) || !s->window || !s->spans) {
+	if (copy_rule(&s->rule, r) || !s->window) {
 		latency_source__free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -94,7 +92,6 @@ static void drop_probe(struct latency_source *s)
 	latency_set__release(s->set, s->entry);
 	s->entry = NULL;
 	lat_window__clear(s->window);
-	memset(s->spans, 0, s->slots * sizeof(*s->spans));
 }
 
 void latency_source__free(struct latency_source *s)
@@ -104,7 +101,6 @@ void latency_source__free(struct latency_source *s)
 	if (s->entry)
 		latency_set__release(s->set, s->entry);
 	lat_window__free(s->window);
-	free(s->spans);
 	free_rule(&s->rule);
 	free(s);
 }
@@ -138,7 +134,6 @@ static int take_intervals(struct latency_source *s)
 {
 	const struct lat_hist *h;
 	uint64_t span = 0;
-	int e;
 
 	if (latency_entry__seq(s->entry) == s->seen)
 		return 0;
@@ -146,24 +141,7 @@ static int take_intervals(struct latency_source *s)
 	 * interval already spans them. */
 	s->seen = latency_entry__seq(s->entry);
 	h = latency_entry__interval(s->entry, &span);
-	if (!h)
-		return 0;
-	e = lat_window__push(s->window, h);
-	if (e)
-		return e;
-	s->spans[s->next_span] = span;
-	s->next_span = (s->next_span + 1) % s->slots;
-	return 0;
-}
-
-static uint64_t window_span(const struct latency_source *s)
-{
-	uint64_t sum = 0;
-	unsigned i;
-
-	for (i = 0; i < s->slots; i++)
-		sum += s->spans[i];
-	return sum;
+	return h ? lat_window__push(s->window, h, span) : 0;
 }
 
 static const double quantiles[] = {
@@ -177,7 +155,7 @@ static const double quantiles[] = {
 static int value(const struct latency_source *s, int64_t *out, char *err, size_t errlen)
 {
 	const struct lat_hist *h = lat_window__hist(s->window);
-	uint64_t span = window_span(s);
+	uint64_t span = lat_window__span(s->window);
 	char w[32];
 
 	switch (s->rule.lat_stat) {
@@ -243,6 +221,6 @@ const struct lat_hist *latency_source__window(const struct latency_source *s, ui
 {
 	if (!s->entry || !lat_window__filled(s->window))
 		return NULL;
-	*span_ns = window_span(s);
+	*span_ns = lat_window__span(s->window);
 	return lat_window__hist(s->window);
 }

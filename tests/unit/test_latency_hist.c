@@ -310,6 +310,21 @@ static void expect_window(struct lat_hist *want, const struct run *r, int from, 
 	}
 }
 
+/* span_of - the length pushed with interval @i: all different. */
+static uint64_t span_of(int i)
+{
+	return 1000000000ull + (uint64_t)i * 7919;
+}
+
+static uint64_t spans_of(int from, int to)
+{
+	uint64_t sum = 0;
+
+	for (; from < to; from++)
+		sum += span_of(from);
+	return sum;
+}
+
 static void test_window_expires_oldest_exactly(void **state)
 {
 	struct lat_window *w = lat_window__new(WINDOW_SLOTS), *one = lat_window__new(1);
@@ -322,10 +337,13 @@ static void test_window_expires_oldest_exactly(void **state)
 	assert_int_equal(lat_window__filled(w), 0);
 	for (i = 0; i < INTERVALS; i++) {
 		assert_int_equal(lat_hist__delta(&d, &r->snap[i + 1], &r->snap[i]), 0);
-		assert_int_equal(lat_window__push(w, &d), 0);
-		assert_int_equal(lat_window__push(one, &d), 0);
+		assert_int_equal(lat_window__push(w, &d, span_of(i)), 0);
+		assert_int_equal(lat_window__push(one, &d, span_of(i)), 0);
 		expect_window(&want, r, i + 1 > WINDOW_SLOTS ? i + 1 - WINDOW_SLOTS : 0, i + 1);
 		assert_memory_equal(lat_window__hist(w), &want, sizeof(want));
+		assert_int_equal(lat_window__span(w),
+				 spans_of(i + 1 > WINDOW_SLOTS ? i + 1 - WINDOW_SLOTS : 0, i + 1));
+		assert_int_equal(lat_window__span(one), span_of(i));
 		assert_int_equal(lat_window__filled(w),
 				 i + 1 < WINDOW_SLOTS ? i + 1 : WINDOW_SLOTS);
 		assert_memory_equal(lat_window__hist(one), &d, sizeof(d));
@@ -342,7 +360,7 @@ static void push_max(struct lat_window *w, uint64_t max)
 
 	lat_hist__reset(&d);
 	hist_add_value(&d, max);
-	assert_int_equal(lat_window__push(w, &d), 0);
+	assert_int_equal(lat_window__push(w, &d, 1000000000), 0);
 }
 
 static void test_window_max_and_clear(void **state)
@@ -367,6 +385,7 @@ static void test_window_max_and_clear(void **state)
 	lat_window__clear(w);
 	lat_hist__reset(&empty);
 	assert_int_equal(lat_window__filled(w), 0);
+	assert_int_equal(lat_window__span(w), 0);
 	assert_memory_equal(lat_window__hist(w), &empty, sizeof(empty));
 	push_max(w, 9);
 	assert_int_equal(lat_window__filled(w), 1);
