@@ -20,6 +20,12 @@ static const enum lat_kind kinds[] = {
 	[RULE_LAT_FUNC] = LAT_KIND_FUNC,
 };
 
+/* process_gone - no process @pid (a signal 0 finds none). */
+static bool process_gone(pid_t pid)
+{
+	return kill(pid, 0) && errno == ESRCH;
+}
+
 static int file_stat(struct latency_spec_file *a, const char *path)
 {
 	struct stat st;
@@ -108,7 +114,7 @@ static int resolve_scope(const struct rule *r, const char *mountinfo,
 	case RULE_SCOPE_CGROUP:
 		return resolve_cgroup(s->cgroup, mountinfo, out, a, err, errlen);
 	case RULE_SCOPE_PID:
-		if (kill(s->pid, 0) && errno == ESRCH) {
+		if (process_gone(s->pid)) {
 			snprintf(err, errlen, "no process %d", (int)s->pid);
 			return -ENOENT;
 		}
@@ -285,7 +291,7 @@ static bool file_changed(const struct latency_spec_file *f, bool mtime, char *er
 
 bool latency_spec__changed(const struct latency_spec_anchor *a, char *err, size_t errlen)
 {
-	if (a->pid && kill(a->pid, 0) && errno == ESRCH) {
+	if (a->pid && process_gone(a->pid)) {
 		snprintf(err, errlen, "process %d exited", (int)a->pid);
 		return true;
 	}
