@@ -51,27 +51,31 @@ poll_p50_is_30ms() {
 	near "syscall.p50 of poll (30 ms timeout)" "$(rule_field poll-30 value)" 30000000 10
 }
 
+# slow_call_rule SCOPE - the rule slow_call_p50_is_5ms checks: the p50 of
+# latwork's slow_call (latwork func 5 sleeps 5 ms in it), SCOPE a line
+# like "pid = 42".
+slow_call_rule() {
+	printf '[rule slow-call]\nsignal = func.p50\nfunction = %s/latwork:slow_call\n%s\n' \
+		"$WORKLOADS" "$1"
+	printf 'window = 2s\nmin_count = 50\nabove = 1h\n\n'
+}
+
+slow_call_p50_is_5ms() {
+	wait_for 15 rule_at_least slow-call latency.events 200 ||
+		{ fail "no function latency measured: $(cat daemon.log)"; return 1; }
+	near "func.p50 of slow_call (sleeps 5 ms)" "$(rule_field slow-call value)" 5000000 10
+}
+
 test_latency_func_p50_of_a_5ms_function() {
 	need_root_bpf || return
-	local rc=0 pid p50
+	local rc=0 pid
 	start_bg pid "$WORKLOADS/latwork" func 5 0
 	{
 		write_global
-		cat <<EOF
-[rule slow-call]
-signal = func.p50
-function = $WORKLOADS/latwork:slow_call
-pid = $pid
-window = 2s
-min_count = 50
-above = 1h
-EOF
+		slow_call_rule "pid = $pid"
 	} >rules.ini
 	start_daemon || return 1
-	wait_for 15 rule_at_least slow-call latency.events 200 ||
-		{ fail "no function latency measured: $(cat daemon.log)"; rc=1; }
-	p50=$(rule_field slow-call value)
-	near "func.p50 of slow_call (sleeps 5 ms)" "$p50" 5000000 10 || rc=1
+	slow_call_p50_is_5ms || rc=1
 	stop_daemon
 	return $rc
 }
@@ -337,15 +341,8 @@ test_latency_classic_tracepoint_fallback() {
 	{
 		write_global
 		poll_rule "$poller"
+		slow_call_rule "process = latwork"
 		cat <<EOF2
-[rule slow-call]
-signal = func.p50
-function = $WORKLOADS/latwork:slow_call
-process = latwork
-window = 2s
-min_count = 50
-above = 1h
-
 [rule runq-cgroup]
 signal = runqlat.p99
 cgroup = /
@@ -355,9 +352,7 @@ EOF2
 	# What a kernel without BTF gets: classic tracepoints and hash maps.
 	TRAPD_LATENCY_HOOKS=tracepoint start_daemon || return 1
 	poll_p50_is_30ms || rc=1
-	wait_for 15 rule_at_least slow-call latency.events 200 ||
-		{ fail "no function latency on the fallback: $(cat daemon.log)"; rc=1; }
-	near "func.p50 on the fallback" "$(rule_field slow-call value)" 5000000 10 || rc=1
+	slow_call_p50_is_5ms || rc=1
 	bpftool prog show 2>/dev/null | grep -qE 'tracepoint +name tp_sys_enter' ||
 		{ fail "the syscall probe is not a classic tracepoint program"; rc=1; }
 	grep -q "run-queue latency of a pid or cgroup needs the kernel's BTF" daemon.log ||
