@@ -54,6 +54,25 @@ struct task_struct___old {
 	long state;
 } __attribute__((preserve_access_index));
 
+/* Before 6.15 a kernfs node's parent was `parent`. */
+struct kernfs_node___old {
+	struct kernfs_node *parent;
+} __attribute__((preserve_access_index));
+
+/* How many levels cgroup_matches walks up with plain loads; a task deeper
+ * below the filter's cgroup is tested with cgroup_ancestor_id. */
+#define CGROUP_WALK_MAX 8
+
+static __always_inline struct kernfs_node *kernfs_parent(struct kernfs_node *kn)
+{
+	if (bpf_core_field_exists(kn->__parent))
+		return kn->__parent;
+	return ((struct kernfs_node___old *)kn)->parent;
+}
+
+/* cgroup_ancestor_id - the id of @cg's ancestor at @level, with helper
+ * reads: the ancestor array is a flexible array the verifier will not
+ * index through a BTF pointer. */
 static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, __u32 level)
 {
 	struct cgroup *anc = NULL;
@@ -70,17 +89,27 @@ static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, __u32 level)
 	}
 }
 
+/* cgroup_matches - whether @p's v2 cgroup is the filter's or below it.
+ * This runs at every wakeup, so it walks up the cgroup's kernfs nodes
+ * (a cgroup's depth is its node's) with plain loads through BTF
+ * pointers, not helper calls. */
 static __always_inline bool cgroup_matches(struct task_struct *p)
 {
-	struct cgroup *cg = BPF_CORE_READ(p, cgroups, dfl_cgrp);
-	int level;
+	struct cgroup *cg = p->cgroups->dfl_cgrp;
+	struct kernfs_node *kn;
+	int up;
 
 	if (!cg)
 		return false;
-	level = BPF_CORE_READ(cg, level);
-	if (level < (int)filter_level)
+	up = cg->level - (int)filter_level;
+	if (up < 0)
 		return false;
-	return cgroup_ancestor_id(cg, filter_level) == filter_cgroup;
+	if (up > CGROUP_WALK_MAX)
+		return cgroup_ancestor_id(cg, filter_level) == filter_cgroup;
+	kn = cg->kn;
+	for (int i = 0; i < CGROUP_WALK_MAX && i < up && kn; i++)
+		kn = kernfs_parent(kn);
+	return kn && kn->id == filter_cgroup;
 }
 
 static __always_inline bool comm_matches(const char *comm)
@@ -115,8 +144,9 @@ static __always_inline void stamp(struct task_struct *p)
 		*ts = bpf_ktime_get_ns();
 }
 
-/* finish - the interval @p started ends now: record it. */
-static __always_inline void finish(struct task_struct *p)
+/* finish - the interval @p started ends now: record it. @irqs_off: the
+ * caller runs with interrupts disabled (record_irqs_off). */
+static __always_inline void finish(struct task_struct *p, bool irqs_off)
 {
 	__u64 *ts = bpf_task_storage_get(&start, p, 0, 0);
 	__u64 t;
@@ -125,7 +155,11 @@ static __always_inline void finish(struct task_struct *p)
 		return;
 	t = *ts;
 	*ts = 0;
-	record(bpf_ktime_get_ns() - t);
+	t = bpf_ktime_get_ns() - t;
+	if (irqs_off)
+		record_irqs_off(t);
+	else
+		record(t);
 }
 
 /* --- run-queue latency -------------------------------------------------- */
@@ -165,7 +199,40 @@ int BPF_PROG(runq_switch, bool preempt, struct task_struct *prev, struct task_st
 	/* A task switched out while still runnable waits in the queue again. */
 	if (task_state(prev) == TASK_RUNNING)
 		runq_enqueue(prev);
-	finish(next);
+	finish(next, true);
+	return 0;
+}
+
+/* runq_switch_queued - run-queue latency from the scheduler's own
+ * bookkeeping, with one hook: with CONFIG_SCHED_INFO the kernel stamps
+ * sched_info.last_queued (rq clock) when a task is queued, woken or
+ * preempted, and clears it when the task runs, just after this
+ * tracepoint. Its wait is the rq clock (updated before the switch) minus
+ * that stamp: the very delta the kernel adds to the task's run_delay
+ * (/proc/PID/schedstat). No wakeup hooks, no stored start times, and
+ * tasks outside the scope cost nothing at wakeup.
+ *
+ * The rq is reached through the task's CFS run queue (every task has one
+ * with CONFIG_FAIR_GROUP_SCHED, whatever its class), not the `runqueues`
+ * per-CPU symbol, which kernels without CONFIG_KALLSYMS_ALL cannot
+ * resolve. Kernels without sched_info or group scheduling fail to load
+ * this program; user space then loads the wakeup-stamping ones above. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(runq_switch_queued, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u64 queued = next->sched_info.last_queued, now;
+	struct cfs_rq *cfs = next->se.cfs_rq;
+	struct rq *rq;
+
+	if (!queued || !cfs || !task_in_scope(next))
+		return 0;
+	rq = cfs->rq;
+	if (!rq)
+		return 0;
+	now = rq->clock;
+	if (now >= queued)
+		record_irqs_off(now - queued);
 	return 0;
 }
 
@@ -185,7 +252,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	/* Scoped: tasks outside the scope never look up their storage. */
 	if (filter_kind != LAT_FILTER_NONE && !current_in_scope())
 		return 0;
-	finish(bpf_get_current_task_btf());
+	finish(bpf_get_current_task_btf(), false);
 	return 0;
 }
 
@@ -239,6 +306,6 @@ int BPF_KPROBE(func_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(func_return)
 {
-	finish(bpf_get_current_task_btf());
+	finish(bpf_get_current_task_btf(), false);
 	return 0;
 }

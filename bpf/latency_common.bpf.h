@@ -30,7 +30,12 @@ struct {
 	__type(value, struct lat_row);
 } hist SEC(".maps");
 
-static __always_inline void record(__u64 delta)
+/* add_to_row - add one latency to this CPU's row. @exclusive: the caller
+ * runs with interrupts off (the scheduler's hooks), so nothing else on this
+ * CPU writes the row meanwhile and plain adds are enough. System call and
+ * uprobe programs may be preempted by another program of the same object
+ * on the same CPU, so theirs are atomic. */
+static __always_inline void add_to_row(__u64 delta, bool exclusive)
 {
 	__u32 zero = 0, b = lat_bucket_of(delta);
 	struct lat_row *row = bpf_map_lookup_elem(&hist, &zero);
@@ -38,15 +43,32 @@ static __always_inline void record(__u64 delta)
 
 	if (!row || b >= LAT_NBUCKETS)
 		return;
-	__sync_fetch_and_add(&row->counts[b], 1);
-	__sync_fetch_and_add(&row->events, 1);
-	__sync_fetch_and_add(&row->sum_ns, delta);
+	if (exclusive) {
+		row->counts[b]++;
+		row->events++;
+		row->sum_ns += delta;
+	} else {
+		__sync_fetch_and_add(&row->counts[b], 1);
+		__sync_fetch_and_add(&row->events, 1);
+		__sync_fetch_and_add(&row->sum_ns, delta);
+	}
 	if (row->max_epoch != ep) {
 		row->max_epoch = ep;
 		row->max_ns = delta;
 	} else if (delta > row->max_ns) {
 		row->max_ns = delta;
 	}
+}
+
+static __always_inline void record(__u64 delta)
+{
+	add_to_row(delta, false);
+}
+
+/* record_irqs_off - record() for callers with interrupts disabled. */
+static __always_inline void record_irqs_off(__u64 delta)
+{
+	add_to_row(delta, true);
 }
 
 static __always_inline bool syscall_wanted(long id)

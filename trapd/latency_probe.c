@@ -40,13 +40,24 @@ const char *latency_kind__name(enum lat_kind k)
 	return k < LAT_KIND_NR ? kind_names[k] : "?";
 }
 
+/* How run-queue latency is measured on BTF-typed tracepoints. */
+enum runq_hooks {
+	RUNQ_QUEUED, /* sched_switch alone, from sched_info.last_queued */
+	RUNQ_WAKEUP, /* wakeups stamp the task, sched_switch records */
+};
+
 /* programs - the programs of @k, NULL-terminated, in @skel. */
-static void programs(struct latency_bpf *skel, enum lat_kind k, struct bpf_program **out)
+static void programs(struct latency_bpf *skel, enum lat_kind k, enum runq_hooks rh,
+		     struct bpf_program **out)
 {
 	int n = 0;
 
 	switch (k) {
 	case LAT_KIND_RUNQ:
+		if (rh == RUNQ_QUEUED) {
+			out[n++] = skel->progs.runq_switch_queued;
+			break;
+		}
 		out[n++] = skel->progs.runq_wakeup;
 		out[n++] = skel->progs.runq_wakeup_new;
 		out[n++] = skel->progs.runq_switch;
@@ -92,11 +103,12 @@ static void autoload_only(struct bpf_object *obj, struct bpf_program **want)
 		bpf_program__set_autoload(want[i], true);
 }
 
-static void configure(struct latency_bpf *skel, const struct latency_probe_spec *s)
+static void configure(struct latency_bpf *skel, const struct latency_probe_spec *s,
+		      enum runq_hooks rh)
 {
 	struct bpf_program *want[4];
 
-	programs(skel, s->kind, want);
+	programs(skel, s->kind, rh, want);
 	autoload_only(skel->obj, want);
 	SET_FILTER(skel->rodata, s);
 	/* Only what this kind uses takes kernel memory. */
@@ -146,8 +158,10 @@ static int load_failed(int e, enum lat_kind k, const char *hooks, char *err, siz
 	return e;
 }
 
-static int load_btf(struct latency_probe *p, const struct latency_probe_spec *s, char *err,
-		    size_t errlen)
+/* open_load_btf - open the BTF-typed object configured for @s into
+ * p->skel and load it; 0 or a negative errno (p->skel kept for freeing). */
+static int open_load_btf(struct latency_probe *p, const struct latency_probe_spec *s,
+			 enum runq_hooks rh, char *err, size_t errlen)
 {
 	int e;
 
@@ -157,11 +171,29 @@ static int load_btf(struct latency_probe *p, const struct latency_probe_spec *s,
 		snprintf(err, errlen, "opening the latency programs: %s", strerror(-e));
 		return e;
 	}
-	configure(p->skel, s);
+	configure(p->skel, s, rh);
 	e = latency_bpf__load(p->skel);
 	/* libbpf parsed the kernel's BTF (megabytes) for the load and has
 	 * freed it: give that memory back. */
 	malloc_trim(0);
+	return e;
+}
+
+/* load_btf - @rh picks the run-queue programs; RUNQ_QUEUED falls back to
+ * RUNQ_WAKEUP on a kernel without sched_info or `runqueues` in its BTF. */
+static int load_btf(struct latency_probe *p, const struct latency_probe_spec *s,
+		    enum runq_hooks rh, char *err, size_t errlen)
+{
+	int e;
+
+	e = open_load_btf(p, s, rh, err, errlen);
+	if (e && p->skel && s->kind == LAT_KIND_RUNQ && rh == RUNQ_QUEUED) {
+		latency_bpf__destroy(p->skel);
+		p->skel = NULL;
+		e = open_load_btf(p, s, RUNQ_WAKEUP, err, errlen);
+	}
+	if (e && !p->skel)
+		return e;
 	if (e)
 		return load_failed(e, s->kind, "BTF-typed tracepoints", err, errlen);
 	p->hist = p->skel->maps.hist;
@@ -275,21 +307,25 @@ static int load_tp(struct latency_probe *p, const struct latency_probe_spec *s, 
 	return attach_failed(latency_tp_bpf__attach(p->tp), s->kind, err, errlen);
 }
 
-/* load - BTF-typed tracepoints where the kernel has BTF, else (or when
- * TRAPD_LATENCY_HOOKS=tracepoint asks, which the tests use to run the
- * fallback here) classic ones. */
+/* load - BTF-typed tracepoints where the kernel has BTF, else classic
+ * ones. TRAPD_LATENCY_HOOKS picks a fallback so the tests can run it
+ * here: "tracepoint" the classic tracepoints, "btf-wakeup" the run-queue
+ * programs for kernels without sched_info; "btf" is the default. */
 static int load(struct latency_probe *p, const struct latency_probe_spec *s, char *err,
 		size_t errlen)
 {
 	const char *hooks = getenv(HOOKS_ENV);
 
-	if (hooks && strcmp(hooks, "tracepoint") && strcmp(hooks, "btf")) {
-		snprintf(err, errlen, "%s=%s: expected tracepoint or btf", HOOKS_ENV, hooks);
+	if (hooks && strcmp(hooks, "tracepoint") && strcmp(hooks, "btf") &&
+	    strcmp(hooks, "btf-wakeup")) {
+		snprintf(err, errlen, "%s=%s: expected tracepoint, btf or btf-wakeup", HOOKS_ENV,
+			 hooks);
 		return -EINVAL;
 	}
 	if (hooks ? !strcmp(hooks, "tracepoint") : access(VMLINUX_BTF, R_OK) != 0)
 		return load_tp(p, s, err, errlen);
-	return load_btf(p, s, err, errlen);
+	return load_btf(p, s, hooks && !strcmp(hooks, "btf-wakeup") ? RUNQ_WAKEUP : RUNQ_QUEUED,
+			err, errlen);
 }
 
 struct latency_probe *latency_probe__open(const struct latency_probe_spec *spec, char *err,

@@ -141,6 +141,7 @@ test_latency_runqlat_rises_with_crowding_and_rule_fires() {
 	need_root_bpf || return
 	new_cgroup || return
 	local rc=0 quiet=$CG_DIR quiet_name=$CG_NAME crowded crowded_name p99_one p99_six cap
+	local deep_path=b/c/d/e/f/g/h/i/j
 	BURNERS=()
 	new_cgroup || { rmdir "$quiet"; return 1; }
 	crowded=$CG_DIR crowded_name=$CG_NAME
@@ -162,14 +163,36 @@ signal = runqlat.count
 cgroup = $quiet_name
 window = 2s
 above = 1000000
+
+[rule deep]
+signal = runqlat.count
+cgroup = $crowded_name/a
+window = 2s
+above = 1000000000
+
+[rule mid]
+signal = runqlat.count
+cgroup = $crowded_name/a/b/c
+window = 2s
+above = 1000000000
 EOF
 	} >rules.ini
-	start_daemon || { rmdir "$quiet" "$crowded"; return 1; }
+	# The crowd runs below the watched cgroups: 3 burners one level below
+	# [rule crowded]'s, 3 ten levels below. [rule mid] sees them 7 levels
+	# down, within the BPF side's walk up the tree (CGROUP_WALK_MAX, 8);
+	# [rule deep] 9 levels down, past it.
+	mkdir -p "$crowded/s" "$crowded/a/$deep_path" || return 1
+	start_daemon || { rm_cgroups "$quiet" "$crowded"; return 1; }
 	burners_in "$crowded" 1 10
+	bpftool prog show 2>/dev/null | grep -qE 'tracing +name runq_switch_que' ||
+		{ fail "run-queue latency is not measured from sched_info (runq_switch_queued)"; rc=1; }
 	sleep 3
 	p99_one=$(rule_field crowded latency.p99_ns)
+	[ "$(rule_field deep latency.events)" = 0 ] ||
+		{ fail "the deep cgroup counted the burner above it: $(rule_field deep latency.events) events"; rc=1; }
 	stop_burners
-	burners_in "$crowded" 6 15
+	burners_in "$crowded/s" 3 15
+	burners_in "$crowded/a/$deep_path" 3 15
 	wait_for 15 has_captures 1 || { fail "runqlat.p99 rule did not fire: $(cat daemon.log)"; rc=1; }
 	p99_six=$(rule_field crowded latency.p99_ns)
 	echo "    runqlat p99: ${p99_one:-no value} ns with 1 burner, ${p99_six:-no value} ns with 6 on $(nproc) CPUs"
@@ -177,6 +200,10 @@ EOF
 		{ fail "p99 did not rise past 5 ms: ${p99_one:-none} -> ${p99_six:-none}"; rc=1; }
 	[ "$(rule_field quiet latency.events)" = 0 ] ||
 		{ fail "the quiet cgroup counted $(rule_field quiet latency.events) events"; rc=1; }
+	[ "$(rule_field deep latency.events)" -gt 0 ] 2>/dev/null ||
+		{ fail "burners nine levels below [rule deep]'s cgroup were not counted"; rc=1; }
+	[ "$(rule_field mid latency.events)" -gt 0 ] 2>/dev/null ||
+		{ fail "burners seven levels below [rule mid]'s cgroup were not counted"; rc=1; }
 	wait_for 10 ls spool/*.json >/dev/null
 	cap=$(ls spool/*.json 2>/dev/null | head -1)
 	python3 - "$cap" <<'PY' || { fail "capture metadata lacks the latency window: $cap"; rc=1; }
@@ -195,8 +222,14 @@ PY
 		{ fail "the report does not show the window that fired: $(cat report.txt)"; rc=1; }
 	stop_burners
 	stop_daemon
-	rmdir "$quiet" "$crowded"
+	rm_cgroups "$quiet" "$crowded"
 	return $rc
+}
+
+# rm_cgroups DIR... - remove cgroups and every cgroup below them, deepest
+# first.
+rm_cgroups() {
+	find "$@" -depth -type d -exec rmdir {} + 2>/dev/null
 }
 
 # loop_device FILE - attach a 64 MiB file as a loop device; its name
@@ -330,6 +363,50 @@ EOF
 	"$TRAPD" status -S ctl.sock | grep -q "no function 'no_such_function'" ||
 		{ fail "status does not say why"; rc=1; }
 	stop_daemon
+	return $rc
+}
+
+# What a kernel without sched_info gets: wakeups stamp the task in
+# task-local storage, sched_switch records.
+test_latency_runqlat_wakeup_hooks() {
+	need_root_bpf || return
+	new_cgroup || return
+	local rc=0 quiet=$CG_DIR quiet_name=$CG_NAME crowded crowded_name p50
+	BURNERS=()
+	new_cgroup || { rmdir "$quiet"; return 1; }
+	crowded=$CG_DIR crowded_name=$CG_NAME
+	mkdir "$crowded/sub" || return 1
+	cp "$WORKLOADS/burner" ./crowd_burner
+	{
+		write_global
+		cat <<EOF2
+[rule crowded]
+signal = runqlat.p50
+cgroup = $crowded_name
+window = 2s
+above = 1h
+
+[rule quiet]
+signal = runqlat.count
+cgroup = $quiet_name
+window = 2s
+above = 1000000
+EOF2
+	} >rules.ini
+	TRAPD_LATENCY_HOOKS=btf-wakeup start_daemon || { rm_cgroups "$quiet" "$crowded"; return 1; }
+	burners_in "$crowded/sub" 4 8
+	sleep 4
+	p50=$(rule_field crowded latency.p50_ns)
+	echo "    runqlat p50 with 4 burners on $(nproc) CPUs, wakeup hooks: ${p50:-no value} ns"
+	[ "${p50:-0}" -gt 1000000 ] 2>/dev/null ||
+		{ fail "p50 of 4 burners on $(nproc) CPUs is ${p50:-nothing}, expected over 1 ms"; rc=1; }
+	bpftool prog show 2>/dev/null | grep -qE 'tracing +name runq_wakeup ' ||
+		{ fail "TRAPD_LATENCY_HOOKS=btf-wakeup did not load runq_wakeup"; rc=1; }
+	[ "$(rule_field quiet latency.events)" = 0 ] ||
+		{ fail "the quiet cgroup counted $(rule_field quiet latency.events) events"; rc=1; }
+	stop_burners
+	stop_daemon
+	rm_cgroups "$quiet" "$crowded"
 	return $rc
 }
 
