@@ -54,6 +54,8 @@ struct capture_trigger {
 	uint64_t latency_span_ns;	/* ...and the time it covered */
 };
 
+struct ci_record;
+
 struct capture_info {
 	char id[33];				/* 128 random bits, hex */
 	const char *trigger;			/* "manual" (`trapd capture`), "rule" (daemon) */
@@ -74,6 +76,7 @@ struct capture_info {
 	struct symbolizer_stats symbols;
 	uint64_t samples_stored; /* sum of the counts read back */
 	uint64_t profile_bytes;	 /* size of the written .pb.zst */
+	const struct ci_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
 };
 
 /* capture_new_id - fill @info->id with a fresh random id. */

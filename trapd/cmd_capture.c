@@ -4,18 +4,16 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rules/cgroup_path.h"
 #include "rules/units.h"
 #include "trapd/capture.h"
+#include "trapd/capture_loop.h"
 #include "trapd/commands.h"
 #include "trapd/log.h"
 #include "trapd/session.h"
@@ -223,61 +221,6 @@ static void default_output(struct capture_cmd *c, const struct capture_target *t
 	c->output = c->output_buf;
 }
 
-/* handle_signals - a started command gets a signal too (a terminal's ^C
- * reaches it anyway; a kill of trapd alone must not orphan it), and the
- * window ends; SIGCHLD is the command's exit, seen by the session. */
-static void handle_signals(struct session *s, int sigfd)
-{
-	struct signalfd_siginfo si;
-
-	while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
-			session__handle(s);
-			continue;
-		}
-		session__signal_command(s, (int)si.ssi_signo);
-		session__end(s, "interrupted");
-		return;
-	}
-}
-
-/* run_window - wait until the window ends: its duration, the target's
- * exit, or a signal. */
-static void run_window(struct session *s, int sigfd)
-{
-	for (;;) {
-		int64_t now = session__now_ns();
-		struct pollfd fds[2] = {
-			{ .fd = session__fd(s), .events = POLLIN },
-			{ .fd = sigfd, .events = POLLIN },
-		};
-
-		if (session__tick(s, now))
-			break;
-		if (poll(fds, 2, session__timeout_ms(s, now)) < 0 && errno != EINTR)
-			break;
-		if (fds[0].revents)
-			session__handle(s);
-		if (fds[1].revents)
-			handle_signals(s, sigfd);
-	}
-}
-
-static int block_signals(int *sigfd)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
-	*sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	return *sigfd < 0 ? -errno : 0;
-}
-
 static void print_summary(const struct capture_cmd *c, const struct capture_info *info)
 {
 	uint64_t lost = sampler__samples_lost(&info->stats);
@@ -321,7 +264,7 @@ static int run_capture(struct capture_cmd *c, struct session **sp, int *sigfd,
 	char err[512];
 	int e, ret = TRAPD_EXIT_FAILURE;
 
-	if (block_signals(sigfd)) {
+	if (capture_loop__block_signals(sigfd)) {
 		log_error("setting up signals: %s", strerror(errno));
 		return TRAPD_EXIT_FAILURE;
 	}
@@ -337,7 +280,7 @@ static int run_capture(struct capture_cmd *c, struct session **sp, int *sigfd,
 		log_error("starting the sampler: %s", strerror(-e));
 		return TRAPD_EXIT_FAILURE;
 	}
-	run_window(*sp, *sigfd);
+	capture_loop__run(*sp, *sigfd);
 	if (session__finish(*sp, c->output, info, err, sizeof(err))) {
 		log_error("%s", err);
 		return TRAPD_EXIT_FAILURE;

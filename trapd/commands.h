@@ -11,6 +11,8 @@ enum trapd_exit {
 	TRAPD_EXIT_OK = 0,
 	TRAPD_EXIT_FAILURE = 1, /* a runtime failure: BPF, I/O, a target that vanished */
 	TRAPD_EXIT_USAGE = 2,	/* bad usage or bad input: flags, files, rules */
+	TRAPD_EXIT_REGRESSION = 3, /* trapd diff, trapd ci: the profile regressed */
+	TRAPD_EXIT_RULE_FIRED = 4, /* trapd ci -c RULES: a rule fired during the run */
 };
 
 int cmd_capture(int argc, char **argv);
@@ -20,5 +22,7 @@ int cmd_daemon(int argc, char **argv);
 int cmd_arm(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_ci(int argc, char **argv);
 
 #endif

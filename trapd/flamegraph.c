@@ -1,9 +1,11 @@
 /* flamegraph.c - the stacktree as an SVG flame graph with an inline
- * script for hover details, zoom and search. */
+ * script for hover details, zoom and search; in differential mode the
+ * colours show the change from the tree's base side. */
 #include "trapd/flamegraph.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #define FRAME_H 16
@@ -16,6 +18,8 @@
 #define SUBTITLE_PAD 18
 #define BOTTOM_PAD 30
 #define SEARCH_FILL "rgb(230,0,230)"
+/* Magenta sits between the red and the blue of a differential graph. */
+#define DIFF_SEARCH_FILL "rgb(40,190,40)"
 
 struct fg_ctx {
 	FILE *out;
@@ -24,6 +28,9 @@ struct fg_ctx {
 	double scale;	  /* pixels per sample */
 	double avail;	  /* pixels across, padding excluded */
 	unsigned height;
+	bool diff;
+	int64_t base_total; /* the base side's root total */
+	double max_delta;   /* the largest |delta| among the frames drawn */
 };
 
 /* xml_putn - @n bytes of @s as XML character data or attribute value.
@@ -104,6 +111,93 @@ static int drawn(const struct fg_ctx *c, const struct stacktree_node *n)
 	return n->depth == 0 || (n->total > 0 && (double)n->total >= c->min_value);
 }
 
+int flamegraph_diff_shade(double delta, double max_abs_delta, bool is_new, unsigned char rgb[3])
+{
+	double mag = fabs(delta);
+	int v;
+
+	if (!rgb || !isfinite(delta) || !isfinite(max_abs_delta) || max_abs_delta < 0)
+		return -EINVAL;
+	if (is_new) {
+		rgb[0] = 255, rgb[1] = rgb[2] = FLAMEGRAPH_DIFF_FULL;
+		return 0;
+	}
+	if (mag == 0 || max_abs_delta == 0) {
+		rgb[0] = rgb[1] = rgb[2] = 255;
+		return 0;
+	}
+	if (mag > max_abs_delta)
+		mag = max_abs_delta;
+	v = 255 - (int)((255 - FLAMEGRAPH_DIFF_FULL) * mag / max_abs_delta + 0.5);
+	if (delta > 0)
+		rgb[0] = 255, rgb[1] = rgb[2] = (unsigned char)v;
+	else
+		rgb[0] = rgb[1] = (unsigned char)v, rgb[2] = 255;
+	return 0;
+}
+
+static double share_of(int64_t v, int64_t all)
+{
+	return all > 0 ? (double)v / (double)all : 0;
+}
+
+/* diff_delta - the change of @n's share of all samples from base to new. */
+static double diff_delta(const struct fg_ctx *c, const struct stacktree_node *n)
+{
+	return share_of(n->total, c->total) - share_of(n->base_total, c->base_total);
+}
+
+static bool diff_is_new(const struct stacktree_node *n)
+{
+	return n->total > 0 && n->base_total <= 0;
+}
+
+/* max_abs_delta - the largest |delta| of @n and the callees drawn. */
+static double max_abs_delta(const struct fg_ctx *c, const struct stacktree_node *n)
+{
+	double m = fabs(diff_delta(c, n)), cm;
+	uint32_t i;
+
+	for (i = 0; i < n->nchildren; i++) {
+		if (!drawn(c, n->children[i]))
+			continue;
+		cm = max_abs_delta(c, n->children[i]);
+		if (cm > m)
+			m = cm;
+	}
+	return m;
+}
+
+static void diff_fill(const struct fg_ctx *c, const struct stacktree_node *n, char *buf, size_t len)
+{
+	/* The shade fails only for NaN or a negative maximum, which shares
+	 * of counts cannot give; the frame would stay white. */
+	unsigned char rgb[3] = { 255, 255, 255 };
+
+	flamegraph_diff_shade(diff_delta(c, n), c->max_delta, diff_is_new(n), rgb);
+	snprintf(buf, len, "rgb(%d,%d,%d)", rgb[0], rgb[1], rgb[2]);
+}
+
+/* write_diff_title - the tail of @n's <title> in a differential graph:
+ * " (N samples, P%; was B%, +D pp)", or "; new, not in base" when base
+ * has no samples of it. The script cuts the name at the last " (". */
+static void write_diff_title(const struct fg_ctx *c, const struct stacktree_node *n)
+{
+	double pp = 100.0 * diff_delta(c, n);
+
+	fprintf(c->out, " (%" PRId64 " sample%s, %.2f%%; ", n->total, n->total == 1 ? "" : "s",
+		100.0 * share_of(n->total, c->total));
+	if (diff_is_new(n)) {
+		fputs("new, not in base)</title>", c->out);
+		return;
+	}
+	/* No "-0.00 pp" for a change that rounds away. */
+	if (pp > -0.005 && pp < 0.005)
+		pp = 0.0;
+	fprintf(c->out, "was %.2f%%, %+.2f pp)</title>",
+		100.0 * share_of(n->base_total, c->base_total), pp);
+}
+
 static unsigned drawn_depth(const struct fg_ctx *c, const struct stacktree_node *n)
 {
 	unsigned d = n->depth, cd;
@@ -150,12 +244,18 @@ static void write_frame(struct fg_ctx *c, const struct stacktree_node *n, int64_
 	double share = c->total > 0 ? 100.0 * (double)n->total / (double)c->total : 0;
 	char fill[48];
 
-	frame_fill(n, fill, sizeof(fill));
+	if (c->diff)
+		diff_fill(c, n, fill, sizeof(fill));
+	else
+		frame_fill(n, fill, sizeof(fill));
 	fprintf(c->out, "<g data-o=\"%" PRId64 "\" data-v=\"%" PRId64 "\" data-d=\"%u\"><title>",
 		offset, n->total, (unsigned)n->depth);
 	xml_put(c->out, n->name);
-	fprintf(c->out, " (%" PRId64 " sample%s, %.2f%%)</title>", n->total,
-		n->total == 1 ? "" : "s", share);
+	if (c->diff)
+		write_diff_title(c, n);
+	else
+		fprintf(c->out, " (%" PRId64 " sample%s, %.2f%%)</title>", n->total,
+			n->total == 1 ? "" : "s", share);
 	fprintf(c->out,
 		"<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>"
 		"<text x=\"%.2f\" y=\"%.0f\">",
@@ -196,8 +296,9 @@ static const char style[] =
 
 /* The script reads each frame's samples (data-o offset, data-v width,
  * data-d depth) and name (its <title> without the " (N samples, P%)"
- * tail) once, then only moves rectangles and rewrites labels. */
-static const char script[] =
+ * tail) once, then only moves rectangles and rewrites labels. It is
+ * written as script_head, the search fill, script_tail. */
+static const char script_head[] =
 	"'use strict';\n"
 	"var svg = document.documentElement, frames = [], W, XPAD = 10, FW = 12 * 0.59;\n"
 	"var details, matched, unzoom, searchBtn, searching = false;\n"
@@ -274,7 +375,9 @@ static const char script[] =
 	"  }\n"
 	"  frames.forEach(function (f) {\n"
 	"    var hit = re !== null && re.test(f.name);\n"
-	"    f.rect.setAttribute('fill', hit ? '" SEARCH_FILL "' : f.fill);\n"
+	"    f.rect.setAttribute('fill', hit ? '";
+static const char script_tail[] =
+	"' : f.fill);\n"
 	"    if (hit) hits.push(f);\n"
 	"  });\n"
 	"  searching = re !== null;\n"
@@ -288,9 +391,16 @@ static const char script[] =
 	"}\n"
 	"init();\n";
 
+/* The colours are the legend's words, darker so they read as text. */
+static const char diff_legend[] =
+	"<tspan style=\"fill: #c00000\">red</tspan>: share of all samples grew from base, "
+	"<tspan style=\"fill: #0030c0\">blue</tspan>: shrank; widths are the new profile, "
+	"frames only in base are not drawn";
+
 static void write_head(struct fg_ctx *c, unsigned width, const struct flamegraph_options *o)
 {
 	char clean[STACKTREE_MAX_NAME];
+	int y = 24;
 
 	fprintf(c->out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -307,11 +417,16 @@ static void write_head(struct fg_ctx *c, unsigned width, const struct flamegraph
 					      o->title ? o->title : FLAMEGRAPH_DEFAULT_TITLE));
 	fputs("</text>\n", c->out);
 	if (o->subtitle) {
-		fprintf(c->out, "<text id=\"subtitle\" x=\"%u\" y=\"%d\">", width / 2,
-			24 + SUBTITLE_PAD);
+		y += SUBTITLE_PAD;
+		fprintf(c->out, "<text id=\"subtitle\" x=\"%u\" y=\"%d\">", width / 2, y);
 		xml_put(c->out, stacktree__clean_name(clean, sizeof(clean), o->subtitle));
 		fputs("</text>\n", c->out);
 	}
+	if (c->diff)
+		fprintf(c->out,
+			"<text id=\"legend\" x=\"%u\" y=\"%d\" "
+			"style=\"fill: #555; text-anchor: middle\">%s</text>\n",
+			width / 2, y + SUBTITLE_PAD, diff_legend);
 	fprintf(c->out,
 		"<text id=\"unzoom\" class=\"ctl hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"ctl\" x=\"%u\" y=\"24\" "
@@ -326,9 +441,10 @@ static void write_tail(struct fg_ctx *c, unsigned width)
 		"</g>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 		"<text id=\"matched\" x=\"%u\" y=\"%u\"> </text>\n"
-		"<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n"
+		"<script type=\"text/ecmascript\"><![CDATA[\n%s%s%s]]></script>\n"
 		"</svg>\n",
-		XPAD, c->height - 10, width - XPAD, c->height - 10, script);
+		XPAD, c->height - 10, width - XPAD, c->height - 10, script_head,
+		c->diff ? DIFF_SEARCH_FILL : SEARCH_FILL, script_tail);
 }
 
 int flamegraph_write(FILE *out, const struct stacktree *t, const struct flamegraph_options *opt)
@@ -336,7 +452,7 @@ int flamegraph_write(FILE *out, const struct stacktree *t, const struct flamegra
 	static const struct flamegraph_options defaults = FLAMEGRAPH_OPTIONS_INIT;
 	const struct flamegraph_options *o = opt ? opt : &defaults;
 	struct fg_ctx c = { .out = out, .total = t->root->total };
-	unsigned depths;
+	unsigned depths, top_pad;
 
 	if (o->width < FLAMEGRAPH_MIN_WIDTH || o->width > FLAMEGRAPH_MAX_WIDTH ||
 	    !(o->min_pct >= 0 && o->min_pct <= 100))
@@ -345,7 +461,13 @@ int flamegraph_write(FILE *out, const struct stacktree *t, const struct flamegra
 	c.scale = c.total > 0 ? c.avail / (double)c.total : 0;
 	c.min_value = (double)c.total * o->min_pct / 100.0;
 	depths = drawn_depth(&c, t->root) + 1;
-	c.height = TOP_PAD + (o->subtitle ? SUBTITLE_PAD : 0) + depths * FRAME_H + BOTTOM_PAD;
+	top_pad = TOP_PAD + (o->subtitle ? SUBTITLE_PAD : 0) + (o->diff ? SUBTITLE_PAD : 0);
+	c.height = top_pad + depths * FRAME_H + BOTTOM_PAD;
+	if (o->diff) {
+		c.diff = true;
+		c.base_total = t->root->base_total;
+		c.max_delta = max_abs_delta(&c, t->root);
+	}
 	write_head(&c, o->width, o);
 	write_frames(&c, t->root, 0);
 	write_tail(&c, o->width);

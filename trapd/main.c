@@ -14,6 +14,7 @@ struct command {
 static const struct command commands[] = {
 	{ "capture", cmd_capture, "one-shot capture of a pid, a cgroup, the system or a command" },
 	{ "report", cmd_report, "top functions, folded stacks, pprof and SVG flame graph" },
+	{ "diff", cmd_diff, "what grew and shrank between two captures; differential flame graph" },
 	{ "check", cmd_check, "validate a rules file and print it normalised" },
 	{ "daemon", cmd_daemon, "the guard: watch the rules, capture when one fires" },
 	{ "arm", cmd_arm, "ask the running daemon for a capture now" },

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "trapd/atomic_file.h"
+#include "trapd/ci_record.h"
 #include "trapd/json.h"
 #include "trapd/latency_report.h"
 
@@ -188,6 +189,8 @@ int metadata_emit(FILE *out, const struct capture_info *info, const char *profil
 	json_kv_u64(&w, "period_ns", info->period_ns);
 	json_kv_u64(&w, "cpus", (uint64_t)info->ncpus);
 	emit_counts(&w, info);
+	if (info->ci)
+		ci_record__emit(&w, info->ci);
 	json_key(&w, "profile");
 	json_object_begin(&w);
 	json_kv_string(&w, "file", base_name(profile_path));

@@ -158,6 +158,9 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 	bad_input = e == -EINVAL;
 	if (e && !bad_input)
 		snprintf(err, errlen, "setting up the target: %s", strerror(-e));
+	if (!e && o->command_cgroup)
+		e = target_command_into(&s->target, o->command_cgroup, &s->sopts, &s->handle, err,
+					errlen);
 	if (!e)
 		e = open_sampler(s, o, err, errlen);
 	if (!e)
@@ -364,11 +367,9 @@ static void fill_info(const struct session *s, struct capture_info *info)
 	info->scope_widened = s->widened ? s->widened_why : NULL;
 }
 
-int session__finish(struct session *s, const char *path, struct capture_info *info, char *err,
-		    size_t errlen)
+int session__build(struct session *s, struct capture_info *info, struct profile **out, char *err,
+		   size_t errlen)
 {
-	struct profile *p = NULL;
-	char why[512];
 	int e;
 
 	if (!s->started) {
@@ -377,11 +378,22 @@ int session__finish(struct session *s, const char *path, struct capture_info *in
 	}
 	close_window(s);
 	fill_info(s, info);
-	e = capture_build_profile(s->sampler, s->sym, info, &p);
-	if (e) {
+	e = capture_build_profile(s->sampler, s->sym, info, out);
+	if (e)
 		snprintf(err, errlen, "reading the capture: %s", strerror(-e));
+	return e;
+}
+
+int session__finish(struct session *s, const char *path, struct capture_info *info, char *err,
+		    size_t errlen)
+{
+	struct profile *p = NULL;
+	char why[512];
+	int e;
+
+	e = session__build(s, info, &p, err, errlen);
+	if (e)
 		return e;
-	}
 	e = capture_write(path, p, info, why, sizeof(why));
 	profile__free(p);
 	if (e)

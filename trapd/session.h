@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "trapd/capture.h"
+#include "trapd/ci_cgroup.h"
 #include "trapd/sampler.h"
 
 struct session;
@@ -49,6 +50,12 @@ struct session_opts {
 	 * and never frees it. NULL: the session opens one sized for its window
 	 * and frees it. */
 	struct sampler *sampler;
+	/* COMMAND: put the command in this cgroup before it execs and
+	 * sample the cgroup (its children and their orphans included)
+	 * rather than follow its forks (`trapd ci`). The caller owns it and
+	 * removes it after the command. NULL: the command stays where trapd
+	 * is. */
+	struct ci_cgroup *command_cgroup;
 };
 
 /* session__now_ns - CLOCK_MONOTONIC now, in ns: the clock of every
@@ -137,6 +144,14 @@ void session__wait_command(struct session *s);
 /* session__target - the target as resolved: the cgroup's path and version,
  * a command's pid and, once reaped, its exit status (-1 until then). */
 const struct capture_target *session__target(const struct session *s);
+
+/* session__build - what session__finish does short of writing: stop the
+ * sampler and build the symbolized profile into *@out (free it with
+ * profile__free), filling @info like session__finish. For a caller that
+ * merges several windows into one capture (`trapd ci --runs`). Returns 0
+ * or a negative errno with @err filled. */
+int session__build(struct session *s, struct capture_info *info, struct profile **out, char *err,
+		   size_t errlen);
 
 /* session__finish - stop the sampler (if the window is still open), build
  * the symbolized profile and write @path (.pb.zst) and its .json sidecar

@@ -133,6 +133,32 @@ int target_prepare(struct capture_target *t, const char *cgroup_name, struct sam
 	}
 }
 
+int target_command_into(struct capture_target *t, struct ci_cgroup *cg, struct sampler_opts *o,
+			struct target_handle *h, char *err, size_t errlen)
+{
+	int e;
+
+	if (t->kind != CAPTURE_TARGET_COMMAND || t->pid <= 0) {
+		snprintf(err, errlen, "only a command can be put in a cgroup of its own");
+		return -EINVAL;
+	}
+	e = ci_cgroup__attach(cg, t->pid, err, errlen);
+	if (e)
+		return e;
+	if (!ci_cgroup__id(cg))
+		return 0; /* no v2 tree: follow the forks */
+	h->cgroup_fd = open(ci_cgroup__path(cg), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (h->cgroup_fd < 0) {
+		e = -errno;
+		snprintf(err, errlen, "opening %s: %s", ci_cgroup__path(cg), strerror(-e));
+		return e;
+	}
+	o->target = SAMPLER_TARGET_CGROUP;
+	o->cgroup_fd = h->cgroup_fd;
+	o->follow_forks = false;
+	return 0;
+}
+
 bool target_follows_members(const struct capture_target *t)
 {
 	return t->kind == CAPTURE_TARGET_CGROUP && t->cgroup.version == CGROUP_V1;

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "trapd/capture.h"
+#include "trapd/ci_cgroup.h"
 #include "trapd/sampler.h"
 
 /* The resources that follow a target while it is sampled. */
@@ -33,6 +34,14 @@ int target_parse_pid(const char *s, pid_t *out);
  * target_close whatever the result. */
 int target_prepare(struct capture_target *t, const char *cgroup_name, struct sampler_opts *o,
 		   struct target_handle *h);
+
+/* target_command_into - after target_prepare of a COMMAND target: move
+ * the held command into @cg and sample that cgroup (children and orphans
+ * included) instead of following forks; where @cg has no v2 directory
+ * the forks are still followed. Returns 0 or a negative errno with @err
+ * filled. */
+int target_command_into(struct capture_target *t, struct ci_cgroup *cg, struct sampler_opts *o,
+			struct target_handle *h, char *err, size_t errlen);
 
 /* target_watch - tell @s which thread groups to sample (pid, command,
  * cgroup v1 members); call again to pick up new cgroup v1 members. */

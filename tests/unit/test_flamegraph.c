@@ -1,9 +1,12 @@
 /* test_flamegraph.c - the SVG flame graph: well-formed XML (xmllint),
- * frame geometry and shares, escaping, omitted small frames, colours. */
+ * frame geometry and shares, escaping, omitted small frames, colours; the
+ * differential graph's shades, tooltips and legend; report mode output
+ * kept byte for byte (golden standard.svg). */
 #include "profile_fixture.h"
 #include "golden.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -293,6 +296,272 @@ static void test_huge_counts_do_not_overflow(void **state)
 	profile__free(p);
 }
 
+/* Report mode, byte for byte as before differential mode existed. */
+static void test_report_mode_output_is_unchanged(void **state)
+{
+	struct flamegraph_options o = FLAMEGRAPH_OPTIONS_INIT;
+	struct profile *p = fx_standard(), *base = profile__new();
+	struct stacktree *t = NULL;
+	struct golden_buf b;
+	char *svg, *two;
+
+	assert_false(o.diff);
+	o.title = "trapd: standard";
+	o.subtitle = "135 samples over 10.00s at 99 Hz, 4 processes";
+	svg = svg_of(p, &o);
+	golden_check("standard.svg", svg);
+	/* A base side changes nothing outside differential mode. */
+	fx_stack(base, "app", 100, 500, "main", "burn_30", NULL);
+	fx_stack(base, "gone", 300, 20, "only_in_base", NULL);
+	assert_int_equal(stacktree__from_profile(p, &t), 0);
+	assert_int_equal(stacktree__add_profile(t, base, STACKTREE_BASE), 0);
+	assert_int_equal(flamegraph_write(golden_open(&b), t, &o), 0);
+	two = golden_text(&b);
+	assert_string_equal(two, svg);
+	free(two);
+	free(svg);
+	stacktree__free(t);
+	profile__free(base);
+	profile__free(p);
+}
+
+static void assert_shade(double delta, double max, bool is_new, int r, int g, int b)
+{
+	unsigned char rgb[3] = { 1, 2, 3 };
+
+	assert_int_equal(flamegraph_diff_shade(delta, max, is_new, rgb), 0);
+	assert_int_equal(rgb[0], r);
+	assert_int_equal(rgb[1], g);
+	assert_int_equal(rgb[2], b);
+}
+
+static void test_diff_shade_colours(void **state)
+{
+	/* The largest change is full red or blue. */
+	assert_shade(0.25, 0.25, false, 255, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL);
+	assert_shade(-0.25, 0.25, false, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL, 255);
+	/* In proportion: 255 - round(175 * 0.2) and 255 - round(175 * 0.8). */
+	assert_shade(0.05, 0.25, false, 255, 220, 220);
+	assert_shade(-0.2, 0.25, false, 115, 115, 255);
+	/* Rounding to the nearest: 175 * 0.01 = 1.75 goes to 2. */
+	assert_shade(0.001, 0.1, false, 255, 253, 253);
+	/* No change is white, however large the others. */
+	assert_shade(0, 0.5, false, 255, 255, 255);
+	assert_shade(-0.0, 0.5, false, 255, 255, 255);
+	assert_shade(0, 0, false, 255, 255, 255);
+	/* A tiny change that is the largest is still full colour. */
+	assert_shade(-1e-15, 1e-15, false, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL, 255);
+	/* Beyond the maximum counts as the maximum. */
+	assert_shade(0.5, 0.25, false, 255, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL);
+	/* New frames are full red whatever their change. */
+	assert_shade(0.001, 0.5, true, 255, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL);
+	assert_shade(0, 0, true, 255, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL);
+}
+
+static void test_diff_shade_rejects_bad_input(void **state)
+{
+	unsigned char rgb[3] = { 1, 2, 3 };
+
+	assert_int_equal(flamegraph_diff_shade(NAN, 0.5, false, rgb), -EINVAL);
+	assert_int_equal(flamegraph_diff_shade(INFINITY, 0.5, true, rgb), -EINVAL);
+	assert_int_equal(flamegraph_diff_shade(0.1, NAN, false, rgb), -EINVAL);
+	assert_int_equal(flamegraph_diff_shade(0.1, INFINITY, false, rgb), -EINVAL);
+	assert_int_equal(flamegraph_diff_shade(0.1, -0.5, false, rgb), -EINVAL);
+	assert_int_equal(flamegraph_diff_shade(0.1, 0.5, false, NULL), -EINVAL);
+	assert_int_equal(rgb[0], 1);
+	assert_int_equal(rgb[1], 2);
+	assert_int_equal(rgb[2], 3);
+}
+
+/* diff_svg_of - the differential SVG of @new_p (main side) against @base
+ * added @base_times times to the base side. */
+static char *diff_svg_of(const struct profile *new_p, const struct profile *base, int base_times,
+			 const struct flamegraph_options *o)
+{
+	struct stacktree *t = NULL;
+	struct golden_buf b;
+	int i;
+
+	assert_int_equal(stacktree__from_profile(new_p, &t), 0);
+	for (i = 0; i < base_times; i++)
+		assert_int_equal(stacktree__add_profile(t, base, STACKTREE_BASE), 0);
+	assert_int_equal(flamegraph_write(golden_open(&b), t, o), 0);
+	stacktree__free(t);
+	return golden_text(&b);
+}
+
+/* BASE: 100 samples; NEW: 200. Shares of all samples, worked out by hand:
+ *   parse   10 % -> 30 %  +20 pp
+ *   render  70 % -> 45 %  -25 pp  (the largest change: full blue)
+ *   io      10 % -> 15 %   +5 pp
+ *   fresh    -   -> 10 %  new
+ *   legacy  10 % ->  -    only in base: not drawn
+ * all, app and main stay at 100 %. */
+static void diff_profiles(struct profile **new_p, struct profile **base)
+{
+	*base = profile__new();
+	*new_p = profile__new();
+	assert_non_null(*base);
+	assert_non_null(*new_p);
+	fx_stack(*base, "app", 100, 10, "main", "parse", NULL);
+	fx_stack(*base, "app", 100, 70, "main", "render", NULL);
+	fx_stack(*base, "app", 100, 10, "main", "io", NULL);
+	fx_stack(*base, "app", 100, 10, "main", "legacy", NULL);
+	fx_stack(*new_p, "app", 100, 60, "main", "parse", NULL);
+	fx_stack(*new_p, "app", 100, 90, "main", "render", NULL);
+	fx_stack(*new_p, "app", 100, 30, "main", "io", NULL);
+	fx_stack(*new_p, "app", 100, 20, "main", "fresh", NULL);
+}
+
+static void assert_fill(const char *svg, const char *name, int r, int g, int b)
+{
+	char buf[1024];
+	int rgb[3];
+
+	assert_non_null(frame_line(svg, name, buf, sizeof(buf)));
+	fill_of(buf, rgb);
+	assert_int_equal(rgb[0], r);
+	assert_int_equal(rgb[1], g);
+	assert_int_equal(rgb[2], b);
+}
+
+static void test_diff_svg_colours_and_tooltips(void **state)
+{
+	struct flamegraph_options o = FLAMEGRAPH_OPTIONS_INIT;
+	struct profile *new_p, *base;
+	char buf[1024], *svg;
+
+	diff_profiles(&new_p, &base);
+	o.diff = true;
+	o.title = "trapd diff: base.pb.zst -> new.pb.zst";
+	svg = diff_svg_of(new_p, base, 1, &o);
+	xmllint_check(svg);
+	assert_fill(svg, "parse", 255, 115, 115);
+	assert_fill(svg, "render", FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL, 255);
+	assert_fill(svg, "io", 255, 220, 220);
+	assert_fill(svg, "fresh", 255, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL);
+	assert_fill(svg, "main", 255, 255, 255);
+	assert_fill(svg, "app", 255, 255, 255);
+	assert_fill(svg, "all", 255, 255, 255);
+	/* Widths are NEW's: 1180 px for 200 samples, parse 60 from x 10 + 20
+	 * (fresh) + 30 (io), alphabetically. */
+	assert_non_null(frame_line(svg, "parse", buf, sizeof(buf)));
+	assert_non_null(strstr(buf,
+			       "<g data-o=\"50\" data-v=\"60\" data-d=\"3\"><title>parse (60 "
+			       "samples, 30.00%; was 10.00%, +20.00 pp)</title><rect x=\"305.00\" "
+			       "y=\"58\" width=\"354.00\""));
+	assert_non_null(strstr(svg, "<title>render (90 samples, 45.00%; was 70.00%, -25.00 pp)"
+				    "</title>"));
+	assert_non_null(
+		strstr(svg, "<title>io (30 samples, 15.00%; was 10.00%, +5.00 pp)</title>"));
+	assert_non_null(strstr(svg, "<title>fresh (20 samples, 10.00%; new, not in base)</title>"));
+	assert_non_null(strstr(svg, "<title>all (200 samples, 100.00%; was 100.00%, +0.00 pp)"
+				    "</title>"));
+	assert_null(strstr(svg, "legacy"));
+	/* A legend line under the title (no subtitle: where the subtitle
+	 * would be), one more line of height: 40 + 18 + 4 * 16 + 30. */
+	assert_non_null(strstr(svg, "<text id=\"legend\" x=\"600\" y=\"42\" "));
+	assert_non_null(strstr(svg, ">red</tspan>: share of all samples grew from base, "));
+	assert_non_null(strstr(svg, ">blue</tspan>: shrank;"));
+	assert_non_null(strstr(svg, "width=\"1200\" height=\"152\" viewBox=\"0 0 1200 152\""));
+	free(svg);
+	/* Under a subtitle, the legend moves down a line. */
+	o.subtitle = "200 samples";
+	svg = diff_svg_of(new_p, base, 1, &o);
+	assert_non_null(strstr(svg, "<text id=\"subtitle\" x=\"600\" y=\"42\">200 samples</text>"));
+	assert_non_null(strstr(svg, "<text id=\"legend\" x=\"600\" y=\"60\" "));
+	assert_non_null(strstr(svg, "height=\"170\""));
+	xmllint_check(svg);
+	free(svg);
+	profile__free(new_p);
+	profile__free(base);
+}
+
+static size_t count_of(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+/* A profile against itself, or against three copies of itself (same
+ * shares, other counts): every frame white, every change +0.00 pp. */
+static void test_diff_of_itself_is_neutral(void **state)
+{
+	struct flamegraph_options o = FLAMEGRAPH_OPTIONS_INIT;
+	struct profile *p = fx_standard();
+	size_t frames;
+	char *svg;
+	int times;
+
+	o.diff = true;
+	o.min_pct = 0;
+	for (times = 1; times <= 3; times += 2) {
+		svg = diff_svg_of(p, p, times, &o);
+		frames = count_of(svg, "<g data-o=");
+		/* 23 nodes with samples: all, 3 processes, 19 frames. */
+		assert_int_equal(frames, 23);
+		assert_int_equal(count_of(svg, "fill=\"rgb("), frames);
+		assert_int_equal(count_of(svg, "fill=\"rgb(255,255,255)\""), frames);
+		assert_int_equal(count_of(svg, ", +0.00 pp)</title>"), frames);
+		assert_null(strstr(svg, "new, not in base"));
+		assert_non_null(
+			strstr(svg, "<title>burn_60 (70 samples, 51.85%; was 51.85%, +0.00 pp)"));
+		xmllint_check(svg);
+		free(svg);
+	}
+	profile__free(p);
+}
+
+/* Search, zoom and hover read the same attributes and title shape; only
+ * the search highlight changes colour. */
+static void test_diff_keeps_the_interactive_parts(void **state)
+{
+	struct flamegraph_options o = FLAMEGRAPH_OPTIONS_INIT;
+	struct profile *new_p, *base;
+	const char *at, *end, *s;
+	char *svg, *report;
+
+	diff_profiles(&new_p, &base);
+	report = svg_of(new_p, &o);
+	o.diff = true;
+	svg = diff_svg_of(new_p, base, 1, &o);
+	assert_non_null(strstr(svg, "<text id=\"unzoom\" class=\"ctl hide\""));
+	assert_non_null(strstr(svg, "<text id=\"search\" class=\"ctl\""));
+	assert_non_null(strstr(svg, "<text id=\"details\""));
+	assert_non_null(strstr(svg, "<text id=\"matched\""));
+	assert_non_null(
+		strstr(svg, "f.rect.setAttribute('fill', hit ? 'rgb(40,190,40)' : f.fill);"));
+	assert_null(strstr(svg, "rgb(230,0,230)"));
+	assert_non_null(
+		strstr(report, "f.rect.setAttribute('fill', hit ? 'rgb(230,0,230)' : f.fill);"));
+	/* The rest of the script is the same. */
+	at = strstr(svg, "<script");
+	s = strstr(report, "<script");
+	assert_non_null(at);
+	assert_non_null(s);
+	assert_int_equal(strlen(at), strlen(s));
+	/* The script takes the name up to the title's last " (": a diff
+	 * tail must hold no other. */
+	for (s = svg; (at = strstr(s, "<title>")); s = end) {
+		end = strstr(at, "</title>");
+		assert_non_null(end);
+		at = strstr(at, " (");
+		assert_true(at && at < end);
+		at = strstr(at + 2, " (");
+		assert_true(!at || at > end);
+	}
+	assert_int_equal(count_of(svg, "<title>"), 7);
+	assert_int_equal(count_of(svg, "]]>"), 2);
+	assert_null(strstr(svg, "href"));
+	free(report);
+	free(svg);
+	profile__free(new_p);
+	profile__free(base);
+}
+
 static void test_bad_options_and_write_errors(void **state)
 {
 	struct flamegraph_options o = FLAMEGRAPH_OPTIONS_INIT;
@@ -333,6 +602,12 @@ int main(void)
 		cmocka_unit_test(test_empty_profile_draws_the_root),
 		cmocka_unit_test(test_huge_counts_do_not_overflow),
 		cmocka_unit_test(test_bad_options_and_write_errors),
+		cmocka_unit_test(test_report_mode_output_is_unchanged),
+		cmocka_unit_test(test_diff_shade_colours),
+		cmocka_unit_test(test_diff_shade_rejects_bad_input),
+		cmocka_unit_test(test_diff_svg_colours_and_tooltips),
+		cmocka_unit_test(test_diff_of_itself_is_neutral),
+		cmocka_unit_test(test_diff_keeps_the_interactive_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
