@@ -108,7 +108,7 @@ static inline bool profile_diff_samples(const struct profile *a, const struct pr
 	for (i = 0; i < a->nsamples; i++) {
 		x = &a->samples[i];
 		y = &b->samples[i];
-		if (x->count != y->count || x->pid != y->pid || x->tid != y->tid ||
+		if (x->count != y->count || x->pid != y->pid || x->tid != y->tid || x->run != y->run ||
 		    x->nlocs != y->nlocs || x->first_loc + x->nlocs > a->nstack_locs ||
 		    y->first_loc + y->nlocs > b->nstack_locs ||
 		    profile_diff_str(a, x->comm, b, y->comm) ||

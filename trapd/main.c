@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	{ "capture", cmd_capture, "one-shot capture of a pid, a cgroup, the system or a command" },
 	{ "report", cmd_report, "top functions, folded stacks, pprof and SVG flame graph" },
 	{ "diff", cmd_diff, "what grew and shrank between two captures; differential flame graph" },
+	{ "ci", cmd_ci, "run a benchmark, profile it, fail when it regressed against a baseline" },
 	{ "check", cmd_check, "validate a rules file and print it normalised" },
 	{ "daemon", cmd_daemon, "the guard: watch the rules, capture when one fires" },
 	{ "arm", cmd_arm, "ask the running daemon for a capture now" },

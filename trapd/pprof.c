@@ -2,9 +2,10 @@
  * the decoder is in pprof_decode.c.
  *
  * A single walk over the profile: sample types, samples (stack, [count,
- * count * period], labels pid, tid, comm, cgroup), mappings, locations,
- * functions, the string table (the profile's own, then any well-known
- * string it lacks), time, duration, period type and period, comments.
+ * count * period], labels pid, tid, comm, cgroup and, when set, run),
+ * mappings, locations, functions, the string table (the profile's own,
+ * then any well-known string it lacks), time, duration, period type and
+ * period, comments.
  */
 #include "trapd/pprof.h"
 
@@ -15,7 +16,7 @@
 #include "trapd/pprof_proto.h"
 
 const char *const pprof_well_known[WK_N] = {
-	"samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm", "cgroup",
+	"samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm", "cgroup", "run",
 };
 
 struct encoder {
@@ -26,12 +27,24 @@ struct encoder {
 	uint32_t nextra;
 };
 
+/* has_runs - whether a sample of @p has a run label. */
+static bool has_runs(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].run)
+			return true;
+	return false;
+}
+
 /* find_well_known - index the well-known strings: those the profile lacks
- * are appended after its own table. */
+ * are appended after its own table ("run" only when a sample needs it). */
 static void find_well_known(struct encoder *e)
 {
 	const struct profile *p = e->p;
 	bool found[WK_N] = { false };
+	bool runs = has_runs(p);
 	uint32_t i, k;
 
 	for (i = 0; i < p->nstrings; i++) {
@@ -43,7 +56,7 @@ static void find_well_known(struct encoder *e)
 		}
 	}
 	for (k = 0; k < WK_N; k++) {
-		if (found[k])
+		if (found[k] || (k == WK_RUN && !runs))
 			continue;
 		e->wk[k] = p->nstrings + e->nextra;
 		e->extra[e->nextra++] = pprof_well_known[k];
@@ -100,6 +113,8 @@ static void encode_sample(struct encoder *e, const struct profile_sample *s)
 	pb_put_packed_u64(&e->b, F_SAMPLE_VALUE, values, 2);
 	put_label(e, WK_PID, 0, s->pid);
 	put_label(e, WK_TID, 0, s->tid);
+	if (s->run)
+		put_label(e, WK_RUN, 0, s->run);
 	if (s->comm)
 		put_label(e, WK_COMM, s->comm, 0);
 	if (s->cgroup)

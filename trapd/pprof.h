@@ -1,7 +1,7 @@
 /* pprof.h - encode and decode pprof's profile.proto (uncompressed bytes).
  *
  * The encoder writes every field of struct profile: sample types
- * [samples/count, cpu/nanoseconds], per-sample labels pid, tid (numeric),
+ * [samples/count, cpu/nanoseconds], per-sample labels pid, tid, run (numeric; run only when set),
  * comm and cgroup (strings), mappings with build IDs, locations with one
  * line each, functions, the string table, time, duration, period type
  * cpu/nanoseconds, period and comments. `go tool pprof` reads the result.

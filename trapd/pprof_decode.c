@@ -575,11 +575,15 @@ static int decode_label(struct decoder *d, struct pb_reader *r, enum pb_wire wir
 	if (err)
 		return err;
 	key = profile__str(d->p, (uint32_t)v[LABEL_KEY]);
-	/* Labels trapd does not model are dropped. */
+	/* Labels trapd does not model are dropped. The numeric ones (pid,
+	 * tid, run) are kept as written, negative included; one without a num
+	 * reads as 0 (not recorded), and the last of repeated keys wins. */
 	if (strcmp(key, pprof_well_known[WK_PID]) == 0)
 		s->pid = (int64_t)v[LABEL_NUM];
 	else if (strcmp(key, pprof_well_known[WK_TID]) == 0)
 		s->tid = (int64_t)v[LABEL_NUM];
+	else if (strcmp(key, pprof_well_known[WK_RUN]) == 0)
+		s->run = (int64_t)v[LABEL_NUM];
 	else if (strcmp(key, pprof_well_known[WK_COMM]) == 0)
 		s->comm = (uint32_t)v[LABEL_STR];
 	else if (strcmp(key, pprof_well_known[WK_CGROUP]) == 0)

@@ -60,7 +60,9 @@ enum pprof_field {
 };
 
 /* Strings the encoder writes whether or not the profile has them (sample
- * and period types, label keys); the decoder recognises the label keys. */
+ * and period types, label keys); the decoder recognises the label keys.
+ * WK_RUN is the exception: it is written only when a sample has a run, so
+ * a profile without runs encodes exactly as it did before runs existed. */
 enum pprof_well_known {
 	WK_SAMPLES,
 	WK_COUNT,
@@ -70,6 +72,7 @@ enum pprof_well_known {
 	WK_TID,
 	WK_COMM,
 	WK_CGROUP,
+	WK_RUN,
 	WK_N
 };
 

@@ -5,7 +5,9 @@
  * mechanical: strings are interned in a table whose entry 0 is "", and
  * mappings, functions and locations are numbered from 1 (0 means "none").
  * Each sample points at a run of location ids, leaf first, and carries the
- * labels trapd records for every sample (pid, tid, comm, cgroup).
+ * labels trapd records for every sample (pid, tid, comm, cgroup), and,
+ * when one profile holds several runs of a command (profile_merge.h),
+ * the run it came from.
  *
  * Every table has a hard cap (PROFILE_MAX_*) so a hostile capture file
  * cannot make the reader allocate without bound; adders return -E2BIG past
@@ -54,6 +56,7 @@ struct profile_sample {
 	int64_t count;	  /* samples; value[1] is count * period */
 	int64_t pid;
 	int64_t tid;
+	int64_t run;	 /* 1-based run of `trapd ci --runs`; 0 = not recorded */
 	uint32_t comm;	 /* string index */
 	uint32_t cgroup; /* string index: cgroup path, 0 = not recorded */
 };

@@ -227,6 +227,100 @@ static void test_empty_input_is_an_empty_profile(void **state)
 	profile__free(q);
 }
 
+/* --- run labels --- */
+
+/* set_runs - runs 1, 2, 3, 0 (not recorded) and 2 on build_profile's
+ * five samples. */
+static void set_runs(struct profile *p)
+{
+	static const int64_t runs[] = { 1, 2, 3, 0, 2 };
+	size_t i;
+
+	assert_int_equal(p->nsamples, 5);
+	for (i = 0; i < p->nsamples; i++)
+		p->samples[i].run = runs[i];
+}
+
+static void test_run_labels_round_trip(void **state)
+{
+	struct profile *p = build_profile(), *q;
+	char why[128];
+	size_t i;
+
+	set_runs(p);
+	p->samples[1].run = -3; /* not written by trapd, but kept as read */
+	q = round_trip(p);
+	assert_false(profile_diff(p, q, why, sizeof(why)));
+	for (i = 0; i < p->nsamples; i++)
+		assert_int_equal(q->samples[i].run, p->samples[i].run);
+	profile__free(p);
+	profile__free(q);
+}
+
+/* small_profile - one of each thing, small enough to spell out its
+ * encoding. */
+static struct profile *small_profile(void)
+{
+	struct profile *p = profile__new();
+	uint32_t map, fn, loc;
+
+	assert_non_null(p);
+	map = mapping(p, 0x400000, 0x500000, 0x1000, "/bin/x", "abcd", true);
+	fn = function(p, "f", "_Z1fv", "/bin/x");
+	loc = location(p, map, 0x401000, fn);
+	sample(p, &loc, 1, 3, 10, 11, "x", "/x.slice");
+	sample(p, NULL, 0, 1, 0, 0, "idle", NULL);
+	assert_int_equal(profile__add_comment(p, "c"), 0);
+	p->period_ns = 1000;
+	p->time_ns = 5;
+	p->duration_ns = 7;
+	return p;
+}
+
+/* What small_profile encoded to before samples had runs: a profile
+ * without runs must keep encoding to exactly these bytes (no "run" in its
+ * string table, no run label). */
+static const uint8_t small_profile_pb[] = {
+	0x0a, 0x04, 0x08, 0x09, 0x10, 0x0a, 0x0a, 0x04, 0x08, 0x0b, 0x10, 0x0c, 0x12, 0x20,
+	0x0a, 0x01, 0x01, 0x12, 0x03, 0x03, 0xb8, 0x17, 0x1a, 0x04, 0x08, 0x0d, 0x18, 0x0a,
+	0x1a, 0x04, 0x08, 0x0e, 0x18, 0x0b, 0x1a, 0x04, 0x08, 0x0f, 0x10, 0x05, 0x1a, 0x04,
+	0x08, 0x10, 0x10, 0x06, 0x12, 0x13, 0x12, 0x03, 0x01, 0xe8, 0x07, 0x1a, 0x02, 0x08,
+	0x0d, 0x1a, 0x02, 0x08, 0x0e, 0x1a, 0x04, 0x08, 0x0f, 0x10, 0x07, 0x1a, 0x15, 0x08,
+	0x01, 0x10, 0x80, 0x80, 0x80, 0x02, 0x18, 0x80, 0x80, 0xc0, 0x02, 0x20, 0x80, 0x20,
+	0x28, 0x01, 0x30, 0x02, 0x38, 0x01, 0x22, 0x0d, 0x08, 0x01, 0x10, 0x01, 0x18, 0x80,
+	0xa0, 0x80, 0x02, 0x22, 0x02, 0x08, 0x01, 0x2a, 0x08, 0x08, 0x01, 0x10, 0x04, 0x18,
+	0x03, 0x20, 0x01, 0x32, 0x00, 0x32, 0x06, 0x2f, 0x62, 0x69, 0x6e, 0x2f, 0x78, 0x32,
+	0x04, 0x61, 0x62, 0x63, 0x64, 0x32, 0x05, 0x5f, 0x5a, 0x31, 0x66, 0x76, 0x32, 0x01,
+	0x66, 0x32, 0x01, 0x78, 0x32, 0x08, 0x2f, 0x78, 0x2e, 0x73, 0x6c, 0x69, 0x63, 0x65,
+	0x32, 0x04, 0x69, 0x64, 0x6c, 0x65, 0x32, 0x01, 0x63, 0x32, 0x07, 0x73, 0x61, 0x6d,
+	0x70, 0x6c, 0x65, 0x73, 0x32, 0x05, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x32, 0x03, 0x63,
+	0x70, 0x75, 0x32, 0x0b, 0x6e, 0x61, 0x6e, 0x6f, 0x73, 0x65, 0x63, 0x6f, 0x6e, 0x64,
+	0x73, 0x32, 0x03, 0x70, 0x69, 0x64, 0x32, 0x03, 0x74, 0x69, 0x64, 0x32, 0x04, 0x63,
+	0x6f, 0x6d, 0x6d, 0x32, 0x06, 0x63, 0x67, 0x72, 0x6f, 0x75, 0x70, 0x48, 0x05, 0x50,
+	0x07, 0x5a, 0x04, 0x08, 0x0b, 0x10, 0x0c, 0x60, 0xe8, 0x07, 0x6a, 0x01, 0x08,
+};
+
+static void test_profile_without_runs_encodes_as_before(void **state)
+{
+	struct profile *p = small_profile(), *q;
+	void *buf = NULL;
+	size_t len;
+
+	assert_int_equal(pprof_encode(p, &buf, &len), 0);
+	assert_int_equal(len, sizeof(small_profile_pb));
+	assert_memory_equal(buf, small_profile_pb, len);
+	free(buf);
+	/* One run makes the encoder add "run" to the string table. */
+	p->samples[0].run = 2;
+	q = round_trip(p);
+	assert_int_equal(q->nstrings, p->nstrings + 9);
+	assert_string_equal(profile__str(q, q->nstrings - 1), "run");
+	assert_int_equal(q->samples[0].run, 2);
+	assert_int_equal(q->samples[1].run, 0);
+	profile__free(p);
+	profile__free(q);
+}
+
 /* --- go tool pprof, the reference reader --- */
 
 static bool go_available(void)
@@ -321,6 +415,42 @@ static void test_go_tool_pprof_reads_our_encoding(void **state)
 	out = run_pprof("-traces -symbolize=none -tagfocus=comm=worker", path);
 	assert_contains(out, "schedule");
 	assert_contains(out, "pid:  42");
+	free(out);
+
+	free(buf);
+	profile__free(p);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_go_tool_pprof_shows_run_labels(void **state)
+{
+	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], *out;
+	struct profile *p;
+	void *buf = NULL;
+	size_t len;
+
+	if (!go_available())
+		skip();
+	p = build_profile();
+	set_runs(p);
+	assert_int_equal(pprof_encode(p, &buf, &len), 0);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/runs.pb.gz", dir);
+	write_gzip(path, buf, len);
+
+	out = run_pprof("-raw -symbolize=none", path);
+	assert_contains(out, "pid:[1234] run:[1] tid:[1235]");
+	assert_contains(out, "run:[2]");
+	assert_contains(out, "pid:[42] run:[3] tid:[43]");
+	/* The sample without a run has no run label. */
+	assert_contains(out, "pid:[7] tid:[7]");
+	free(out);
+
+	out = run_pprof("-traces -symbolize=none -tagfocus=run=3", path);
+	assert_contains(out, "run:  3");
+	assert_contains(out, "pid:  42");
+	assert_null(strstr(out, "pid:  1234"));
 	free(out);
 
 	free(buf);
@@ -613,6 +743,56 @@ static void test_unknown_fields_and_labels_are_skipped(void **state)
 	profile__free(p);
 }
 
+/* put_num_label - a label @key (string index) with a num, or with a str
+ * when @str is nonzero. */
+static void put_num_label(struct pb_buf *b, uint64_t key, uint64_t num, uint64_t str)
+{
+	size_t l = pb_msg_begin(b, 3);
+
+	pb_put_uint(b, 1, key);
+	if (str)
+		pb_put_uint(b, 2, str);
+	else
+		pb_put_uint(b, 3, num);
+	pb_msg_end(b, l);
+}
+
+static void test_run_labels_decode_like_pid_and_tid(void **state)
+{
+	static const char *const s[] = { "", "run", "pid", "two" };
+	struct pb_buf b;
+	struct profile *p;
+	size_t m, l;
+
+	pb_buf_init(&b, 1 << 16);
+	put_strings(&b, s, 4);
+	m = pb_msg_begin(&b, 2); /* repeated: the last one wins */
+	put_num_label(&b, 1, 4, 0);
+	put_num_label(&b, 1, 6, 0);
+	put_num_label(&b, 2, 9, 0);
+	pb_msg_end(&b, m);
+	m = pb_msg_begin(&b, 2); /* a string value: no num, not recorded */
+	put_num_label(&b, 1, 0, 3);
+	pb_msg_end(&b, m);
+	p = decode_ok(&b);
+	assert_int_equal(p->nsamples, 2);
+	assert_int_equal(p->samples[0].run, 6);
+	assert_int_equal(p->samples[0].pid, 9);
+	assert_int_equal(p->samples[1].run, 0);
+	profile__free(p);
+
+	/* A num that is not a varint is malformed, whatever the key. */
+	pb_buf_init(&b, 1 << 16);
+	put_strings(&b, s, 2);
+	m = pb_msg_begin(&b, 2);
+	l = pb_msg_begin(&b, 3);
+	pb_put_uint(&b, 1, 1);
+	pb_put_bytes(&b, 3, "2", 1);
+	pb_msg_end(&b, l);
+	pb_msg_end(&b, m);
+	decode_fails(&b, -EBADMSG, "label num has wire type 2, expected a varint");
+}
+
 static void test_location_with_unknown_function_is_refused(void **state)
 {
 	static const uint64_t fns[] = { 99 };
@@ -813,7 +993,11 @@ int main(void)
 		cmocka_unit_test(test_empty_profile_round_trips),
 		cmocka_unit_test(test_profile_of_empty_stacks_round_trips),
 		cmocka_unit_test(test_empty_input_is_an_empty_profile),
+		cmocka_unit_test(test_run_labels_round_trip),
+		cmocka_unit_test(test_profile_without_runs_encodes_as_before),
+		cmocka_unit_test(test_run_labels_decode_like_pid_and_tid),
 		cmocka_unit_test(test_go_tool_pprof_reads_our_encoding),
+		cmocka_unit_test(test_go_tool_pprof_shows_run_labels),
 		cmocka_unit_test(test_decodes_go_written_cpu_profile),
 		cmocka_unit_test(test_sparse_ids_in_any_order_resolve),
 		cmocka_unit_test(test_inlined_location_keeps_innermost_function),

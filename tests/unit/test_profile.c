@@ -94,6 +94,20 @@ static void test_locations_and_samples(void **state)
 	profile__free(p);
 }
 
+static void test_sample_keeps_its_run(void **state)
+{
+	struct profile *p = profile__new();
+	struct profile_sample tmpl = { .count = 1, .pid = 7, .tid = 7, .run = 3 };
+
+	assert_non_null(p);
+	assert_int_equal(profile__add_sample(p, NULL, 0, &tmpl), 0);
+	tmpl.run = 0;
+	assert_int_equal(profile__add_sample(p, NULL, 0, &tmpl), 0);
+	assert_int_equal(p->samples[0].run, 3);
+	assert_int_equal(p->samples[1].run, 0);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -101,6 +115,7 @@ int main(void)
 		cmocka_unit_test(test_many_strings_survive_growth),
 		cmocka_unit_test(test_overlong_string_is_refused),
 		cmocka_unit_test(test_locations_and_samples),
+		cmocka_unit_test(test_sample_keeps_its_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,7 +42,9 @@ __attribute__((noinline)) void iterate(long n)
 	}
 }
 
-__attribute__((noinline)) void child_work(long n) { iterate(n); }
+/* A leaf of its own: a sample in a leaf without its own frame loses the
+ * leaf's caller (frame pointers), so the children's work is named here. */
+__attribute__((noinline)) void child_work(long n) { spin(10 * UNIT * (unsigned long)n); }
 
 static void leave_orphan(unsigned seconds)
 {

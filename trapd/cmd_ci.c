@@ -1,0 +1,416 @@
+/* cmd_ci.c - `trapd ci`: the CI performance-regression trap. Run a
+ * command (N times) in a cgroup of its own, profile all of it, compare
+ * with a baseline capture and fail the job when it regressed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rules/units.h"
+#include "trapd/capture.h"
+#include "trapd/capture_loop.h"
+#include "trapd/ci_record.h"
+#include "trapd/ci_run.h"
+#include "trapd/commands.h"
+#include "trapd/diff_capture.h"
+#include "trapd/diff_report.h"
+#include "trapd/log.h"
+#include "trapd/profile_merge.h"
+
+#define DEFAULT_DIR "trapd-ci"
+#define DEFAULT_FREQ_HZ 499
+#define MAX_FREQ_HZ 100000
+#define MAX_TOP 1000000
+#define CAPTURE_NAME "profile.pb.zst"
+#define SUMMARY_NAME "summary.md"
+#define DIFF_SVG_NAME "diff.svg"
+
+struct ci_cmd {
+	const char *baseline;
+	const char *dir;
+	const char *parent_cgroup;
+	unsigned runs;
+	uint64_t freq_hz;
+	size_t top;
+	struct profile_diff_options opts;
+	char *const *argv;
+};
+
+enum {
+	OPT_BASELINE = 256,
+	OPT_MAX_REGRESS,
+	OPT_MIN_SHARE,
+	OPT_ALPHA,
+	OPT_RUNS,
+	OPT_TOP,
+	OPT_CGROUP_PARENT,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: trapd ci [--baseline FILE] [--max-regress PCT] [-o DIR] [--runs N]\n"
+		"                [-F HZ] [--top N] [--min-share PCT] [--alpha A] -- CMD ARGS\n\n"
+		"Run CMD (a benchmark or a test) in a cgroup of its own, sample all of it,\n"
+		"children included, from start to exit, and compare the profile with a\n"
+		"baseline capture. Writes to DIR: the new capture (%s and its .json\n"
+		"sidecar: keep it as the next baseline), %s (a Markdown summary for the\n"
+		"job's page or a pull request) and, with a baseline, %s (a differential\n"
+		"flame graph). The comparison is also printed.\n\n"
+		"Options:\n"
+		"      --baseline FILE    the capture to compare with (a previous run's %s)\n"
+		"      --max-regress PCT  growth of the run's CPU time, or of one function's,\n"
+		"                         allowed before it is a regression (default %g)\n"
+		"  -o, --output DIR       where the files go (default %s)\n"
+		"      --runs N           run CMD N times (default 1): the spread between\n"
+		"                         runs then counts in the comparison\n"
+		"  -F, --frequency HZ     samples per second per CPU (default %d)\n"
+		"      --top N            functions listed as grown and as shrunk (default %d)\n"
+		"      --min-share PCT    functions tested: those with this share of the\n"
+		"                         samples (default %g)\n"
+		"      --alpha A          false alarm rate over all the tests (default %g)\n"
+		"      --cgroup-parent P  make the run's cgroup under P (default: the cgroup\n"
+		"                         trapd runs in)\n"
+		"  -h, --help             this text\n\n"
+		"Exit status: CMD's own when it fails; %d when the profile regressed; 0\n"
+		"otherwise; 1 and 2 for trapd's own failures and bad usage.\n\n"
+		"Examples:\n"
+		"  trapd ci -o out -- ./bench --quick\n"
+		"  trapd ci --baseline main/profile.pb.zst --runs 3 -o out -- make check\n",
+		CAPTURE_NAME, SUMMARY_NAME, DIFF_SVG_NAME, CAPTURE_NAME,
+		PROFILE_DIFF_DEFAULT_MAX_REGRESS, DEFAULT_DIR, DEFAULT_FREQ_HZ,
+		DIFF_REPORT_DEFAULT_TOP, PROFILE_DIFF_DEFAULT_MIN_SHARE, PROFILE_DIFF_DEFAULT_ALPHA,
+		TRAPD_EXIT_REGRESSION);
+}
+
+/* parse_double - @s as a number in [@lo, @hi] ("10" or "10%"). */
+static int parse_double(const char *s, const char *what, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != s && *end == '%' && !end[1])
+		end++;
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+		log_error("bad %s '%s': expected a number from %g to %g", what, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_count(const char *s, const char *what, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		log_error("bad %s '%s': expected a whole number from %ld to %ld", what, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_option(struct ci_cmd *c, int opt, char **argv)
+{
+	long v;
+
+	switch (opt) {
+	case OPT_BASELINE:
+		c->baseline = optarg;
+		return 0;
+	case 'o':
+		c->dir = optarg;
+		return 0;
+	case OPT_CGROUP_PARENT:
+		c->parent_cgroup = optarg;
+		return 0;
+	case OPT_MAX_REGRESS:
+		return parse_double(optarg, "--max-regress", 0.001, 1e6, &c->opts.max_regress_pct);
+	case OPT_MIN_SHARE:
+		return parse_double(optarg, "--min-share", 0, 100, &c->opts.min_share_pct);
+	case OPT_ALPHA:
+		return parse_double(optarg, "--alpha", 1e-12, 0.5, &c->opts.alpha);
+	case OPT_RUNS:
+		if (parse_count(optarg, "--runs", 1, CI_RECORD_MAX_RUNS, &v))
+			return -EINVAL;
+		c->runs = (unsigned)v;
+		return 0;
+	case OPT_TOP:
+		if (parse_count(optarg, "--top", 0, MAX_TOP, &v))
+			return -EINVAL;
+		c->top = (size_t)v;
+		return 0;
+	case 'F':
+		if (units_parse_frequency(optarg, MAX_FREQ_HZ, &c->freq_hz)) {
+			log_error("bad frequency '%s': expected 1 to %d Hz, like 99 or 999Hz",
+				  optarg, MAX_FREQ_HZ);
+			return -EINVAL;
+		}
+		return 0;
+	case 'c':
+		log_error("-c RULES is not supported yet: trapd ci compares whole runs");
+		return -EINVAL;
+	case ':':
+		log_error("option '%s' needs a value; see 'trapd ci --help'", argv[optind - 1]);
+		return -EINVAL;
+	default:
+		log_error("unknown option '%s'; see 'trapd ci --help'", argv[optind - 1]);
+		return -EINVAL;
+	}
+}
+
+/* parse_args - fill @c; returns 0, 1 for --help, or -EINVAL (reported). */
+static int parse_args(struct ci_cmd *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "max-regress", required_argument, NULL, OPT_MAX_REGRESS },
+		{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct profile_diff_options defaults = PROFILE_DIFF_OPTIONS_INIT;
+	int opt;
+
+	c->dir = DEFAULT_DIR;
+	c->runs = 1;
+	c->freq_hz = DEFAULT_FREQ_HZ;
+	c->top = DIFF_REPORT_DEFAULT_TOP;
+	c->opts = defaults;
+	opterr = 0;
+	optind = 0;
+	/* '+': options end at the first non-option, CMD's own flags are its. */
+	while ((opt = getopt_long(argc, argv, "+:ho:F:c:", longopts, NULL)) != -1) {
+		if (opt == 'h')
+			return 1;
+		if (parse_option(c, opt, argv))
+			return -EINVAL;
+	}
+	if (optind >= argc) {
+		log_error("no command to run: trapd ci [OPTIONS] -- CMD ARGS (see --help)");
+		return -EINVAL;
+	}
+	c->argv = argv + optind;
+	return 0;
+}
+
+/* --- outputs --- */
+
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		log_error("cannot create %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int join(char *buf, size_t len, const char *dir, const char *name)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len) {
+		log_error("%s/%s: path too long", dir, name);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* write_no_baseline - the summary when there is nothing to compare with. */
+static int write_no_baseline(const char *path, const struct ci_record *r, const char *capture)
+{
+	FILE *f = fopen(path, "we");
+	char d[UNITS_DURATION_SHORT_LEN];
+	size_t i;
+
+	if (!f) {
+		log_error("cannot write %s: %s", path, strerror(errno));
+		return TRAPD_EXIT_FAILURE;
+	}
+	fprintf(f, "### trapd: no baseline to compare with\n\n"
+		   "This run's capture, `%s`, can be the next job's `--baseline`.\n\n"
+		   "| run | CPU time | wall time | exit status |\n| ---: | ---: | ---: | ---: |\n",
+		capture);
+	for (i = 0; i < r->nruns; i++) {
+		char w[UNITS_DURATION_SHORT_LEN];
+
+		fprintf(f, "| %zu | %s | %s | %d |\n", i + 1,
+			units_format_duration_short((uint64_t)r->runs[i].cpu_ns, d, sizeof(d)),
+			units_format_duration_short((uint64_t)r->runs[i].wall_ns, w, sizeof(w)),
+			r->runs[i].exit_status);
+	}
+	if (fclose(f)) {
+		log_error("cannot write %s: %s", path, strerror(errno));
+		return TRAPD_EXIT_FAILURE;
+	}
+	return TRAPD_EXIT_OK;
+}
+
+/* compare - the new capture against the baseline; the exit status. */
+static int compare(const struct ci_cmd *c, const char *capture, const char *summary)
+{
+	struct diff_capture base = { 0 }, new_cap = { 0 };
+	struct diff_outputs outs = { .text = true, .markdown = summary, .top = c->top };
+	char svg[PATH_MAX];
+	int ret;
+
+	if (join(svg, sizeof(svg), c->dir, DIFF_SVG_NAME))
+		return TRAPD_EXIT_USAGE;
+	outs.svg = svg;
+	outs.base_label = c->baseline;
+	outs.new_label = "this run";
+	ret = diff_capture__read(&base, c->baseline);
+	if (!ret)
+		ret = diff_capture__read(&new_cap, capture);
+	if (!ret)
+		ret = diff_capture__compare(&base, &new_cap, &c->opts, &outs);
+	diff_capture__release(&base);
+	diff_capture__release(&new_cap);
+	return ret;
+}
+
+/* --- runs --- */
+
+struct ci_state {
+	struct ci_record record;
+	struct profile *merged;
+	struct capture_info info;
+	int64_t first_start_ns;
+	int64_t duration_ns;
+	int signo;
+};
+
+/* run_all - the runs, merged into one profile; stops at a failing run.
+ * Returns 0 or an exit status. */
+static int run_all(const struct ci_cmd *c, int sigfd, struct ci_state *st)
+{
+	struct ci_run_opts o = { c->argv, c->freq_hz, c->parent_cgroup };
+	unsigned i;
+	int e;
+
+	for (i = 0; i < c->runs; i++) {
+		struct ci_run *run = &st->record.runs[i];
+		struct profile *p = NULL;
+
+		log_info("run %u of %u: %s", i + 1, c->runs, c->argv[0]);
+		e = ci_run__once(&o, sigfd, &st->info, &p, run, &st->signo);
+		if (e)
+			return e == -EINVAL ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
+		st->record.nruns = i + 1;
+		if (!i)
+			st->first_start_ns = st->info.start_ns;
+		st->duration_ns += st->info.duration_ns;
+		e = p ? profile_merge__add(st->merged, p, (int64_t)i + 1) : 0;
+		profile__free(p);
+		if (e) {
+			log_error("merging run %u's profile: %s", i + 1, strerror(-e));
+			return TRAPD_EXIT_FAILURE;
+		}
+		if (st->signo || run->exit_status)
+			break;
+	}
+	return TRAPD_EXIT_OK;
+}
+
+static int write_capture(const char *path, struct ci_state *st)
+{
+	char err[512];
+
+	st->info.ci = &st->record;
+	st->info.start_ns = st->first_start_ns;
+	st->info.duration_ns = st->duration_ns;
+	if (capture_write(path, st->merged, &st->info, err, sizeof(err))) {
+		log_error("writing the capture: %s", err);
+		return TRAPD_EXIT_FAILURE;
+	}
+	log_info("wrote %s", path);
+	return TRAPD_EXIT_OK;
+}
+
+/* verdict - after the runs: CMD's failure, the comparison, or 0. */
+static int verdict(const struct ci_cmd *c, const struct ci_state *st, const char *capture,
+		   const char *summary)
+{
+	const struct ci_run *last = &st->record.runs[st->record.nruns - 1];
+
+	if (st->signo)
+		return 128 + st->signo;
+	if (last->exit_status) {
+		log_error("run %zu: %s exited with status %d; nothing compared", st->record.nruns,
+			  c->argv[0], last->exit_status);
+		return last->exit_status;
+	}
+	if (!c->baseline) {
+		log_info("no --baseline: %s is the first of its line", capture);
+		return write_no_baseline(summary, &st->record, capture);
+	}
+	return compare(c, capture, summary);
+}
+
+static int run(const struct ci_cmd *c)
+{
+	struct ci_state st = { 0 };
+	char capture[PATH_MAX], summary[PATH_MAX];
+	int ret, sigfd = -1;
+
+	if (make_dir(c->dir) || join(capture, sizeof(capture), c->dir, CAPTURE_NAME) ||
+	    join(summary, sizeof(summary), c->dir, SUMMARY_NAME))
+		return TRAPD_EXIT_USAGE;
+	if (c->baseline && access(c->baseline, R_OK)) {
+		log_error("--baseline %s: %s", c->baseline, strerror(errno));
+		return TRAPD_EXIT_USAGE;
+	}
+	st.merged = profile__new();
+	if (!st.merged || capture_new_id(&st.info)) {
+		log_error("setting up: %s", strerror(errno));
+		profile__free(st.merged);
+		return TRAPD_EXIT_FAILURE;
+	}
+	st.info.trigger = "ci";
+	if (capture_loop__block_signals(&sigfd)) {
+		log_error("setting up signals: %s", strerror(errno));
+		ret = TRAPD_EXIT_FAILURE;
+		goto out;
+	}
+	ret = run_all(c, sigfd, &st);
+	if (!ret && st.record.nruns)
+		ret = write_capture(capture, &st);
+	if (!ret && st.record.nruns)
+		ret = verdict(c, &st, capture, summary);
+out:
+	if (sigfd >= 0)
+		close(sigfd);
+	profile__free(st.merged);
+	return ret;
+}
+
+int cmd_ci(int argc, char **argv)
+{
+	struct ci_cmd c = { 0 };
+	int ret;
+
+	ret = parse_args(&c, argc, argv);
+	if (ret) {
+		if (ret == 1)
+			usage(stdout);
+		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
+	}
+	return run(&c);
+}
