@@ -42,8 +42,7 @@ static int read_member(const struct json_value *run, size_t i, const char *key, 
 	return 0;
 }
 
-int ci_record__from_json(const struct json_value *v, struct ci_record *r, char *err,
-			 size_t errlen)
+int ci_record__from_json(const struct json_value *v, struct ci_record *r, char *err, size_t errlen)
 {
 	const struct json_value *runs = json_get(v, "runs");
 	size_t i, n = json_len(runs);
@@ -55,7 +54,8 @@ int ci_record__from_json(const struct json_value *v, struct ci_record *r, char *
 		return -EINVAL;
 	}
 	if (json_type(runs) != JSON_ARRAY || n < 1 || n > CI_RECORD_MAX_RUNS) {
-		snprintf(err, errlen, "runs: expected an array of 1 to %d runs", CI_RECORD_MAX_RUNS);
+		snprintf(err, errlen, "runs: expected an array of 1 to %d runs",
+			 CI_RECORD_MAX_RUNS);
 		return -EINVAL;
 	}
 	for (i = 0; i < n; i++) {

@@ -42,8 +42,7 @@ void ci_record__emit(struct json_writer *w, const struct ci_record *r);
  * run needs non-negative integer wall_ns and cpu_ns and an exit_status
  * from 0 to 255, and there are 1 to CI_RECORD_MAX_RUNS runs. Returns 0, or
  * -EINVAL with @err naming what was wrong ("runs[2].cpu_ns: ..."). */
-int ci_record__from_json(const struct json_value *v, struct ci_record *r, char *err,
-			 size_t errlen);
+int ci_record__from_json(const struct json_value *v, struct ci_record *r, char *err, size_t errlen);
 
 /* ci_record__cpu_ns - the CPU time of all runs. */
 int64_t ci_record__cpu_ns(const struct ci_record *r);

@@ -17,6 +17,7 @@
 #include "trapd/capture_loop.h"
 #include "trapd/ci_record.h"
 #include "trapd/ci_run.h"
+#include "trapd/cli_args.h"
 #include "trapd/commands.h"
 #include "trapd/diff_capture.h"
 #include "trapd/diff_report.h"
@@ -89,39 +90,6 @@ static void usage(FILE *out)
 		TRAPD_EXIT_REGRESSION);
 }
 
-/* parse_double - @s as a number in [@lo, @hi] ("10" or "10%"). */
-static int parse_double(const char *s, const char *what, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end != s && *end == '%' && !end[1])
-		end++;
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-		log_error("bad %s '%s': expected a number from %g to %g", what, s, lo, hi);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_count(const char *s, const char *what, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		log_error("bad %s '%s': expected a whole number from %ld to %ld", what, s, lo, hi);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_option(struct ci_cmd *c, int opt, char **argv)
 {
 	long v;
@@ -137,18 +105,20 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 		c->parent_cgroup = optarg;
 		return 0;
 	case OPT_MAX_REGRESS:
-		return parse_double(optarg, "--max-regress", 0.001, 1e6, &c->opts.max_regress_pct);
+		return cli_parse_number(optarg, "--max-regress", 0.001, 1e6,
+					&c->opts.max_regress_pct);
 	case OPT_MIN_SHARE:
-		return parse_double(optarg, "--min-share", 0, 100, &c->opts.min_share_pct);
+		return cli_parse_number(optarg, "--min-share", 0, 100, &c->opts.min_share_pct);
 	case OPT_ALPHA:
-		return parse_double(optarg, "--alpha", 1e-12, 0.5, &c->opts.alpha);
+		return cli_parse_number(optarg, "--alpha", 1e-12, 0.5, &c->opts.alpha);
 	case OPT_RUNS:
-		if (parse_count(optarg, "--runs", 1, CI_RECORD_MAX_RUNS, &v))
+		if (cli_parse_count(optarg, "--runs", NULL, 1, CI_RECORD_MAX_RUNS, &v))
 			return -EINVAL;
 		c->runs = (unsigned)v;
 		return 0;
 	case OPT_TOP:
-		if (parse_count(optarg, "--top", 0, MAX_TOP, &v))
+		if (cli_parse_count(optarg, "--top", "a number of rows from 0 (all) to 1000000", 0,
+				    MAX_TOP, &v))
 			return -EINVAL;
 		c->top = (size_t)v;
 		return 0;
@@ -244,9 +214,10 @@ static int write_no_baseline(const char *path, const struct ci_record *r, const 
 		log_error("cannot write %s: %s", path, strerror(errno));
 		return TRAPD_EXIT_FAILURE;
 	}
-	fprintf(f, "### trapd: no baseline to compare with\n\n"
-		   "This run's capture, `%s`, can be the next job's `--baseline`.\n\n"
-		   "| run | CPU time | wall time | exit status |\n| ---: | ---: | ---: | ---: |\n",
+	fprintf(f,
+		"### trapd: no baseline to compare with\n\n"
+		"This run's capture, `%s`, can be the next job's `--baseline`.\n\n"
+		"| run | CPU time | wall time | exit status |\n| ---: | ---: | ---: | ---: |\n",
 		capture);
 	for (i = 0; i < r->nruns; i++) {
 		char w[UNITS_DURATION_SHORT_LEN];

@@ -14,12 +14,14 @@
 #include "trapd/capture.h"
 #include "trapd/capture_file.h"
 #include "trapd/ci_record.h"
+#include "trapd/cli_args.h"
 #include "trapd/commands.h"
 #include "trapd/diff_capture.h"
 #include "trapd/diff_report.h"
 #include "trapd/log.h"
 
 #define MAX_TOP 1000000
+#define TOP_EXPECTED "a number of rows from 0 (all) to 1000000"
 
 struct diff_cmd {
 	const char *base;
@@ -70,40 +72,6 @@ static void usage(FILE *out)
 		PROFILE_DIFF_DEFAULT_MIN_SHARE, PROFILE_DIFF_DEFAULT_ALPHA, TRAPD_EXIT_REGRESSION);
 }
 
-/* parse_number - @s as a finite double in [@lo, @hi]; reports @what. */
-static int parse_number(const char *s, const char *what, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end != s && *end == '%' && !end[1])
-		end++;
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-		log_error("bad %s '%s': expected a number from %g to %g", what, s, lo, hi);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_top(const char *s, size_t *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > MAX_TOP) {
-		log_error("bad --top '%s': expected a number of rows from 0 (all) to %d", s,
-			  MAX_TOP);
-		return -EINVAL;
-	}
-	*out = (size_t)v;
-	return 0;
-}
-
 static int check_args(struct diff_cmd *c, int argc, char **argv)
 {
 	if (argc - optind < 2) {
@@ -119,7 +87,8 @@ static int check_args(struct diff_cmd *c, int argc, char **argv)
 	c->base = argv[optind];
 	c->new_file = argv[optind + 1];
 	if (c->svg && !strcmp(c->svg, "-") && c->markdown && !strcmp(c->markdown, "-")) {
-		log_error("--svg and --markdown cannot both write to stdout ('-'); give one a file");
+		log_error(
+			"--svg and --markdown cannot both write to stdout ('-'); give one a file");
 		return -EINVAL;
 	}
 	return 0;
@@ -127,9 +96,14 @@ static int check_args(struct diff_cmd *c, int argc, char **argv)
 
 static int parse_option(struct diff_cmd *c, int opt, char **argv)
 {
+	long top;
+
 	switch (opt) {
 	case OPT_TOP:
-		return parse_top(optarg, &c->top);
+		if (cli_parse_count(optarg, "--top", TOP_EXPECTED, 0, MAX_TOP, &top))
+			return -EINVAL;
+		c->top = (size_t)top;
+		return 0;
 	case OPT_SVG:
 		c->svg = optarg;
 		return 0;
@@ -137,11 +111,12 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 		c->markdown = optarg;
 		return 0;
 	case OPT_MAX_REGRESS:
-		return parse_number(optarg, "--max-regress", 0.001, 1e6, &c->opts.max_regress_pct);
+		return cli_parse_number(optarg, "--max-regress", 0.001, 1e6,
+					&c->opts.max_regress_pct);
 	case OPT_MIN_SHARE:
-		return parse_number(optarg, "--min-share", 0, 100, &c->opts.min_share_pct);
+		return cli_parse_number(optarg, "--min-share", 0, 100, &c->opts.min_share_pct);
 	case OPT_ALPHA:
-		return parse_number(optarg, "--alpha", 1e-12, 0.5, &c->opts.alpha);
+		return cli_parse_number(optarg, "--alpha", 1e-12, 0.5, &c->opts.alpha);
 	case ':':
 		log_error("option '%s' needs a value; see 'trapd diff --help'", argv[optind - 1]);
 		return -EINVAL;

@@ -14,6 +14,7 @@
 #include "trapd/atomic_file.h"
 #include "trapd/capture.h"
 #include "trapd/capture_file.h"
+#include "trapd/cli_args.h"
 #include "trapd/commands.h"
 #include "trapd/flamegraph.h"
 #include "trapd/folded.h"
@@ -24,6 +25,7 @@
 #include "trapd/stacktree.h"
 
 #define MAX_TOP 1000000
+#define TOP_EXPECTED "a number of rows from 0 (all) to 1000000"
 #define SIDECAR_MAX_BYTES (16u << 20)
 
 struct report_cmd {
@@ -76,22 +78,6 @@ static void usage(FILE *out)
 		REPORT_DEFAULT_TOP);
 }
 
-static int parse_top(const char *s, size_t *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v > MAX_TOP) {
-		log_error("bad --top '%s': expected a number of rows from 0 (all) to %d", s,
-			  MAX_TOP);
-		return -EINVAL;
-	}
-	*out = (size_t)v;
-	return 0;
-}
-
 /* check_args - what getopt cannot: the one FILE, and outputs that fit
  * together. */
 static int check_args(struct report_cmd *c, int argc, char **argv)
@@ -133,6 +119,7 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	long top;
 	int opt;
 
 	c->top = REPORT_DEFAULT_TOP;
@@ -143,8 +130,9 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		case 'h':
 			return 1;
 		case OPT_TOP:
-			if (parse_top(optarg, &c->top))
+			if (cli_parse_count(optarg, "--top", TOP_EXPECTED, 0, MAX_TOP, &top))
 				return -EINVAL;
+			c->top = (size_t)top;
 			break;
 		case OPT_FOLDED:
 			c->folded = optarg;

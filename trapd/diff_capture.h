@@ -22,10 +22,10 @@ struct diff_capture {
 
 /* What to write, and where ("-" is stdout; NULL: not asked for). */
 struct diff_outputs {
-	bool text;	      /* the terminal table on stdout */
-	const char *markdown; /* Markdown summary */
-	const char *svg;      /* differential flame graph */
-	size_t top;	      /* functions listed each way; 0: all */
+	bool text;			    /* the terminal table on stdout */
+	const char *markdown;		    /* Markdown summary */
+	const char *svg;		    /* differential flame graph */
+	size_t top;			    /* functions listed each way; 0: all */
 	const char *base_label, *new_label; /* NULL: the files' base names */
 };
 

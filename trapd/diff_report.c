@@ -75,24 +75,26 @@ static size_t limit(size_t n, size_t top)
 }
 
 /* headline - one sentence with the verdict. */
-static void headline(FILE *out, const struct profile_diff *d, const char *before,
-		     const char *after)
+static void headline(FILE *out, const struct profile_diff *d, const char *before, const char *after)
 {
 	char chg[CHANGE_LEN];
 
 	fmt_change(d->cpu_change, chg, sizeof(chg));
 	if (!d->regressed)
-		fprintf(out, "%sNo regression%s: CPU time %s, no function grew significantly past "
-			     "+%.4g %%.\n",
+		fprintf(out,
+			"%sNo regression%s: CPU time %s, no function grew significantly past "
+			"+%.4g %%.\n",
 			before, after, chg, d->opts.max_regress_pct);
 	else if (d->cpu_verdict == PROFILE_DIFF_REGRESSED)
-		fprintf(out, "%sRegression%s: CPU time %s (threshold +%.4g %%); %zu function%s "
-			     "regressed.\n",
+		fprintf(out,
+			"%sRegression%s: CPU time %s (threshold +%.4g %%); %zu function%s "
+			"regressed.\n",
 			before, after, chg, d->opts.max_regress_pct, d->nregressed,
 			d->nregressed == 1 ? "" : "s");
 	else
-		fprintf(out, "%sRegression%s: %zu function%s grew significantly past +%.4g %% "
-			     "(CPU time %s).\n",
+		fprintf(out,
+			"%sRegression%s: %zu function%s grew significantly past +%.4g %% "
+			"(CPU time %s).\n",
 			before, after, d->nregressed, d->nregressed == 1 ? "" : "s",
 			d->opts.max_regress_pct, chg);
 }
@@ -152,8 +154,8 @@ int diff_report__text(FILE *out, const struct profile_diff *d, size_t top)
 	char b[UNITS_DURATION_SHORT_LEN], n[UNITS_DURATION_SHORT_LEN], chg[CHANGE_LEN];
 
 	headline(out, d, "", "");
-	fprintf(out, "CPU time: %s -> %s (%s)%s, %zu -> %zu run%s; samples %" PRId64 " -> %" PRId64
-		     "\n",
+	fprintf(out,
+		"CPU time: %s -> %s (%s)%s, %zu -> %zu run%s; samples %" PRId64 " -> %" PRId64 "\n",
 		fmt_cpu(d->base_cpu_ns, b, sizeof(b)), fmt_cpu(d->new_cpu_ns, n, sizeof(n)),
 		fmt_change(d->cpu_change, chg, sizeof(chg)),
 		d->cpu_measured ? "" : ", estimated from samples", d->base_runs, d->new_runs,
@@ -207,8 +209,9 @@ static void md_row(FILE *out, const struct profile_diff_function *f)
 
 	fputs("| ", out);
 	md_code(out, f->name);
-	fprintf(out, " | %s%s%s | %.2f %% | %.2f %% | %.2f %% | %.2f %% | %" PRId64 " | %" PRId64
-		     " | %s |\n",
+	fprintf(out,
+		" | %s%s%s | %.2f %% | %.2f %% | %.2f %% | %.2f %% | %" PRId64 " | %" PRId64
+		" | %s |\n",
 		bold ? "**" : "", fmt_change(f->change, chg, sizeof(chg)), bold ? "**" : "",
 		f->base_self_share * 100.0, f->new_self_share * 100.0, f->base_total_share * 100.0,
 		f->new_total_share * 100.0, f->base_self, f->new_self,

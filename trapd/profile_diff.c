@@ -245,7 +245,8 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 		if (!shown(&rows[i]))
 			continue;
 		fill_function(&d->funcs[n], &rows[i], d);
-		if (d->funcs[n].base_self_share >= min_share || d->funcs[n].new_self_share >= min_share)
+		if (d->funcs[n].base_self_share >= min_share ||
+		    d->funcs[n].new_self_share >= min_share)
 			d->ntested++;
 		n++;
 	}
@@ -303,7 +304,8 @@ int profile_diff__compare(const struct stacktree *t, const struct profile_diff_s
 	} else {
 		/* One run a side: its noise is unknown; the threshold decides. */
 		out->cpu_p_value = NAN;
-		out->cpu_verdict = judge(out->cpu_change, 0.0, 1.0, out->opts.max_regress_pct / 100.0);
+		out->cpu_verdict =
+			judge(out->cpu_change, 0.0, 1.0, out->opts.max_regress_pct / 100.0);
 	}
 	err = judge_functions(t, out, cpu_var);
 	if (err) {

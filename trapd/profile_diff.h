@@ -47,17 +47,17 @@ struct profile_diff_options {
 	double alpha;		/* 0 .. 0.5: family-wise false alarm rate */
 };
 
-#define PROFILE_DIFF_OPTIONS_INIT                                                        \
-	{                                                                                \
-		.max_regress_pct = PROFILE_DIFF_DEFAULT_MAX_REGRESS,                     \
-		.min_share_pct = PROFILE_DIFF_DEFAULT_MIN_SHARE,                         \
-		.alpha = PROFILE_DIFF_DEFAULT_ALPHA                                      \
+#define PROFILE_DIFF_OPTIONS_INIT                                                                  \
+	{                                                                                          \
+		.max_regress_pct = PROFILE_DIFF_DEFAULT_MAX_REGRESS,                               \
+		.min_share_pct = PROFILE_DIFF_DEFAULT_MIN_SHARE,                                   \
+		.alpha = PROFILE_DIFF_DEFAULT_ALPHA                                                \
 	}
 
 /* What one side's runs cost. */
 struct profile_diff_side {
-	double cpu_ns;	      /* CPU time of all its runs; <= 0: estimate from samples */
-	int64_t period_ns;    /* sampling period, for the estimate; 0: unknown */
+	double cpu_ns;		  /* CPU time of all its runs; <= 0: estimate from samples */
+	int64_t period_ns;	  /* sampling period, for the estimate; 0: unknown */
 	const double *run_cpu_ns; /* each run's CPU time, or NULL */
 	size_t nruns;		  /* entries in run_cpu_ns (0 or 1: one run) */
 };
@@ -85,8 +85,8 @@ struct profile_diff {
 	/* The whole run. */
 	int64_t base_samples, new_samples;
 	double base_cpu_ns, new_cpu_ns;
-	bool cpu_measured; /* both sides' CPU time was measured, not estimated */
-	double cpu_change; /* new / base - 1 */
+	bool cpu_measured;  /* both sides' CPU time was measured, not estimated */
+	double cpu_change;  /* new / base - 1 */
 	double cpu_p_value; /* Welch's t with runs on both sides; else NAN (not testable) */
 	size_t base_runs, new_runs;
 	enum profile_diff_change cpu_verdict;
@@ -95,10 +95,10 @@ struct profile_diff {
 	 * then the rest by added CPU time, largest growth first. */
 	struct profile_diff_function *funcs;
 	size_t nfuncs;
-	size_t ntested;	     /* functions tested (over min_share) */
-	double p_threshold;  /* alpha / ntested: a function's p must be below it */
-	size_t nregressed;   /* functions REGRESSED */
-	bool regressed;	     /* the whole run or any function regressed */
+	size_t ntested;	    /* functions tested (over min_share) */
+	double p_threshold; /* alpha / ntested: a function's p must be below it */
+	size_t nregressed;  /* functions REGRESSED */
+	bool regressed;	    /* the whole run or any function regressed */
 	struct profile_diff_options opts;
 };
 

@@ -1,0 +1,45 @@
+/* cli_args.c - checked number arguments for command-line options. */
+#include "trapd/cli_args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "trapd/log.h"
+
+int cli_parse_count(const char *s, const char *option, const char *expected, long lo, long hi,
+		    long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		if (expected)
+			log_error("bad %s '%s': expected %s", option, s, expected);
+		else
+			log_error("bad %s '%s': expected a whole number from %ld to %ld", option, s,
+				  lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_number(const char *s, const char *option, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != s && *end == '%' && !end[1])
+		end++;
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+		log_error("bad %s '%s': expected a number from %g to %g", option, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* cli_args.h - number arguments of command-line options, checked and
+ * reported the same way by every command ("bad --top 'x': expected ...").
+ */
+#ifndef TRAPD_CLI_ARGS_H
+#define TRAPD_CLI_ARGS_H
+
+/* cli_parse_count - @s as a whole decimal number from @lo to @hi into
+ * *@out. On failure logs "bad OPTION 'S': expected EXPECTED" (@expected
+ * NULL: "a whole number from LO to HI") and returns -EINVAL. */
+int cli_parse_count(const char *s, const char *option, const char *expected, long lo, long hi,
+		    long *out);
+
+/* cli_parse_number - @s as a finite number from @lo to @hi, optionally
+ * followed by '%' ("10", "2.5%"), into *@out. On failure logs "bad OPTION
+ * 'S': expected a number from LO to HI" and returns -EINVAL. */
+int cli_parse_number(const char *s, const char *option, double lo, double hi, double *out);
+
+#endif
