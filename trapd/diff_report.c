@@ -141,7 +141,7 @@ static void text_section(FILE *out, const struct profile_diff *d, const char *ti
 	if (!n)
 		return;
 	fprintf(out, "\n%s (self CPU time):\n", title);
-	fprintf(out, "  %9s %-9s %17s  %18s  %s\n", "CHANGE", "", "SELF SHARE", "SAMPLES",
+	fprintf(out, "  %9s %-9s %18s  %18s  %s\n", "CHANGE", "", "SELF SHARE", "SAMPLES",
 		"FUNCTION");
 	for (i = 0; i < shown; i++)
 		text_row(out, grew ? &d->funcs[i] : &d->funcs[d->nfuncs - 1 - i]);
@@ -180,6 +180,10 @@ static void md_code(FILE *out, const char *s)
 	bool pad;
 
 	stacktree__clean_name(clean, sizeof(clean), s);
+	if (!clean[0]) {
+		fputs("*(empty)*", out); /* `` is no code span */
+		return;
+	}
 	for (c = clean; *c; c++) {
 		run = *c == '`' ? run + 1 : 0;
 		if (run > longest)
