@@ -284,9 +284,10 @@ EOF
 	return $rc
 }
 
-# latency_progs - how many of the latency programs are loaded in the kernel.
+# latency_progs - how many of the latency programs are loaded in the kernel
+# (one per probe).
 latency_progs() {
-	bpftool prog show 2>/dev/null | grep -cE ' name (runq_switch|sys_enter|bio_issue) '
+	bpftool prog show 2>/dev/null | grep -cE ' name (runq_switch|runq_switch_queued|sys_enter|bio_issue) '
 }
 
 # latency_progs_are N - exactly N (the kernel frees a program a moment
