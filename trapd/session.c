@@ -21,6 +21,18 @@
 /* A window without a deadline sizes the maps as for this long. */
 #define OPEN_WINDOW_NS (60ull * NSEC_PER_SEC)
 #define WIDENED_MAX 256
+/* A process is snapshotted at its first sample and when it execs, either
+ * of which can come before its dynamic loader has mapped its libraries
+ * (a command's first sample often does); it is snapshotted again this
+ * much later (a new snapshot adds to the old), for up to RESNAP_MAX
+ * processes at a time. */
+#define RESNAP_NS (50 * NSEC_PER_MSEC)
+#define RESNAP_MAX 64
+
+struct resnap {
+	int pid;
+	int64_t due; /* session__now_ns */
+};
 
 struct session {
 	struct capture_target target;
@@ -43,6 +55,8 @@ struct session {
 	const char *end_reason;
 	bool widened;
 	char widened_why[WIDENED_MAX];
+	struct resnap resnap[RESNAP_MAX]; /* exec'd processes to snapshot again */
+	unsigned nresnap;
 };
 
 int64_t session__now_ns(void)
@@ -61,13 +75,52 @@ int64_t session__realtime_ns(void)
 	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+static void snapshot(struct session *s, int pid)
+{
+	int err = symbolizer__snapshot(s->sym, pid);
+
+	if (err && err != -ESRCH)
+		log_debug("snapshot of pid %d: %s", pid, strerror(-err));
+}
+
 static void on_event(const struct sampler_event *ev, void *ctx)
 {
 	struct session *s = ctx;
-	int err = symbolizer__snapshot(s->sym, (int)ev->pid);
 
-	if (err && err != -ESRCH)
-		log_debug("snapshot of pid %u: %s", ev->pid, strerror(-err));
+	snapshot(s, (int)ev->pid);
+	if (s->nresnap < RESNAP_MAX)
+		s->resnap[s->nresnap++] = (struct resnap){ (int)ev->pid, session__now_ns() + RESNAP_NS };
+}
+
+/* resnap_due - snapshot again the exec'd processes due by @now (all of
+ * them when @now is INT64_MAX). */
+static void resnap_due(struct session *s, int64_t now)
+{
+	unsigned i = 0;
+
+	while (i < s->nresnap) {
+		if (s->resnap[i].due > now) {
+			i++;
+			continue;
+		}
+		snapshot(s, s->resnap[i].pid);
+		s->resnap[i] = s->resnap[--s->nresnap];
+	}
+}
+
+/* resnap_wait - ns until the next re-snapshot is due, or -1. */
+static int64_t resnap_wait(const struct session *s, int64_t now)
+{
+	int64_t wait = -1;
+	unsigned i;
+
+	for (i = 0; i < s->nresnap; i++) {
+		int64_t w = s->resnap[i].due > now ? s->resnap[i].due - now : 0;
+
+		if (wait < 0 || w < wait)
+			wait = w;
+	}
+	return wait;
 }
 
 static bool follows_members(const struct session *s)
@@ -254,6 +307,7 @@ bool session__tick(struct session *s, int64_t now)
 		session__end(s, "duration");
 		return true;
 	}
+	resnap_due(s, now);
 	if (follows_members(s) && now >= s->next_refresh) {
 		target_watch(&s->target, s->sampler);
 		s->next_refresh = now + V1_REFRESH_NS;
@@ -263,12 +317,15 @@ bool session__tick(struct session *s, int64_t now)
 
 int session__timeout_ms(const struct session *s, int64_t now)
 {
-	int64_t wait = -1, refresh;
+	int64_t wait = -1, refresh, resnap;
 
 	if (s->end_reason)
 		return 0;
 	if (s->deadline)
 		wait = s->deadline > now ? s->deadline - now : 0;
+	resnap = resnap_wait(s, now);
+	if (resnap >= 0 && (wait < 0 || resnap < wait))
+		wait = resnap;
 	if (s->started && follows_members(s)) {
 		refresh = s->next_refresh > now ? s->next_refresh - now : 0;
 		if (wait < 0 || refresh < wait)
@@ -352,6 +409,7 @@ static void close_window(struct session *s)
 		s->window_ns = session__now_ns() - s->start_mono;
 	}
 	sampler__drain_events(s->sampler, on_event, s);
+	resnap_due(s, INT64_MAX);
 }
 
 static void fill_info(const struct session *s, struct capture_info *info)

@@ -3,7 +3,10 @@
 # shares (parse_input 40 %, compute_hash 40 %, render_output 20 %), one of
 # which -s makes slower.
 
-CI_ITER=800 # about 0.8 s of CPU per run
+CI_ITER=1200 # about 1.3 s of CPU per run...
+CI_FREQ=999  # ...at 999 Hz: 1300 samples, so a +30 % function at a 40 %
+             # share stands well clear of the sampling error (at 499 Hz
+             # and 0.8 s it did not always reach p < alpha / 3)
 
 # no_ci_cgroups - no cgroup trapd ci made is left anywhere.
 no_ci_cgroups() {
@@ -14,7 +17,7 @@ no_ci_cgroups() {
 
 # ci_baseline - a baseline capture of the unchanged workload in base/.
 ci_baseline() {
-	"$TRAPD" ci -o base -- "$WORKLOADS/ciwork" "$CI_ITER" >base.log 2>&1 ||
+	"$TRAPD" ci -F "$CI_FREQ" -o base -- "$WORKLOADS/ciwork" "$CI_ITER" >base.log 2>&1 ||
 		{ fail "the baseline run failed: $(cat base.log)"; return 1; }
 	[ -s base/profile.pb.zst ] && [ -s base/profile.json ] ||
 		{ fail "no capture in base/: $(ls base)"; return 1; }
@@ -25,7 +28,7 @@ test_ci_unchanged_runs_never_regress() {
 	local rc=0 i st
 	ci_baseline || return 1
 	for i in 1 2 3 4 5; do
-		"$TRAPD" ci --baseline base/profile.pb.zst -o "run$i" -- \
+		"$TRAPD" ci -F "$CI_FREQ" --baseline base/profile.pb.zst -o "run$i" -- \
 			"$WORKLOADS/ciwork" "$CI_ITER" >"run$i.log" 2>&1
 		st=$?
 		[ "$st" -eq 0 ] || { fail "unchanged run $i exited $st: $(cat "run$i.log")"; rc=1; }
@@ -41,7 +44,7 @@ test_ci_slower_function_fails_and_is_named() {
 	need_root_bpf || return
 	local rc=0 st first
 	ci_baseline || return 1
-	"$TRAPD" ci --baseline base/profile.pb.zst -o slow -- \
+	"$TRAPD" ci -F "$CI_FREQ" --baseline base/profile.pb.zst -o slow -- \
 		"$WORKLOADS/ciwork" -s 30 "$CI_ITER" >slow.log 2>&1
 	st=$?
 	[ "$st" -eq 3 ] || { fail "a 30 % slower compute_hash exited $st, expected 3: $(cat slow.log)"; rc=1; }
@@ -138,7 +141,9 @@ test_ci_example_job_keeps_the_main_baseline() {
 		{ fail "the first main job failed: $(cat main1.log)"; rc=1; }
 	[ -s baselines/bench.pb.zst ] && [ -s baselines/bench.json ] ||
 		{ fail "the main job kept no baseline: $(ls baselines)"; rc=1; }
-	BRANCH=topic OUT=topic "$job" "$WORKLOADS/ciwork" -s 30 "$CI_ITER" >topic.log 2>&1
+	# 50 % slower: the whole run's CPU time grows 20 %, well past the
+	# threshold, whatever the functions' tests say at 499 Hz.
+	BRANCH=topic OUT=topic "$job" "$WORKLOADS/ciwork" -s 50 "$CI_ITER" >topic.log 2>&1
 	st=$?
 	[ "$st" -eq 3 ] || { fail "the slower topic job exited $st, expected 3: $(cat topic.log)"; rc=1; }
 	grep -q '^### trapd: \*\*Regression\*\*' topic.log ||
