@@ -138,6 +138,22 @@ static int fill_bytes(FILE *f, void *ctx)
 	return 0;
 }
 
+int atomic_file_write_or_stdout(const char *path, atomic_file_fill fill, void *ctx, char *err,
+				size_t errlen)
+{
+	int ret;
+
+	if (strcmp(path, "-"))
+		return atomic_file_write(path, fill, ctx, err, errlen);
+	errno = 0;
+	ret = fill(stdout, ctx);
+	if (!ret && fflush(stdout))
+		ret = -errno;
+	if (ret)
+		snprintf(err, errlen, "stdout: %s", strerror(-ret));
+	return ret;
+}
+
 int atomic_file_write_bytes(const char *path, const void *data, size_t len, char *err,
 			    size_t errlen)
 {

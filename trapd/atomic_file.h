@@ -27,6 +27,12 @@ typedef int (*atomic_file_fill)(FILE *f, void *ctx);
 int atomic_file_write(const char *path, atomic_file_fill fill, void *ctx, char *err,
 		      size_t errlen);
 
+/* atomic_file_write_or_stdout - atomic_file_write, except that @path "-"
+ * means stdout: @fill writes there directly and stdout is flushed (the
+ * views a command can print instead of writing a file). */
+int atomic_file_write_or_stdout(const char *path, atomic_file_fill fill, void *ctx, char *err,
+				size_t errlen);
+
 /* atomic_file_write_bytes - the same for @len bytes at @data. */
 int atomic_file_write_bytes(const char *path, const void *data, size_t len, char *err,
 			    size_t errlen);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rules/units.h"
+#include "trapd/atomic_file.h"
 #include "trapd/capture.h"
 #include "trapd/capture_loop.h"
 #include "trapd/ci_record.h"
@@ -203,32 +204,41 @@ static int join(char *buf, size_t len, const char *dir, const char *name)
 	return 0;
 }
 
-/* write_no_baseline - the summary when there is nothing to compare with. */
-static int write_no_baseline(const char *path, const struct ci_record *r, const char *capture)
+struct no_baseline {
+	const struct ci_record *record;
+	const char *capture;
+};
+
+static int fill_no_baseline(FILE *f, void *ctx)
 {
-	FILE *f = fopen(path, "we");
-	char d[UNITS_DURATION_SHORT_LEN];
+	const struct no_baseline *nb = ctx;
+	char cpu[UNITS_DURATION_SHORT_LEN], wall[UNITS_DURATION_SHORT_LEN];
 	size_t i;
 
-	if (!f) {
-		log_error("cannot write %s: %s", path, strerror(errno));
-		return TRAPD_EXIT_FAILURE;
-	}
 	fprintf(f,
 		"### trapd: no baseline to compare with\n\n"
 		"This run's capture, `%s`, can be the next job's `--baseline`.\n\n"
 		"| run | CPU time | wall time | exit status |\n| ---: | ---: | ---: | ---: |\n",
-		capture);
-	for (i = 0; i < r->nruns; i++) {
-		char w[UNITS_DURATION_SHORT_LEN];
+		nb->capture);
+	for (i = 0; i < nb->record->nruns; i++) {
+		const struct ci_run *r = &nb->record->runs[i];
 
 		fprintf(f, "| %zu | %s | %s | %d |\n", i + 1,
-			units_format_duration_short((uint64_t)r->runs[i].cpu_ns, d, sizeof(d)),
-			units_format_duration_short((uint64_t)r->runs[i].wall_ns, w, sizeof(w)),
-			r->runs[i].exit_status);
+			units_format_duration_short((uint64_t)r->cpu_ns, cpu, sizeof(cpu)),
+			units_format_duration_short((uint64_t)r->wall_ns, wall, sizeof(wall)),
+			r->exit_status);
 	}
-	if (fclose(f)) {
-		log_error("cannot write %s: %s", path, strerror(errno));
+	return ferror(f) ? -EIO : 0;
+}
+
+/* write_no_baseline - the summary when there is nothing to compare with. */
+static int write_no_baseline(const char *path, const struct ci_record *r, const char *capture)
+{
+	struct no_baseline nb = { r, capture };
+	char err[512];
+
+	if (atomic_file_write(path, fill_no_baseline, &nb, err, sizeof(err))) {
+		log_error("cannot write the summary: %s", err);
 		return TRAPD_EXIT_FAILURE;
 	}
 	return TRAPD_EXIT_OK;

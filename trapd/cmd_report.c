@@ -194,17 +194,8 @@ static int write_view(const char *path, view_writer fn, const struct report_view
 		      char *err, size_t errlen)
 {
 	struct view_job job = { fn, v };
-	int ret;
 
-	if (strcmp(path, "-"))
-		return atomic_file_write(path, fill_view, &job, err, errlen);
-	errno = 0;
-	ret = fill_view(stdout, &job);
-	if (!ret && fflush(stdout))
-		ret = -errno;
-	if (ret)
-		snprintf(err, errlen, "stdout: %s", strerror(-ret));
-	return ret;
+	return atomic_file_write_or_stdout(path, fill_view, &job, err, errlen);
 }
 
 /* write_outputs - every view asked for; returns the exit status. */

@@ -137,19 +137,8 @@ static int write_view(const char *path, int (*fill)(FILE *, void *), struct view
 		      const char *what)
 {
 	char err[512] = "";
-	int ret;
 
-	if (strcmp(path, "-")) {
-		ret = atomic_file_write(path, fill, j, err, sizeof(err));
-	} else {
-		errno = 0;
-		ret = fill(stdout, j);
-		if (!ret && fflush(stdout))
-			ret = -errno;
-		if (ret)
-			snprintf(err, sizeof(err), "stdout: %s", strerror(-ret));
-	}
-	if (ret) {
+	if (atomic_file_write_or_stdout(path, fill, j, err, sizeof(err))) {
 		log_error("cannot write the %s: %s", what, err);
 		return TRAPD_EXIT_FAILURE;
 	}
