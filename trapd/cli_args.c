@@ -27,6 +27,17 @@ int cli_parse_count(const char *s, const char *option, const char *expected, lon
 	return 0;
 }
 
+int cli_parse_top(const char *s, size_t *out)
+{
+	long v;
+
+	if (cli_parse_count(s, "--top", "a number of rows from 0 (all) to 1000000", 0, CLI_TOP_MAX,
+			    &v))
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
 int cli_parse_number(const char *s, const char *option, double lo, double hi, double *out)
 {
 	char *end;

@@ -4,11 +4,20 @@
 #ifndef TRAPD_CLI_ARGS_H
 #define TRAPD_CLI_ARGS_H
 
+#include <stddef.h>
+
 /* cli_parse_count - @s as a whole decimal number from @lo to @hi into
  * *@out. On failure logs "bad OPTION 'S': expected EXPECTED" (@expected
  * NULL: "a whole number from LO to HI") and returns -EINVAL. */
 int cli_parse_count(const char *s, const char *option, const char *expected, long lo, long hi,
 		    long *out);
+
+/* CLI_TOP_MAX - the most rows a --top asks for. */
+#define CLI_TOP_MAX 1000000
+
+/* cli_parse_top - a --top N (rows of a table; 0 means all) into *@out.
+ * On failure logs what was expected and returns -EINVAL. */
+int cli_parse_top(const char *s, size_t *out);
 
 /* cli_parse_number - @s as a finite number from @lo to @hi, optionally
  * followed by '%' ("10", "2.5%"), into *@out. On failure logs "bad OPTION

@@ -28,7 +28,6 @@
 #define DEFAULT_DIR "trapd-ci"
 #define DEFAULT_FREQ_HZ 499
 #define MAX_FREQ_HZ 100000
-#define MAX_TOP 1000000
 #define CAPTURE_NAME "profile.pb.zst"
 #define SUMMARY_NAME "summary.md"
 #define DIFF_SVG_NAME "diff.svg"
@@ -118,11 +117,7 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 		c->runs = (unsigned)v;
 		return 0;
 	case OPT_TOP:
-		if (cli_parse_count(optarg, "--top", "a number of rows from 0 (all) to 1000000", 0,
-				    MAX_TOP, &v))
-			return -EINVAL;
-		c->top = (size_t)v;
-		return 0;
+		return cli_parse_top(optarg, &c->top);
 	case 'F':
 		if (units_parse_frequency(optarg, MAX_FREQ_HZ, &c->freq_hz)) {
 			log_error("bad frequency '%s': expected 1 to %d Hz, like 99 or 999Hz",

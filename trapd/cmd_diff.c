@@ -20,8 +20,6 @@
 #include "trapd/diff_report.h"
 #include "trapd/log.h"
 
-#define MAX_TOP 1000000
-#define TOP_EXPECTED "a number of rows from 0 (all) to 1000000"
 
 struct diff_cmd {
 	const char *base;
@@ -96,14 +94,9 @@ static int check_args(struct diff_cmd *c, int argc, char **argv)
 
 static int parse_option(struct diff_cmd *c, int opt, char **argv)
 {
-	long top;
-
 	switch (opt) {
 	case OPT_TOP:
-		if (cli_parse_count(optarg, "--top", TOP_EXPECTED, 0, MAX_TOP, &top))
-			return -EINVAL;
-		c->top = (size_t)top;
-		return 0;
+		return cli_parse_top(optarg, &c->top);
 	case OPT_SVG:
 		c->svg = optarg;
 		return 0;

@@ -24,8 +24,6 @@
 #include "trapd/report.h"
 #include "trapd/stacktree.h"
 
-#define MAX_TOP 1000000
-#define TOP_EXPECTED "a number of rows from 0 (all) to 1000000"
 #define SIDECAR_MAX_BYTES (16u << 20)
 
 struct report_cmd {
@@ -119,7 +117,6 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	long top;
 	int opt;
 
 	c->top = REPORT_DEFAULT_TOP;
@@ -130,9 +127,8 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		case 'h':
 			return 1;
 		case OPT_TOP:
-			if (cli_parse_count(optarg, "--top", TOP_EXPECTED, 0, MAX_TOP, &top))
+			if (cli_parse_top(optarg, &c->top))
 				return -EINVAL;
-			c->top = (size_t)top;
 			break;
 		case OPT_FOLDED:
 			c->folded = optarg;
