@@ -245,9 +245,12 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 		if (!shown(&rows[i]))
 			continue;
 		fill_function(&d->funcs[n], &rows[i], d);
+		/* Tested: judged below, from SAME. */
 		if (d->funcs[n].base_self_share >= min_share ||
-		    d->funcs[n].new_self_share >= min_share)
+		    d->funcs[n].new_self_share >= min_share) {
+			d->funcs[n].verdict = PROFILE_DIFF_SAME;
 			d->ntested++;
+		}
 		n++;
 	}
 	d->nfuncs = n;
@@ -255,7 +258,7 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 	for (i = 0; i < n; i++) {
 		struct profile_diff_function *f = &d->funcs[i];
 
-		if (f->base_self_share < min_share && f->new_self_share < min_share)
+		if (f->verdict == PROFILE_DIFF_UNTESTED)
 			continue;
 		f->p_value = function_p(f->base_self, d->base_samples, f->new_self, d->new_samples,
 					cpu_ratio, cpu_var);
