@@ -93,13 +93,6 @@ static void side_of(const struct diff_capture *c, struct profile_diff_side *s)
 	s->nruns = c->ci->nruns;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* --- outputs ------------------------------------------------------------- */
 
 struct view_job {
@@ -184,8 +177,8 @@ int diff_capture__compare(const struct diff_capture *base, const struct diff_cap
 	struct view_job j = { &d, NULL, outs, NULL, NULL };
 	int ret;
 
-	j.base_label = outs->base_label ? outs->base_label : base_name(base->path);
-	j.new_label = outs->new_label ? outs->new_label : base_name(new_cap->path);
+	j.base_label = outs->base_label ? outs->base_label : basename(base->path);
+	j.new_label = outs->new_label ? outs->new_label : basename(new_cap->path);
 	if (build_tree(base, new_cap, &t)) {
 		log_error("out of memory building the call trees");
 		return TRAPD_EXIT_FAILURE;

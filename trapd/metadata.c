@@ -20,13 +20,6 @@ static void iso8601(int64_t ns, char buf[64], size_t len)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns % 1000000000 / 1000000));
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static void emit_target(struct json_writer *w, const struct capture_target *t)
 {
 	static const char *const kinds[] = { "system", "pid", "cgroup", "command" };
@@ -193,7 +186,7 @@ int metadata_emit(FILE *out, const struct capture_info *info, const char *profil
 		ci_record__emit(&w, info->ci);
 	json_key(&w, "profile");
 	json_object_begin(&w);
-	json_kv_string(&w, "file", base_name(profile_path));
+	json_kv_string(&w, "file", basename(profile_path));
 	json_kv_string(&w, "format", "pprof+zstd");
 	json_kv_u64(&w, "bytes", info->profile_bytes);
 	json_object_end(&w);
