@@ -128,8 +128,8 @@ static void one_error(struct rules_errors *errs, const char *name, const char *m
 		errs->n = 1;
 }
 
-int rules__parse(const char *name, const char *text, size_t len, struct rules **out,
-		 struct rules_errors *errs)
+int rules__parse_for(const char *name, const char *text, size_t len, enum rules_use use,
+		     struct rules **out, struct rules_errors *errs)
 {
 	struct rules_parser *p = NULL;
 	int err = -ENOMEM;
@@ -144,6 +144,7 @@ int rules__parse(const char *name, const char *text, size_t len, struct rules **
 	if (!p->r || !(p->r->path = strdup(name)) || set_defaults(&p->r->global) ||
 	    rules_upload__defaults(&p->r->upload))
 		goto cleanup;
+	p->r->use = use;
 	err = ini__parse(text, len, &rules_sections__handler, p);
 	if (err && err != -EINVAL)
 		goto cleanup;
@@ -162,7 +163,14 @@ cleanup:
 	return err;
 }
 
-int rules__load(const char *path, struct rules **out, struct rules_errors *errs)
+int rules__parse(const char *name, const char *text, size_t len, struct rules **out,
+		 struct rules_errors *errs)
+{
+	return rules__parse_for(name, text, len, RULES_FOR_DAEMON, out, errs);
+}
+
+int rules__load_for(const char *path, enum rules_use use, struct rules **out,
+		    struct rules_errors *errs)
 {
 	size_t cap = INI_MAX_FILE + 1, len = 0;
 	char *text = NULL, msg[128];
@@ -188,7 +196,7 @@ int rules__load(const char *path, struct rules **out, struct rules_errors *errs)
 		err = -errno;
 		goto cleanup;
 	}
-	err = rules__parse(path, text, len, out, errs);
+	err = rules__parse_for(path, text, len, use, out, errs);
 	free(text);
 	close(fd);
 	return err;
@@ -199,6 +207,29 @@ cleanup:
 	if (fd >= 0)
 		close(fd);
 	return err;
+}
+
+int rules__load(const char *path, struct rules **out, struct rules_errors *errs)
+{
+	return rules__load_for(path, RULES_FOR_DAEMON, out, errs);
+}
+
+static int resolve_run(struct rule_scope *s, const char *cgroup_dir)
+{
+	struct rule_scope cg = { .kind = RULE_SCOPE_CGROUP, .cgroup = (char *)cgroup_dir };
+
+	return s->kind == RULE_SCOPE_RUN ? rule_scope__copy(s, &cg) : 0;
+}
+
+int rules__resolve_run(struct rules *r, const char *cgroup_dir)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrules; i++)
+		if (resolve_run(&r->rules[i].scope, cgroup_dir) ||
+		    resolve_run(&r->rules[i].sample, cgroup_dir))
+			return -ENOMEM;
+	return 0;
 }
 
 void rules__free(struct rules *r)

@@ -95,6 +95,8 @@ enum rule_scope_kind {
 	RULE_SCOPE_CGROUP,  /* cgroup: a v2-relative path or an absolute v1/v2 directory */
 	RULE_SCOPE_PID,	    /* pid */
 	RULE_SCOPE_PROCESS, /* process: every process whose comm is this name */
+	RULE_SCOPE_RUN,	    /* the command `trapd ci -c` runs: its cgroup, once made
+			     * (rules__resolve_run); only in a file read RULES_FOR_CI */
 };
 
 struct rule_scope {
@@ -209,8 +211,17 @@ struct rules_label {
 	char *value;
 };
 
+/* What a rules file is read for. The daemon's rules name their scopes;
+ * in a file for `trapd ci -c` a rule that names none watches the run
+ * (RULE_SCOPE_RUN) rather than the host, and `sample = run` is allowed. */
+enum rules_use {
+	RULES_FOR_DAEMON,
+	RULES_FOR_CI,
+};
+
 struct rules {
 	char *path; /* as given to rules__load */
+	enum rules_use use;
 	struct rules_global global;
 	struct rules_upload upload;
 	struct rules_label *labels;
@@ -239,6 +250,18 @@ int rules__load(const char *path, struct rules **out, struct rules_errors *errs)
  * messages. @text need not be NUL-terminated. */
 int rules__parse(const char *name, const char *text, size_t len, struct rules **out,
 		 struct rules_errors *errs);
+
+/* rules__load_for, rules__parse_for - the same, read for @use
+ * (rules__load and rules__parse read for the daemon). */
+int rules__load_for(const char *path, enum rules_use use, struct rules **out,
+		    struct rules_errors *errs);
+int rules__parse_for(const char *name, const char *text, size_t len, enum rules_use use,
+		     struct rules **out, struct rules_errors *errs);
+
+/* rules__resolve_run - make every RULE_SCOPE_RUN scope and sample of @r
+ * the cgroup @cgroup_dir (an absolute directory). Returns 0 or -ENOMEM
+ * (@r is then partly resolved: free it). */
+int rules__resolve_run(struct rules *r, const char *cgroup_dir);
 
 void rules__free(struct rules *r);
 void rules_errors__free(struct rules_errors *errs);
@@ -288,7 +311,7 @@ const char *rule__format_value(const struct rule *r, int64_t v, char *buf, size_
 double rule_unit__to_double(enum rule_unit u, int64_t v);
 
 /* rule_scope__format - "system", "cgroup system.slice/x", "pid 42",
- * "process nginx". Returns @buf. */
+ * "process nginx", "the run". Returns @buf. */
 const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len);
 
 #endif

@@ -364,6 +364,9 @@ const char *rule_scope__value(const struct rule_scope *s, char *buf, size_t len)
 	case RULE_SCOPE_PROCESS:
 		snprintf(buf, len, "process:%s", s->process ? s->process : "");
 		break;
+	case RULE_SCOPE_RUN:
+		snprintf(buf, len, "run");
+		break;
 	default:
 		snprintf(buf, len, "system");
 	}

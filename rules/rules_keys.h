@@ -305,8 +305,9 @@ void rules_latency__check_window(struct rules_parser *p, const struct rules_raw_
 
 /* rules_latency__scope - which of @cg, @pid, @proc (the values of
  * cgroup, pid and process, already checked) a latency rule watches: at
- * most one, none for biolat. Returns it, a system scope when none is
- * set, or NULL after reporting a conflict. */
+ * most one, none for biolat. Returns it; when none is set, the run's
+ * scope in a file for trapd ci (biolat aside), else the system's; or
+ * NULL after reporting a conflict. */
 const struct rule_scope *rules_latency__scope(struct rules_parser *p,
 					      const struct rules_raw_rule *raw,
 					      const struct rule *r, const struct rule_scope *cg,

@@ -126,6 +126,7 @@ const struct rule_scope *rules_latency__scope(struct rules_parser *p,
 					      const struct rule_scope *proc)
 {
 	static const struct rule_scope sys = { .kind = RULE_SCOPE_SYSTEM };
+	static const struct rule_scope run = { .kind = RULE_SCOPE_RUN };
 	static const enum rule_key keys[] = { RK_CGROUP, RK_PID, RK_PROCESS };
 	const struct rule_scope *vals[] = { cg, pid, proc };
 	int i, first = -1;
@@ -150,7 +151,9 @@ const struct rule_scope *rules_latency__scope(struct rules_parser *p,
 	}
 	if (!ok)
 		return NULL;
-	return first < 0 ? &sys : vals[first];
+	if (first >= 0)
+		return vals[first];
+	return p->r->use == RULES_FOR_CI && r->lat_kind != RULE_LAT_BIO ? &run : &sys;
 }
 
 /* is_syscall - the @n bytes at @s name a system call we can watch: its

@@ -104,6 +104,9 @@ const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len
 	case RULE_SCOPE_PROCESS:
 		snprintf(buf, len, "process %s", s->process ? s->process : "");
 		break;
+	case RULE_SCOPE_RUN:
+		snprintf(buf, len, "the run");
+		break;
 	default:
 		snprintf(buf, len, "system");
 	}
@@ -159,6 +162,8 @@ static void print_special(const struct rule *r, enum rule_key k, FILE *out)
 	case RK_CGROUP:
 		if (r->scope.kind == RULE_SCOPE_CGROUP)
 			rules_value__print(out, "cgroup", r->scope.cgroup);
+		else if (r->scope.kind == RULE_SCOPE_RUN)
+			fputs("# no cgroup, pid or process: it watches the run of trapd ci\n", out);
 		break;
 	case RK_PID:
 		if (r->scope.kind == RULE_SCOPE_PID)

@@ -278,10 +278,12 @@ static const struct rule_scope *process_scope(struct rules_parser *p,
 
 /* check_scope - where the signal is read: cgroup for cpu.* (required)
  * and psi.* (optional), pid or process for process.*, at most one of the
- * three for latency signals. */
+ * three for latency signals. In a file for trapd ci, a cpu.*, psi.* or
+ * latency rule without one watches the run. */
 static void check_scope(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
 			bool have_signal)
 {
+	static const struct rule_scope run = { .kind = RULE_SCOPE_RUN };
 	struct rule_scope cg = { 0 }, pid = { 0 }, proc = { 0 }, sys = { 0 };
 	const struct rule_scope *use = &sys;
 	char sig[32];
@@ -303,6 +305,8 @@ static void check_scope(struct rules_parser *p, const struct rules_raw_rule *raw
 			rules_rule__not_allowed(p, raw, r, RK_PROCESS, WATCH_PROCESS);
 		if (raw->val[RK_CGROUP])
 			use = &cg;
+		else if (p->r->use == RULES_FOR_CI)
+			use = &run;
 		else if (is_cgroup_signal(r->signal))
 			rules_parser__error(
 				p, raw->line, raw->section, "cgroup",
@@ -459,7 +463,7 @@ static void check_threshold(struct rules_parser *p, const struct rules_raw_rule 
 }
 
 /* check_sample - rule (the signal's scope) | system | cgroup:PATH |
- * pid:N | process:NAME. */
+ * pid:N | process:NAME | run (trapd ci). */
 static void check_sample(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
 			 bool have_signal)
 {
@@ -467,7 +471,16 @@ static void check_sample(struct rules_parser *p, const struct rules_raw_rule *ra
 	char msg[MSG_MAX];
 	int err = 0;
 
-	if (v && strcmp(v, "rule")) {
+	if (v && !strcmp(v, "run")) {
+		if (p->r->use != RULES_FOR_CI) {
+			rules_rule__bad(p, raw, RK_SAMPLE,
+					"run is the command trapd ci runs: only in a rules file "
+					"for trapd ci -c");
+			return;
+		}
+		rule_scope__clear(&r->sample);
+		r->sample.kind = RULE_SCOPE_RUN;
+	} else if (v && strcmp(v, "rule")) {
 		err = rules_value__scope(v, &r->sample, msg, sizeof(msg));
 		if (err == -EINVAL) {
 			/* the scope parser's own words, unless it did not recognise the
@@ -475,7 +488,8 @@ static void check_sample(struct rules_parser *p, const struct rules_raw_rule *ra
 			if (!strncmp(msg, "expected system", 15))
 				snprintf(msg, sizeof(msg),
 					 "expected rule, system, cgroup:PATH, "
-					 "pid:N or process:NAME");
+					 "pid:N or process:NAME%s",
+					 p->r->use == RULES_FOR_CI ? " or run" : "");
 			rules_rule__bad(p, raw, RK_SAMPLE, msg);
 			return;
 		}

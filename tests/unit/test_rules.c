@@ -221,7 +221,9 @@ static void example_loads(const char *path)
 	struct rules *r = NULL;
 	size_t i;
 
-	if (rules__load(path, &r, &errs)) {
+	/* examples/ci-*.ini are for trapd ci -c */
+	if (rules__load_for(path, strstr(path, "/ci-") ? RULES_FOR_CI : RULES_FOR_DAEMON, &r,
+			    &errs)) {
 		for (i = 0; i < errs.n; i++)
 			print_error("%s\n", errs.msgs[i]);
 		fail_msg("%s does not load", path);
@@ -1465,6 +1467,92 @@ static void write_tmp(char *path, size_t len, const char *name, const char *text
 	fclose(f);
 }
 
+/* parse_ci - @text read as trapd ci -c reads it; it must load. */
+static struct rules *parse_ci(const char *text)
+{
+	struct rules_errors errs;
+	struct rules *r = NULL;
+
+	if (rules__parse_for("ci.ini", text, strlen(text), RULES_FOR_CI, &r, &errs))
+		fail_msg("does not load for trapd ci:\n%s\n%s", text, errs.n ? errs.msgs[0] : "");
+	return r;
+}
+
+/* In a file for trapd ci, a cpu, PSI or latency rule without a scope
+ * watches the run and samples it; named scopes, process signals and
+ * biolat keep their meaning; the print loads back to equal rules. */
+static void test_ci_run_scope(void **state)
+{
+	static const char text[] =
+		"[rule busy]\nsignal = cpu\nabove = 50%\n"
+		"[rule stall]\nsignal = psi.cpu.some\nwindow = 2s\nabove = 10%\n"
+		"[rule queue]\nsignal = runqlat.p99\nabove = 5ms\n"
+		"[rule disk]\nsignal = biolat.p99\nabove = 5ms\n"
+		"[rule named]\nsignal = cpu\ncgroup = db.slice\nabove = 5%\nsample = run\n"
+		"[rule rss]\nsignal = process.rss\nprocess = api\nabove = 1GiB\n";
+	static const enum rule_scope_kind scope[] = { RULE_SCOPE_RUN, RULE_SCOPE_RUN,
+						      RULE_SCOPE_RUN, RULE_SCOPE_SYSTEM,
+						      RULE_SCOPE_CGROUP, RULE_SCOPE_PROCESS };
+	static const enum rule_scope_kind sample[] = { RULE_SCOPE_RUN, RULE_SCOPE_RUN,
+						       RULE_SCOPE_RUN, RULE_SCOPE_SYSTEM,
+						       RULE_SCOPE_RUN, RULE_SCOPE_PROCESS };
+	struct rules *r = parse_ci(text), *back;
+	struct rules_errors errs;
+	char buf[64], *printed;
+	size_t i;
+
+	assert_int_equal(r->use, RULES_FOR_CI);
+	assert_int_equal(r->nrules, 6);
+	for (i = 0; i < r->nrules; i++) {
+		assert_int_equal(r->rules[i].scope.kind, scope[i]);
+		assert_int_equal(r->rules[i].sample.kind, sample[i]);
+	}
+	assert_string_equal(rule_scope__format(&r->rules[0].scope, buf, sizeof(buf)), "the run");
+	printed = print_rules(r);
+	assert_non_null(strstr(printed, "[rule busy]\nsignal = cpu\n# no cgroup, pid or process: "
+					"it watches the run of trapd ci\n"));
+	assert_int_equal(rules__parse_for("ci.ini", printed, strlen(printed), RULES_FOR_CI, &back,
+					  &errs),
+			 0);
+	assert_rules_equal(r, back);
+	rules__free(back);
+	free(printed);
+	rules__free(r);
+}
+
+/* The daemon's rules have no run: a cpu rule still needs its cgroup, and
+ * sample = run is refused with the reason. */
+static void test_ci_run_scope_only_for_ci(void **state)
+{
+	expect_errors("[rule a]\nsignal = runqlat.p99\nabove = 5ms\nsample = run\n",
+		      "t.ini:4: [rule a] sample: bad value 'run': run is the command trapd ci "
+		      "runs: only in a rules file for trapd ci -c\n");
+	expect_errors("[rule a]\nsignal = cpu\nabove = 5%\n",
+		      "t.ini:1: [rule a] cgroup: missing; signal cpu reads a cgroup: cgroup = "
+		      "PATH, like system.slice/nginx.service\n");
+}
+
+/* rules__resolve_run makes the run's scopes and samples its cgroup and
+ * leaves the others alone. */
+static void test_ci_resolve_run(void **state)
+{
+	struct rules *r = parse_ci("[rule busy]\nsignal = cpu\nabove = 50%\n"
+				   "[rule other]\nsignal = cpu\ncgroup = db.slice\nabove = 5%\n"
+				   "sample = run\n"
+				   "[rule host]\nsignal = biolat.p99\nabove = 5ms\n");
+
+	assert_int_equal(rules__resolve_run(r, "/sys/fs/cgroup/unified/trapd-ci-1"), 0);
+	assert_int_equal(r->rules[0].scope.kind, RULE_SCOPE_CGROUP);
+	assert_string_equal(r->rules[0].scope.cgroup, "/sys/fs/cgroup/unified/trapd-ci-1");
+	assert_int_equal(r->rules[0].sample.kind, RULE_SCOPE_CGROUP);
+	assert_string_equal(r->rules[0].sample.cgroup, "/sys/fs/cgroup/unified/trapd-ci-1");
+	assert_string_equal(r->rules[1].scope.cgroup, "db.slice");
+	assert_string_equal(r->rules[1].sample.cgroup, "/sys/fs/cgroup/unified/trapd-ci-1");
+	assert_int_equal(r->rules[2].scope.kind, RULE_SCOPE_SYSTEM);
+	assert_int_equal(r->rules[2].sample.kind, RULE_SCOPE_SYSTEM);
+	rules__free(r);
+}
+
 static void test_cmd_check(void **state)
 {
 	char good[512], out[512], bad[128], one[128], want[1024], *golden;
@@ -1517,6 +1605,25 @@ static void test_cmd_check(void **state)
 	unlink(one);
 }
 
+/* trapd check --ci reads the file as trapd ci -c does. */
+static void test_cmd_check_ci(void **state)
+{
+	char path[128];
+	struct result r;
+
+	write_tmp(path, sizeof(path), "ci.ini", "[rule busy]\nsignal = cpu\nabove = 50%\n");
+	r = check("--ci", "-c", path, NULL);
+	assert_int_equal(r.status, TRAPD_EXIT_OK);
+	assert_non_null(strstr(r.out, "sample = run\n"));
+	assert_string_equal(r.err, "");
+	result_free(&r);
+	r = check("-c", path, NULL);
+	assert_int_equal(r.status, TRAPD_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "cgroup: missing; signal cpu reads a cgroup"));
+	result_free(&r);
+	unlink(path);
+}
+
 static void test_cmd_check_usage(void **state)
 {
 	static const struct {
@@ -1539,7 +1646,8 @@ static void test_cmd_check_usage(void **state)
 		if (!strstr(r.err, cases[i].err))
 			fail_msg("case %zu: stderr '%s' lacks '%s'", i, r.err, cases[i].err);
 		if (cases[i].status == TRAPD_EXIT_OK)
-			assert_int_equal(strncmp(r.out, "Usage: trapd check -c RULES", 27), 0);
+			assert_int_equal(strncmp(r.out, "Usage: trapd check [--ci] -c RULES", 34),
+					 0);
 		result_free(&r);
 	}
 }
@@ -1576,7 +1684,11 @@ int main(void)
 		cmocka_unit_test(test_latency_scope),
 		cmocka_unit_test(test_latency_equal),
 		cmocka_unit_test(test_syscall_table),
+		cmocka_unit_test(test_ci_run_scope),
+		cmocka_unit_test(test_ci_run_scope_only_for_ci),
+		cmocka_unit_test(test_ci_resolve_run),
 		cmocka_unit_test(test_cmd_check),
+		cmocka_unit_test(test_cmd_check_ci),
 		cmocka_unit_test(test_cmd_check_usage),
 	};
 
