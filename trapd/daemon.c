@@ -23,19 +23,6 @@
 #define NSEC_PER_SEC 1000000000ll
 #define MAX_EVENTS 16
 
-static int epoll_watch(int epfd, int fd, uint32_t events)
-{
-	struct epoll_event ev = { .events = events, .data.fd = fd };
-
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
-		return 0;
-	if (errno == EEXIST && epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0)
-		return 0;
-	return -errno;
-}
-
-static int open_sampler(struct daemon *d);
-
 /* --- loading rules ------------------------------------------------------- */
 
 static void print_errors(const struct rules_errors *errs)
@@ -63,26 +50,15 @@ static struct watch *load(struct daemon *d, bool *bad)
 		return NULL;
 	}
 	rules_errors__free(&errs);
-	w = watch__new(r, &d->env, d->latency);
+	w = guard__new_watch(&d->guard, r);
 	if (!w)
 		log_error("loading %s: %s", d->rules_path, strerror(errno));
 	return w;
 }
 
-static void watch_triggers(struct daemon *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->watch->n; i++)
-		if (d->watch->w[i].trigger_fd >= 0 &&
-		    epoll_watch(d->epfd, d->watch->w[i].trigger_fd, EPOLLPRI))
-			log_warn("rule %s: cannot watch its PSI trigger: %s",
-				 d->watch->w[i].rule->name, strerror(errno));
-}
-
 static int arm_timer(struct daemon *d)
 {
-	uint64_t ns = d->watch->rules->global.poll_interval_ns;
+	uint64_t ns = d->guard.watch->rules->global.poll_interval_ns;
 	struct itimerspec its = {
 		.it_interval = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) },
 		.it_value = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) },
@@ -97,7 +73,7 @@ static int arm_timer(struct daemon *d)
  * cannot start (a secret missing) leaves captures in the spool. */
 static void restart_uploader(struct daemon *d, const struct rules *old)
 {
-	const struct rules *r = d->watch->rules;
+	const struct rules *r = d->guard.watch->rules;
 	char err[512];
 
 	if (rules_upload__equal(&old->upload, &r->upload) &&
@@ -115,8 +91,8 @@ static void restart_uploader(struct daemon *d, const struct rules *old)
  * the unchanged ones; a bad one is rejected and the old rules stay. */
 static void reload(struct daemon *d)
 {
-	struct watch *nw, *old = d->watch;
-	size_t kept, i;
+	struct watch *nw, *old;
+	size_t kept;
 	bool bad;
 
 	log_info("reloading %s", d->rules_path);
@@ -127,145 +103,29 @@ static void reload(struct daemon *d)
 			  bad ? "the file has errors" : "the file could not be read");
 		return;
 	}
-	kept = watch__adopt(nw, old);
-	for (i = 0; i < old->n; i++) /* triggers of rules that went away */
-		if (old->w[i].trigger_fd >= 0)
-			epoll_ctl(d->epfd, EPOLL_CTL_DEL, old->w[i].trigger_fd, NULL);
-	watch__open_triggers(nw);
-	d->watch = nw;
-	watch_triggers(d);
 	if (strcmp(nw->rules->global.control_socket, d->ctl_path))
 		log_warn("control_socket changed to %s: it takes effect at the next start; the "
 			 "daemon still listens on %s",
 			 nw->rules->global.control_socket, d->ctl_path);
+	old = guard__replace(&d->guard, nw, &kept);
 	restart_uploader(d, old->rules);
 	watch__free(old);
-	open_sampler(d);
 	arm_timer(d);
 	d->reloads++;
 	d->loaded_real = session__realtime_ns();
 	log_info("reloaded %s: %zu rules, %zu kept their state", d->rules_path, nw->n, kept);
 }
 
-/* --- the sampler --------------------------------------------------------- */
-
-/* sampler_needs - the frequency and window the kept sampler's maps must
- * hold: the most any rule (or a manual capture) asks for. */
-static void sampler_needs(const struct rules *r, uint64_t *freq, uint64_t *window)
-{
-	size_t i;
-
-	*freq = r->global.manual_freq_hz;
-	*window = r->global.max_window_ns;
-	for (i = 0; i < r->nrules; i++)
-		if (r->rules[i].freq_hz > *freq)
-			*freq = r->rules[i].freq_hz;
-}
-
-/* open_sampler - load the sampler once, disarmed, so a rule that fires
- * arms it in microseconds instead of loading BPF then. Reopened when a
- * reload asks for bigger maps (and no capture runs). */
-static int open_sampler(struct daemon *d)
-{
-	struct sampler_opts o = { .target = SAMPLER_TARGET_ALL, .cgroup_fd = -1 };
-	char err[512];
-
-	sampler_needs(d->watch->rules, &o.freq_hz, &o.window_ns);
-	if (d->trap.sampler && o.freq_hz <= d->sampler_freq && o.window_ns <= d->sampler_window)
-		return 0;
-	if (trap__running(&d->trap)) {
-		log_info("the sampler's maps grow after the running capture");
-		return 0;
-	}
-	sampler__free(d->trap.sampler);
-	d->trap.sampler = sampler__open(&o, err, sizeof(err));
-	if (!d->trap.sampler) {
-		log_error("%s", err);
-		return -errno;
-	}
-	d->sampler_freq = o.freq_hz;
-	d->sampler_window = o.window_ns;
-	return 0;
-}
-
 /* --- captures ------------------------------------------------------------ */
 
-static void watch_session(struct daemon *d)
-{
-	if (!d->session_watched && trap__running(&d->trap) &&
-	    !epoll_watch(d->epfd, session__fd(d->trap.session), EPOLLIN))
-		d->session_watched = true;
-}
-
-static void finish_capture(struct daemon *d)
-{
-	char err[512];
-
-	if (d->session_watched)
-		epoll_ctl(d->epfd, EPOLL_CTL_DEL, session__fd(d->trap.session), NULL);
-	d->session_watched = false;
-	if (trap__finish(&d->trap, d->watch->rules, err, sizeof(err)))
-		log_error("capture lost: %s", err);
-	else
-		uploader__kick(d->uploader);
-	open_sampler(d); /* bigger maps a reload asked for meanwhile */
-}
-
-/* resolve_process - the pid a process-name scope samples: the one the
- * rule's own signal pointed at, else the first of that name. */
-static pid_t resolve_process(const struct daemon *d, const struct watched_rule *wr,
-			     const struct rule_scope *s)
-{
-	pid_t pids[1] = { 0 };
-	char err[256];
-	size_t n = 0;
-
-	if (wr && wr->rule->scope.kind == RULE_SCOPE_PROCESS &&
-	    !strcmp(wr->rule->scope.process, s->process) && wr->src &&
-	    signal_source__pid(wr->src) > 0)
-		return signal_source__pid(wr->src);
-	proc_stat_find_comm(d->env.proc_root, s->process, pids, 1, &n, err, sizeof(err));
-	return n ? pids[0] : 0;
-}
-
-/* fire - start or join a capture. Returns 0 or a negative errno with @err. */
-static int fire(struct daemon *d, struct trap_fire *f, struct watched_rule *wr, int64_t now,
-		char *err, size_t errlen)
-{
-	int e;
-
-	if (f->sample.kind == RULE_SCOPE_PROCESS) {
-		f->process_pid = resolve_process(d, wr, &f->sample);
-		if (!f->process_pid) {
-			snprintf(err, errlen, "no process named '%s' to sample", f->sample.process);
-			return -ESRCH;
-		}
-	}
-	e = trap__fire(&d->trap, f, &d->watch->rules->global, now, err, errlen);
-	if (e)
-		d->capture_errors++;
-	watch_session(d);
-	return e;
-}
-
-static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t now, void *ctx)
+static void on_captured(struct guard *g, const char *path, const char *err, void *ctx)
 {
 	struct daemon *d = ctx;
-	struct trap_fire f = {
-		.rule = wr->rule,
-		.eval = &wr->eval,
-		.sample = wr->rule->sample,
-		.duration_ns = wr->rule->window_ns,
-		.freq_hz = wr->rule->freq_hz,
-	};
-	char err[512];
 
-	if (v != EVAL_FIRE)
-		return;
-	if (wr->lat)
-		f.latency = latency_source__window(wr->lat, &f.latency_span_ns);
-	if (fire(d, &f, wr, now, err, sizeof(err)))
-		log_error("rule %s: cannot capture: %s", wr->rule->name, err);
+	(void)g;
+	(void)err;
+	if (path)
+		uploader__kick(d->uploader);
 }
 
 /* arm - a manual capture: as @rule_name would capture (its cooldown and
@@ -274,15 +134,15 @@ static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t 
 static int arm(struct daemon *d, const char *rule_name, uint64_t duration_ns, const char *why,
 	       char *reply, size_t len)
 {
-	const struct rules_global *g = &d->watch->rules->global;
+	const struct rules_global *g = &d->guard.watch->rules->global;
 	struct watched_rule *wr = NULL;
 	struct trap_fire f = { .manual_reason = why };
-	bool joining = trap__running(&d->trap);
+	bool joining = trap__running(&d->guard.trap);
 	int64_t now = session__now_ns();
 	int e;
 
 	if (rule_name && rule_name[0]) {
-		wr = watch__find(d->watch, rule_name);
+		wr = watch__find(d->guard.watch, rule_name);
 		if (!wr) {
 			snprintf(reply, len, "no rule named '%s' in %s", rule_name, d->rules_path);
 			return -ENOENT;
@@ -298,13 +158,13 @@ static int arm(struct daemon *d, const char *rule_name, uint64_t duration_ns, co
 	if (duration_ns)
 		f.duration_ns = duration_ns > g->max_window_ns ? g->max_window_ns : duration_ns;
 	d->manual_arms++;
-	e = fire(d, &f, wr, now, reply, len);
+	e = guard__fire(&d->guard, &f, wr, now, reply, len);
 	if (e)
 		return e;
 	if (wr)
-		evaluator__record_fire(&wr->eval, &d->watch->global_fires, now);
-	snprintf(reply, len, "capture %s %s (%s)\n", d->trap.id, joining ? "joined" : "started",
-		 d->trap.sample_desc);
+		evaluator__record_fire(&wr->eval, &d->guard.watch->global_fires, now);
+	snprintf(reply, len, "capture %s %s (%s)\n", d->guard.trap.id,
+		 joining ? "joined" : "started", d->guard.trap.sample_desc);
 	log_info("manual capture (%s%s%s): %s", why, wr ? ", as rule " : "",
 		 wr ? wr->rule->name : "", joining ? "joined the running capture" : "started");
 	return 0;
@@ -318,7 +178,7 @@ static void on_timer(struct daemon *d)
 
 	if (read(d->timerfd, &expirations, sizeof(expirations)) < 0)
 		return;
-	watch__observe_all(d->watch, session__now_ns(), on_rule_fired, d);
+	guard__observe_all(&d->guard, session__now_ns());
 }
 
 static void on_signal(struct daemon *d)
@@ -412,7 +272,6 @@ static void on_control(struct daemon *d)
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)
 {
-	struct watched_rule *wr;
 	int fd = ev->data.fd;
 
 	if (fd == d->timerfd)
@@ -421,10 +280,8 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		on_signal(d);
 	else if (fd == d->ctlfd)
 		on_control(d);
-	else if (trap__running(&d->trap) && fd == session__fd(d->trap.session))
-		session__handle(d->trap.session);
-	else if ((wr = watch__by_trigger(d->watch, fd)))
-		watch__observe(d->watch, wr, session__now_ns(), on_rule_fired, d);
+	else
+		guard__dispatch(&d->guard, fd);
 }
 
 static void loop(struct daemon *d)
@@ -432,24 +289,18 @@ static void loop(struct daemon *d)
 	struct epoll_event evs[MAX_EVENTS];
 
 	while (!d->stopping) {
-		int timeout = -1, n, i;
+		int n, i;
 
-		if (trap__running(&d->trap))
-			timeout = session__timeout_ms(d->trap.session, session__now_ns());
-		n = epoll_wait(d->epfd, evs, MAX_EVENTS, timeout);
+		n = epoll_wait(d->epfd, evs, MAX_EVENTS, guard__timeout_ms(&d->guard));
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %s", strerror(errno));
 			break;
 		}
 		for (i = 0; i < n; i++)
 			dispatch(d, &evs[i]);
-		if (trap__running(&d->trap) && session__tick(d->trap.session, session__now_ns()))
-			finish_capture(d);
+		guard__tick(&d->guard);
 	}
-	if (trap__running(&d->trap)) { /* cut short, written, not lost */
-		session__end(d->trap.session, "daemon stopping");
-		finish_capture(d);
-	}
+	guard__stop(&d->guard, "daemon stopping"); /* cut short, written, not lost */
 }
 
 /* --- setup --------------------------------------------------------------- */
@@ -472,7 +323,7 @@ static int open_signals(struct daemon *d)
 
 static int open_control(struct daemon *d)
 {
-	const struct rules_global *g = &d->watch->rules->global;
+	const struct rules_global *g = &d->guard.watch->rules->global;
 	char err[512];
 
 	d->ctl_gid = (gid_t)-1;
@@ -494,41 +345,39 @@ static int open_control(struct daemon *d)
 	return 0;
 }
 
-static int setup(struct daemon *d)
+/* setup - the loop's fds, then @w in force (whatever happens, teardown
+ * frees it). */
+static int setup(struct daemon *d, struct watch *w)
 {
 	int e;
 
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (d->epfd < 0 || d->timerfd < 0)
-		return -errno;
-	e = open_signals(d);
+	d->guard.epfd = d->epfd;
+	e = d->epfd < 0 || d->timerfd < 0 ? -errno : 0;
+	if (e)
+		d->guard.watch = w;
 	if (!e)
-		e = open_sampler(d);
+		e = guard__open(&d->guard, w);
+	if (!e)
+		e = open_signals(d);
 	if (!e)
 		e = open_control(d);
 	if (!e)
 		e = arm_timer(d);
 	if (!e)
-		e = epoll_watch(d->epfd, d->timerfd, EPOLLIN);
+		e = guard__watch_fd(d->epfd, d->timerfd, EPOLLIN);
 	if (!e)
-		e = epoll_watch(d->epfd, d->sigfd, EPOLLIN);
+		e = guard__watch_fd(d->epfd, d->sigfd, EPOLLIN);
 	if (!e)
-		e = epoll_watch(d->epfd, d->ctlfd, EPOLLIN);
-	if (e)
-		return e;
-	watch__open_triggers(d->watch);
-	watch_triggers(d);
-	return 0;
+		e = guard__watch_fd(d->epfd, d->ctlfd, EPOLLIN);
+	return e;
 }
 
 static void teardown(struct daemon *d)
 {
 	uploader__stop(d->uploader);
-	trap__reset(&d->trap);
-	sampler__free(d->trap.sampler);
-	watch__free(d->watch);
-	latency_set__free(d->latency);
+	guard__release(&d->guard);
 	if (d->ctlfd >= 0) {
 		close(d->ctlfd);
 		unlink(d->ctl_path);
@@ -545,7 +394,7 @@ static void teardown(struct daemon *d)
  * exit status (a bad [upload] at start is a configuration error). */
 static int start_uploader(struct daemon *d)
 {
-	const struct rules *r = d->watch->rules;
+	const struct rules *r = d->guard.watch->rules;
 	char err[512];
 	int e = shipping__start(r, true, &d->uploader, err, sizeof(err));
 
@@ -562,28 +411,28 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 {
 	struct daemon d = {
 		.rules_path = rules_path,
-		.env = *env,
 		.epfd = -1,
 		.timerfd = -1,
 		.sigfd = -1,
 		.ctlfd = -1,
 	};
+	const struct guard_hooks hooks = { .captured = on_captured, .ctx = &d };
+	struct watch *w;
 	char dur[32];
 	bool bad;
 	int e;
 
-	d.latency = latency_set__new();
-	if (!d.latency) {
-		log_error("starting the daemon: %s", strerror(errno));
+	if (guard__init(&d.guard, env, -1, &hooks)) {
+		log_error("starting the daemon: %s", strerror(ENOMEM));
 		return TRAPD_EXIT_FAILURE;
 	}
-	d.watch = load(&d, &bad);
-	if (!d.watch) {
-		latency_set__free(d.latency);
+	w = load(&d, &bad);
+	if (!w) {
+		guard__release(&d.guard);
 		return bad ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
 	}
 	d.started_real = d.loaded_real = session__realtime_ns();
-	e = setup(&d);
+	e = setup(&d, w);
 	if (e) {
 		if (e != -ENOENT && e != -EADDRINUSE)
 			log_error("starting the daemon: %s", strerror(-e));
@@ -597,11 +446,11 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 		return e;
 	}
 	log_info("trapd daemon %s: %zu rules from %s, polled every %s; control socket %s",
-		 TRAPD_VERSION, d.watch->n, rules_path,
-		 units_format_duration(d.watch->rules->global.poll_interval_ns, dur, sizeof(dur)),
+		 TRAPD_VERSION, w->n, rules_path,
+		 units_format_duration(w->rules->global.poll_interval_ns, dur, sizeof(dur)),
 		 d.ctl_path);
 	/* A first reading now, so rates have their base at the first tick. */
-	watch__observe_all(d.watch, session__now_ns(), on_rule_fired, &d);
+	guard__observe_all(&d.guard, session__now_ns());
 	loop(&d);
 	teardown(&d);
 	log_info("stopped");

@@ -21,33 +21,25 @@
 
 #include "rules/signal.h"
 #include "trapd/control.h"
-#include "trapd/trap.h"
-#include "trapd/watch.h"
+#include "trapd/guard.h"
 #include "upload/uploader.h"
 
 struct daemon {
 	const char *rules_path;
-	struct signal_env env;
-	struct watch *watch;	 /* the rules in force */
-	struct latency_set *latency; /* the probes latency rules share */
-	struct trap trap;	 /* the capture, if one runs; trap.sampler is ours */
+	struct guard guard;	   /* the rules in force and the capture */
 	struct uploader *uploader; /* NULL: no [upload], captures stay in the spool */
-	uint64_t sampler_freq;	 /* the kept sampler's maps are sized for this */
-	uint64_t sampler_window; /* ...and this */
 	int epfd;
 	int timerfd;
 	int sigfd;
 	int ctlfd;
 	char ctl_path[PATH_MAX]; /* the socket in use (a reload does not move it) */
 	gid_t ctl_gid;
-	bool session_watched; /* the trap's session fd is in epfd */
 	bool stopping;
 	int64_t started_real; /* realtime ns */
 	int64_t loaded_real;  /* when the rules in force were loaded */
 	uint64_t reloads;
 	uint64_t reloads_rejected;
 	uint64_t manual_arms;
-	uint64_t capture_errors; /* fires that could not start a capture */
 };
 
 /* daemon__run - load @rules_path, run until SIGTERM/SIGINT, return an exit

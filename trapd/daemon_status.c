@@ -71,7 +71,7 @@ static const char *threshold_text(const struct rule *r, char *buf, size_t len)
 
 static void text_capture(struct daemon *d, FILE *f, int64_t now)
 {
-	const struct trap *t = &d->trap;
+	const struct trap *t = &d->guard.trap;
 	char d1[32], d2[32], when[40];
 	size_t i;
 
@@ -101,8 +101,8 @@ static void text_latency(struct daemon *d, FILE *f)
 	char sig[48];
 	size_t i;
 
-	for (i = 0; i < d->watch->n; i++) {
-		const struct watched_rule *wr = &d->watch->w[i];
+	for (i = 0; i < d->guard.watch->n; i++) {
+		const struct watched_rule *wr = &d->guard.watch->w[i];
 		const struct lat_hist *h;
 		uint64_t span = 0;
 
@@ -123,14 +123,14 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 	char sig[48], val[48], thr[64], last[48];
 	size_t i;
 
-	if (!d->watch->n) {
+	if (!d->guard.watch->n) {
 		fprintf(f, "\nno rules: only manual captures (trapd arm, SIGUSR1)\n");
 		return;
 	}
 	fprintf(f, "\n%-20s %-18s %-12s %-10s %-14s %-12s %s\n", "RULE", "SIGNAL", "STATE", "VALUE",
 		"THRESHOLD", "LAST FIRED", "WHY");
-	for (i = 0; i < d->watch->n; i++) {
-		const struct watched_rule *wr = &d->watch->w[i];
+	for (i = 0; i < d->guard.watch->n; i++) {
+		const struct watched_rule *wr = &d->guard.watch->w[i];
 		const struct rule *r = wr->rule;
 
 		fprintf(f, "%-20s %-18s %-12s %-10s %-14s %-12s %s%s\n", r->name,
@@ -140,7 +140,7 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 				: "-",
 			threshold_text(r, thr, sizeof(thr)),
 			ago(wr->eval.last_fired, now, last, sizeof(last)), wr->eval.why,
-			r->dry_run || d->watch->rules->global.dry_run ? " [dry run]" : "");
+			r->dry_run || d->guard.watch->rules->global.dry_run ? " [dry run]" : "");
 	}
 	text_latency(d, f);
 }
@@ -152,13 +152,13 @@ static void text_upload(struct daemon *d, FILE *f, int64_t real)
 
 	if (!d->uploader) {
 		fprintf(f, "upload:   %s\n",
-			d->watch->rules->upload.url ? "not running: [upload] could not start (see the log)"
+			d->guard.watch->rules->upload.url ? "not running: [upload] could not start (see the log)"
 						    : "none configured: captures stay in the spool");
 		return;
 	}
 	uploader__status(d->uploader, &st);
 	fprintf(f, "upload:   %s: %llu pending, %llu failed, %llu sent (%llu bytes)",
-		d->watch->rules->upload.url, (unsigned long long)st.pending,
+		d->guard.watch->rules->upload.url, (unsigned long long)st.pending,
 		(unsigned long long)st.failed, (unsigned long long)st.sent,
 		(unsigned long long)st.bytes_sent);
 	if (st.in_flight[0])
@@ -175,7 +175,7 @@ static void text_upload(struct daemon *d, FILE *f, int64_t real)
 
 static void status_text(struct daemon *d, FILE *f)
 {
-	const struct rules_global *g = &d->watch->rules->global;
+	const struct rules_global *g = &d->guard.watch->rules->global;
 	int64_t now = session__now_ns(), real = (int64_t)time(NULL) * NSEC_PER_SEC;
 	char up[32], when[40], cap[32];
 	struct spool_usage u;
@@ -184,22 +184,22 @@ static void status_text(struct daemon *d, FILE *f)
 	fprintf(f, "trapd daemon %s, pid %d, up %s\n", TRAPD_VERSION, (int)getpid(),
 		span(real - d->started_real, up, sizeof(up)));
 	fprintf(f, "rules:    %s, %zu rules, loaded %s (%llu reloads, %llu rejected)%s\n",
-		d->rules_path, d->watch->n, when, (unsigned long long)d->reloads,
+		d->rules_path, d->guard.watch->n, when, (unsigned long long)d->reloads,
 		(unsigned long long)d->reloads_rejected, g->dry_run ? "; DRY RUN" : "");
 	text_capture(d, f, now);
 	fprintf(f,
 		"captures: %llu written, %llu failed, %llu could not start, %llu manual; "
 		"%zu fired in the last hour (limit %u), %zu today (limit %u)\n",
-		(unsigned long long)d->trap.written, (unsigned long long)d->trap.failed,
-		(unsigned long long)d->capture_errors, (unsigned long long)d->manual_arms,
-		eval_fires__count(&d->watch->global_fires, now, HOUR_NS), g->max_per_hour,
-		eval_fires__count(&d->watch->global_fires, now, DAY_NS), g->max_per_day);
+		(unsigned long long)d->guard.trap.written, (unsigned long long)d->guard.trap.failed,
+		(unsigned long long)d->guard.capture_errors, (unsigned long long)d->manual_arms,
+		eval_fires__count(&d->guard.watch->global_fires, now, HOUR_NS), g->max_per_hour,
+		eval_fires__count(&d->guard.watch->global_fires, now, DAY_NS), g->max_per_day);
 	snprintf(cap, sizeof(cap), "%llu MiB", (unsigned long long)(g->spool_max_bytes >> 20));
 	if (!spool_usage(g->spool_dir, &u))
 		fprintf(f,
 			"spool:    %s: %llu captures, %llu bytes (cap %s, %u files), %llu dropped\n",
 			g->spool_dir, (unsigned long long)u.captures, (unsigned long long)u.bytes,
-			cap, g->spool_max_files, (unsigned long long)d->trap.dropped);
+			cap, g->spool_max_files, (unsigned long long)d->guard.trap.dropped);
 	else
 		fprintf(f, "spool:    %s: not created yet\n", g->spool_dir);
 	text_upload(d, f, real);
@@ -210,7 +210,7 @@ static void status_text(struct daemon *d, FILE *f)
 
 static void json_capture(struct daemon *d, struct json_writer *w, int64_t now)
 {
-	const struct trap *t = &d->trap;
+	const struct trap *t = &d->guard.trap;
 	size_t i;
 
 	json_key(w, "capture");
@@ -276,7 +276,7 @@ static void json_rule(struct daemon *d, struct json_writer *w, const struct watc
 	json_key(w, "psi_trigger");
 	json_bool(w, wr->trigger_fd >= 0);
 	json_key(w, "dry_run");
-	json_bool(w, r->dry_run || d->watch->rules->global.dry_run);
+	json_bool(w, r->dry_run || d->guard.watch->rules->global.dry_run);
 	if (wr->lat)
 		json_latency(w, wr->lat);
 	json_object_end(w);
@@ -293,7 +293,7 @@ static void json_upload(struct daemon *d, struct json_writer *w)
 	}
 	uploader__status(d->uploader, &st);
 	json_object_begin(w);
-	json_kv_string(w, "url", d->watch->rules->upload.url);
+	json_kv_string(w, "url", d->guard.watch->rules->upload.url);
 	json_kv_u64(w, "pending", st.pending);
 	json_kv_u64(w, "failed", st.failed);
 	json_kv_u64(w, "sent", st.sent);
@@ -321,7 +321,7 @@ static void json_upload(struct daemon *d, struct json_writer *w)
 
 static void status_json(struct daemon *d, FILE *f)
 {
-	const struct rules_global *g = &d->watch->rules->global;
+	const struct rules_global *g = &d->guard.watch->rules->global;
 	int64_t now = session__now_ns();
 	struct json_writer w;
 	struct spool_usage u;
@@ -335,25 +335,25 @@ static void status_json(struct daemon *d, FILE *f)
 	json_kv_u64(&w, "reloads", d->reloads);
 	json_kv_u64(&w, "reloads_rejected", d->reloads_rejected);
 	json_capture(d, &w, now);
-	json_kv_u64(&w, "captures_written", d->trap.written);
-	json_kv_u64(&w, "captures_failed", d->trap.failed);
-	json_kv_u64(&w, "capture_errors", d->capture_errors);
+	json_kv_u64(&w, "captures_written", d->guard.trap.written);
+	json_kv_u64(&w, "captures_failed", d->guard.trap.failed);
+	json_kv_u64(&w, "capture_errors", d->guard.capture_errors);
 	json_kv_u64(&w, "manual_arms", d->manual_arms);
 	json_kv_u64(&w, "fired_last_hour",
-		    eval_fires__count(&d->watch->global_fires, now, HOUR_NS));
+		    eval_fires__count(&d->guard.watch->global_fires, now, HOUR_NS));
 	spool_usage(g->spool_dir, &u);
 	json_key(&w, "spool");
 	json_object_begin(&w);
 	json_kv_string(&w, "dir", g->spool_dir);
 	json_kv_u64(&w, "captures", u.captures);
 	json_kv_u64(&w, "bytes", u.bytes);
-	json_kv_u64(&w, "dropped", d->trap.dropped);
+	json_kv_u64(&w, "dropped", d->guard.trap.dropped);
 	json_object_end(&w);
 	json_upload(d, &w);
 	json_key(&w, "rules");
 	json_array_begin(&w);
-	for (i = 0; i < d->watch->n; i++)
-		json_rule(d, &w, &d->watch->w[i], now);
+	for (i = 0; i < d->guard.watch->n; i++)
+		json_rule(d, &w, &d->guard.watch->w[i], now);
 	json_array_end(&w);
 	json_object_end(&w);
 	json_finish(&w);
