@@ -44,10 +44,10 @@ static int syslog_priority(enum log_level level)
 
 static const char *level_prefix(enum log_level level, bool colour)
 {
-	static const char *const plain[] = { "error: ", "warning: ", "", "debug: " };
+	static const char *const plain[] = { "error: ", "warning: ", "", "debug: ", "debug: " };
 	static const char *const tinted[] = { "\033[1;31merror:\033[0m ",
 					      "\033[1;33mwarning:\033[0m ", "",
-					      "\033[2mdebug:\033[0m " };
+					      "\033[2mdebug:\033[0m ", "\033[2mdebug:\033[0m " };
 	return colour ? tinted[level] : plain[level];
 }
 
@@ -81,7 +81,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
  * is many lines in one message: print it line by line, whole. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	enum log_level mine = level == LIBBPF_WARN ? LOG_LVL_WARN : LOG_LVL_DEBUG;
+	enum log_level mine = level == LIBBPF_WARN ? LOG_LVL_WARN : LOG_LVL_LIBBPF;
 	char *text = NULL, *line, *next;
 
 	if (mine > current_level)

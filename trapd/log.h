@@ -14,6 +14,7 @@ enum log_level {
 	LOG_LVL_WARN,
 	LOG_LVL_INFO,
 	LOG_LVL_DEBUG,
+	LOG_LVL_LIBBPF, /* -vv: libbpf's own debug output too */
 };
 
 /* log_set_level - messages above @level are dropped. Default: LOG_LVL_INFO. */
@@ -23,8 +24,8 @@ enum log_level log_get_level(void);
 /* log_use_syslog - send messages to syslog under @ident from now on. */
 void log_use_syslog(const char *ident);
 
-/* log_route_libbpf - print libbpf's warnings (and, at debug level, its
- * debug output) through this module. */
+/* log_route_libbpf - print libbpf's warnings (and, at LOG_LVL_LIBBPF,
+ * its debug output) through this module. */
 void log_route_libbpf(void);
 
 void log_msg(enum log_level level, const char *fmt, ...)

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 			return TRAPD_EXIT_USAGE;
 		}
 	}
-	log_set_level(verbosity > LOG_LVL_DEBUG ? LOG_LVL_DEBUG : verbosity);
+	log_set_level(verbosity > LOG_LVL_LIBBPF ? LOG_LVL_LIBBPF : verbosity);
 	if (argc == 0) {
 		usage(stderr);
 		return TRAPD_EXIT_USAGE;
