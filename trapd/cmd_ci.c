@@ -1,6 +1,8 @@
 /* cmd_ci.c - `trapd ci`: the CI performance-regression trap. Run a
  * command (N times) in a cgroup of its own, profile all of it, compare
- * with a baseline capture and fail the job when it regressed.
+ * with a baseline capture and fail the job when it regressed; or, with
+ * -c RULES, watch it with rules and capture only when one fires
+ * (ci_watch.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +20,7 @@
 #include "trapd/capture_loop.h"
 #include "trapd/ci_record.h"
 #include "trapd/ci_run.h"
+#include "trapd/ci_watch.h"
 #include "trapd/cli_args.h"
 #include "trapd/commands.h"
 #include "trapd/diff_capture.h"
@@ -33,6 +36,8 @@
 #define DIFF_SVG_NAME "diff.svg"
 
 struct ci_cmd {
+	const char *rules; /* -c: watch with rules instead of comparing */
+	const char *profile_opt; /* an option of the comparison given, for -c's message */
 	const char *baseline;
 	const char *dir;
 	const char *parent_cgroup;
@@ -57,13 +62,19 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: trapd ci [--baseline FILE] [--max-regress PCT] [-o DIR] [--runs N]\n"
-		"                [-F HZ] [--top N] [--min-share PCT] [--alpha A] -- CMD ARGS\n\n"
+		"                [-F HZ] [--top N] [--min-share PCT] [--alpha A] -- CMD ARGS\n"
+		"       trapd ci -c RULES [-o DIR] -- CMD ARGS\n\n"
 		"Run CMD (a benchmark or a test) in a cgroup of its own, sample all of it,\n"
 		"children included, from start to exit, and compare the profile with a\n"
 		"baseline capture. Writes to DIR: the new capture (%s and its .json\n"
 		"sidecar: keep it as the next baseline), %s (a Markdown summary for the\n"
 		"job's page or a pull request) and, with a baseline, %s (a differential\n"
 		"flame graph). The comparison is also printed.\n\n"
+		"With -c RULES, CMD is not profiled as a whole: the rules watch its cgroup\n"
+		"while it runs (a rule that names no cgroup, pid or process watches the\n"
+		"run), a rule that fires captures for its window into DIR, and the job\n"
+		"fails with status %d if any fired. %s lists the fires and each rule's\n"
+		"most extreme reading. 'trapd check --ci -c RULES' checks such a file.\n\n"
 		"Options:\n"
 		"      --baseline FILE    the capture to compare with (a previous run's %s)\n"
 		"      --max-regress PCT  growth of the run's CPU time, or of one function's,\n"
@@ -78,22 +89,28 @@ static void usage(FILE *out)
 		"      --alpha A          false alarm rate over all the tests (default %g)\n"
 		"      --cgroup-parent P  make the run's cgroup under P (default: the cgroup\n"
 		"                         trapd runs in)\n"
+		"  -c, --config RULES     watch CMD with these rules instead (see above)\n"
 		"  -h, --help             this text\n\n"
-		"Exit status: CMD's own when it fails; %d when the profile regressed; 0\n"
-		"otherwise; 1 and 2 for trapd's own failures and bad usage.\n\n"
+		"Exit status: CMD's own when it fails; %d when the profile regressed; %d\n"
+		"when a rule fired (-c); 0 otherwise; 1 and 2 for trapd's own failures and\n"
+		"bad usage.\n\n"
 		"Examples:\n"
 		"  trapd ci -o out -- ./bench --quick\n"
-		"  trapd ci --baseline main/profile.pb.zst --runs 3 -o out -- make check\n",
-		CAPTURE_NAME, SUMMARY_NAME, DIFF_SVG_NAME, CAPTURE_NAME,
+		"  trapd ci --baseline main/profile.pb.zst --runs 3 -o out -- make check\n"
+		"  trapd ci -c ci-rules.ini -o out -- ./integration-tests\n",
+		CAPTURE_NAME, SUMMARY_NAME, DIFF_SVG_NAME, TRAPD_EXIT_RULE_FIRED, SUMMARY_NAME,
+		CAPTURE_NAME,
 		PROFILE_DIFF_DEFAULT_MAX_REGRESS, DEFAULT_DIR, DEFAULT_FREQ_HZ,
 		DIFF_REPORT_DEFAULT_TOP, PROFILE_DIFF_DEFAULT_MIN_SHARE, PROFILE_DIFF_DEFAULT_ALPHA,
-		TRAPD_EXIT_REGRESSION);
+		TRAPD_EXIT_REGRESSION, TRAPD_EXIT_RULE_FIRED);
 }
 
 static int parse_option(struct ci_cmd *c, int opt, char **argv)
 {
 	long v;
 
+	if (opt != 'c' && opt != 'o' && opt != OPT_CGROUP_PARENT && opt != ':' && opt != '?')
+		c->profile_opt = argv[optind - 1];
 	switch (opt) {
 	case OPT_BASELINE:
 		c->baseline = optarg;
@@ -126,8 +143,8 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 		}
 		return 0;
 	case 'c':
-		log_error("-c RULES is not supported yet: trapd ci compares whole runs");
-		return -EINVAL;
+		c->rules = optarg;
+		return 0;
 	case ':':
 		log_error("option '%s' needs a value; see 'trapd ci --help'", argv[optind - 1]);
 		return -EINVAL;
@@ -173,6 +190,12 @@ static int parse_args(struct ci_cmd *c, int argc, char **argv)
 	}
 	if (optind >= argc) {
 		log_error("no command to run: trapd ci [OPTIONS] -- CMD ARGS (see --help)");
+		return -EINVAL;
+	}
+	if (c->rules && c->profile_opt) {
+		log_error("%s compares whole runs; with -c RULES the rules decide what is "
+			  "captured (see --help)",
+			  c->profile_opt);
 		return -EINVAL;
 	}
 	c->argv = argv + optind;
@@ -377,6 +400,31 @@ out:
 	return ret;
 }
 
+/* run_watched - -c RULES: the run watched by rules (ci_watch.h). */
+static int run_watched(const struct ci_cmd *c)
+{
+	struct ci_watch_opts o = {
+		.rules_path = c->rules,
+		.dir = c->dir,
+		.parent_cgroup = c->parent_cgroup,
+		.argv = c->argv,
+		.env = SIGNAL_ENV_LIVE,
+	};
+	char summary[PATH_MAX];
+	int ret, sigfd = -1;
+
+	if (make_dir(c->dir) || join(summary, sizeof(summary), c->dir, SUMMARY_NAME))
+		return TRAPD_EXIT_USAGE;
+	o.summary = summary;
+	if (capture_loop__block_signals(&sigfd)) {
+		log_error("setting up signals: %s", strerror(errno));
+		return TRAPD_EXIT_FAILURE;
+	}
+	ret = ci_watch__run(&o, sigfd);
+	close(sigfd);
+	return ret;
+}
+
 int cmd_ci(int argc, char **argv)
 {
 	struct ci_cmd c = { 0 };
@@ -388,5 +436,5 @@ int cmd_ci(int argc, char **argv)
 			usage(stdout);
 		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
 	}
-	return run(&c);
+	return c.rules ? run_watched(&c) : run(&c);
 }

@@ -20,7 +20,6 @@
 #include "trapd/log.h"
 #include "trapd/shipping.h"
 
-#define NSEC_PER_SEC 1000000000ll
 #define MAX_EVENTS 16
 
 /* --- loading rules ------------------------------------------------------- */
@@ -58,13 +57,7 @@ static struct watch *load(struct daemon *d, bool *bad)
 
 static int arm_timer(struct daemon *d)
 {
-	uint64_t ns = d->guard.watch->rules->global.poll_interval_ns;
-	struct itimerspec its = {
-		.it_interval = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) },
-		.it_value = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) },
-	};
-
-	return timerfd_settime(d->timerfd, 0, &its, NULL) ? -errno : 0;
+	return guard__arm_timer(&d->guard, d->timerfd);
 }
 
 /* restart_uploader - after a reload: a new uploader when [upload] or the

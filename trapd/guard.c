@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 
 #include "rules/proc_stat.h"
 #include "trapd/log.h"
+
+#define NSEC_PER_SEC 1000000000ll
 
 int guard__watch_fd(int epfd, int fd, uint32_t events)
 {
@@ -205,6 +208,17 @@ static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t 
 	}
 	if (g->hooks.fired)
 		g->hooks.fired(g, wr, v, now, err, g->hooks.ctx);
+}
+
+int guard__arm_timer(struct guard *g, int timerfd)
+{
+	uint64_t ns = g->watch->rules->global.poll_interval_ns;
+	struct itimerspec its = {
+		.it_interval = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) },
+		.it_value = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) },
+	};
+
+	return timerfd_settime(timerfd, 0, &its, NULL) ? -errno : 0;
 }
 
 void guard__observe_all(struct guard *g, int64_t now)

@@ -78,6 +78,10 @@ int guard__open(struct guard *g, struct watch *w);
  * watch__free once done comparing. */
 struct watch *guard__replace(struct guard *g, struct watch *w, size_t *kept);
 
+/* guard__arm_timer - set @timerfd to tick every poll_interval of the
+ * rules in force. Returns 0 or a negative errno. */
+int guard__arm_timer(struct guard *g, int timerfd);
+
 /* guard__observe_all - the poll tick: read and judge every rule. */
 void guard__observe_all(struct guard *g, int64_t now);
 
