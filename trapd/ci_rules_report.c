@@ -180,8 +180,9 @@ static const char *how_it_ran(const struct ci_rules_report *rep, char *buf, size
 			 units_format_duration_short((uint64_t)rep->cpu_ns, cpu_ns,
 						     sizeof(cpu_ns)));
 	if (rep->signo)
-		snprintf(buf, len, "ran for %s%s and was stopped by %s", wall, cpu,
-			 sigabbrev_np(rep->signo) ? sigabbrev_np(rep->signo) : "a signal");
+		snprintf(buf, len, "ran for %s%s and was stopped by %s%s", wall, cpu,
+			 sigabbrev_np(rep->signo) ? "SIG" : "signal ",
+			 sigabbrev_np(rep->signo) ? sigabbrev_np(rep->signo) : "?");
 	else
 		snprintf(buf, len, "ran for %s%s and exited with status %d", wall, cpu,
 			 rep->exit_status);

@@ -105,12 +105,36 @@ static void usage(FILE *out)
 		TRAPD_EXIT_REGRESSION, TRAPD_EXIT_RULE_FIRED);
 }
 
+/* comparison_option - @opt's name if it belongs to the profile
+ * comparison (which -c RULES replaces), else NULL. */
+static const char *comparison_option(int opt)
+{
+	switch (opt) {
+	case OPT_BASELINE:
+		return "--baseline";
+	case OPT_MAX_REGRESS:
+		return "--max-regress";
+	case OPT_MIN_SHARE:
+		return "--min-share";
+	case OPT_ALPHA:
+		return "--alpha";
+	case OPT_RUNS:
+		return "--runs";
+	case OPT_TOP:
+		return "--top";
+	case 'F':
+		return "-F";
+	default:
+		return NULL;
+	}
+}
+
 static int parse_option(struct ci_cmd *c, int opt, char **argv)
 {
 	long v;
 
-	if (opt != 'c' && opt != 'o' && opt != OPT_CGROUP_PARENT && opt != ':' && opt != '?')
-		c->profile_opt = argv[optind - 1];
+	if (comparison_option(opt))
+		c->profile_opt = comparison_option(opt);
 	switch (opt) {
 	case OPT_BASELINE:
 		c->baseline = optarg;
