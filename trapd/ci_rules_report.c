@@ -108,8 +108,10 @@ static const char *capture_text(const struct ci_rules_report *rep, const struct 
 {
 	size_t i;
 
-	if (f->dry_run)
-		return "dry run: not captured";
+	if (f->dry_run) {
+		snprintf(buf, len, "dry run: not captured");
+		return buf;
+	}
 	if (!f->capture[0]) {
 		snprintf(buf, len, "not captured: %s", f->err[0] ? f->err : "no capture");
 		return buf;
