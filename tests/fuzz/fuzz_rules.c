@@ -10,6 +10,57 @@
 
 #include "rules/rules.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char *print(const struct rules *r, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f || rules__print(r, f) || fclose(f))
+		abort();
+	return text;
+}
+
+/* check_errors - at least one, at most RULES_ERRORS_MAX + 1, each
+ * "fuzz.ini:" then a line number (or not, for the file), lines rising. */
+static void check_errors(const struct rules_errors *errs)
+{
+	long last = 0, line;
+	size_t i;
+	char *end;
+
+	if (errs->n == 0 || errs->n > RULES_ERRORS_MAX + 1)
+		abort();
+	for (i = 0; i < errs->n; i++) {
+		if (strncmp(errs->msgs[i], "fuzz.ini:", 9) || strchr(errs->msgs[i], '\n'))
+			abort();
+		if (errs->msgs[i][9] == ' ')
+			continue; /* about the whole file */
+		line = strtol(errs->msgs[i] + 9, &end, 10);
+		if (*end != ':' || line < last)
+			abort();
+		last = line;
+	}
+}
+
+static void check_equal(const struct rules *a, const struct rules *b)
+{
+	size_t i;
+
+	if (!rules_global__equal(&a->global, &b->global) || a->nlabels != b->nlabels ||
+	    a->nrules != b->nrules)
+		abort();
+	for (i = 0; i < a->nlabels; i++)
+		if (strcmp(a->labels[i].key, b->labels[i].key) ||
+		    strcmp(a->labels[i].value, b->labels[i].value))
+			abort();
+	for (i = 0; i < a->nrules; i++)
+		if (!rule__equal(&a->rules[i], &b->rules[i]) ||
+		    rules__find(b, a->rules[i].name) != &b->rules[i])
+			abort();
+}
+
 /* one_use - the checks above with the file read for @use. */
 static void one_use(const uint8_t *data, size_t size, enum rules_use use)
 {
