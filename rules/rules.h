@@ -306,6 +306,10 @@ enum rule_unit rule__unit(const struct rule *r);
  * takes more than 4 digits is rounded to 3). Returns @buf. */
 const char *rule__format_value(const struct rule *r, int64_t v, char *buf, size_t len);
 
+/* rule__format_threshold - "above 80%", "below 5ms": @r's direction
+ * and threshold. Returns @buf. */
+const char *rule__format_threshold(const struct rule *r, char *buf, size_t len);
+
 /* rule_unit__to_double - @v in display units (percent, bytes, count, per
  * second, nanoseconds), for metadata. */
 double rule_unit__to_double(enum rule_unit u, int64_t v);

@@ -92,6 +92,15 @@ double rule_unit__to_double(enum rule_unit u, int64_t v)
 	}
 }
 
+const char *rule__format_threshold(const struct rule *r, char *buf, size_t len)
+{
+	char v[48];
+
+	snprintf(buf, len, "%s %s", r->above ? "above" : "below",
+		 rule__format_value(r, r->threshold, v, sizeof(v)));
+	return buf;
+}
+
 const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len)
 {
 	switch (s->kind) {

@@ -92,15 +92,6 @@ static const struct rule *find_rule(const struct ci_rules_report *rep, const cha
 	return NULL;
 }
 
-static const char *threshold_text(const struct rule *r, char *buf, size_t len)
-{
-	char v[32];
-
-	snprintf(buf, len, "%s %s", r->above ? "above" : "below",
-		 rule__format_value(r, r->threshold, v, sizeof(v)));
-	return buf;
-}
-
 /* capture_text - what became of a fire: the capture's file name, "dry
  * run", "not captured: why", or "capture lost: why". */
 static const char *capture_text(const struct ci_rules_report *rep, const struct ci_report_fire *f,
@@ -191,7 +182,20 @@ static const char *how_it_ran(const struct ci_rules_report *rep, char *buf, size
 	return buf;
 }
 
-/* The cells of one fire's row and of one rule's row. */
+/* --- the two tables: fires and rules ---------------------------------------- */
+
+#define MAX_COLS 6
+
+/* A table: its columns and a function that fills row @row's cells and
+ * returns the column to set as code in Markdown (a file name), or -1. */
+struct table {
+	const char *const *heads;
+	const char *align; /* per column: 'l' or 'r' */
+	size_t ncols;
+	size_t nrows;
+	int (*row)(const struct ci_rules_report *rep, size_t row, char cells[][CELL_MAX]);
+};
+
 enum { FIRE_AT, FIRE_RULE, FIRE_SIGNAL, FIRE_VALUE, FIRE_THRESHOLD, FIRE_CAPTURE, FIRE_NCOLS };
 enum { RULE_NAME, RULE_SIGNAL, RULE_THRESHOLD, RULE_PEAK, RULE_FIRES, RULE_NCOLS };
 
@@ -200,41 +204,47 @@ static const char *const fire_heads[FIRE_NCOLS] = { "at",    "rule",      "signa
 static const char *const rule_heads[RULE_NCOLS] = { "rule", "signal", "threshold", "extreme",
 						    "fires" };
 
-static void fire_cells(const struct ci_rules_report *rep, const struct ci_report_fire *f,
-		       char cells[FIRE_NCOLS][CELL_MAX])
+static int fire_row(const struct ci_rules_report *rep, size_t row, char cells[][CELL_MAX])
 {
+	const struct ci_report_fire *f = &rep->fires[row];
 	const struct rule *r = find_rule(rep, f->rule);
 
 	units_format_duration_short((uint64_t)f->at_ns, cells[FIRE_AT], CELL_MAX);
 	snprintf(cells[FIRE_RULE], CELL_MAX, "%s", f->rule);
 	rule__signal_name(r, cells[FIRE_SIGNAL], CELL_MAX);
 	rule__format_value(r, f->value, cells[FIRE_VALUE], CELL_MAX);
-	threshold_text(r, cells[FIRE_THRESHOLD], CELL_MAX);
+	rule__format_threshold(r, cells[FIRE_THRESHOLD], CELL_MAX);
 	capture_text(rep, f, cells[FIRE_CAPTURE], CELL_MAX);
+	/* a file name, not a sentence about why there is none */
+	return f->capture[0] && !strchr(cells[FIRE_CAPTURE], ' ') ? FIRE_CAPTURE : -1;
 }
 
-static void rule_cells(const struct ci_report_rule *rr, char cells[RULE_NCOLS][CELL_MAX])
+static int rule_row(const struct ci_rules_report *rep, size_t row, char cells[][CELL_MAX])
 {
+	const struct ci_report_rule *rr = &rep->rules[row];
+
 	snprintf(cells[RULE_NAME], CELL_MAX, "%s", rr->rule->name);
 	rule__signal_name(rr->rule, cells[RULE_SIGNAL], CELL_MAX);
-	threshold_text(rr->rule, cells[RULE_THRESHOLD], CELL_MAX);
+	rule__format_threshold(rr->rule, cells[RULE_THRESHOLD], CELL_MAX);
 	if (rr->have_peak)
 		rule__format_value(rr->rule, rr->peak, cells[RULE_PEAK], CELL_MAX);
 	else
 		snprintf(cells[RULE_PEAK], CELL_MAX, "no data");
 	snprintf(cells[RULE_FIRES], CELL_MAX, "%llu", (unsigned long long)rr->fires);
+	return -1;
 }
 
-/* --- terminal ---------------------------------------------------------- */
-
-static void widen(size_t *w, char cells[][CELL_MAX], size_t n)
+static struct table fires_table(const struct ci_rules_report *rep)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strlen(cells[i]) > w[i])
-			w[i] = strlen(cells[i]);
+	return (struct table){ fire_heads, "rllrll", FIRE_NCOLS, rep->nfires, fire_row };
 }
+
+static struct table rules_table(const struct ci_rules_report *rep)
+{
+	return (struct table){ rule_heads, "lllrr", RULE_NCOLS, rep->nrules, rule_row };
+}
+
+/* --- terminal ---------------------------------------------------------------- */
 
 static void text_row(FILE *f, const size_t *w, char cells[][CELL_MAX], size_t n)
 {
@@ -245,58 +255,34 @@ static void text_row(FILE *f, const size_t *w, char cells[][CELL_MAX], size_t n)
 	fputc('\n', f);
 }
 
-static void heads(char out[][CELL_MAX], const char *const *names, size_t n)
+/* text_table - heads in capitals, columns as wide as their widest cell. */
+static void text_table(FILE *f, const struct ci_rules_report *rep, const struct table *t)
 {
-	size_t i, j;
+	char cells[MAX_COLS][CELL_MAX], head[MAX_COLS][CELL_MAX];
+	size_t w[MAX_COLS] = { 0 }, r, c, j;
 
-	for (i = 0; i < n; i++) {
-		for (j = 0; names[i][j] && j + 1 < CELL_MAX; j++)
-			out[i][j] = (char)toupper((unsigned char)names[i][j]);
-		out[i][j] = '\0';
+	for (c = 0; c < t->ncols; c++) {
+		for (j = 0; t->heads[c][j] && j + 1 < CELL_MAX; j++)
+			head[c][j] = (char)toupper((unsigned char)t->heads[c][j]);
+		head[c][j] = '\0';
+		w[c] = j;
 	}
-}
-
-static void text_fires(const struct ci_rules_report *rep, FILE *f)
-{
-	char cells[FIRE_NCOLS][CELL_MAX], head[FIRE_NCOLS][CELL_MAX];
-	size_t w[FIRE_NCOLS] = { 0 }, i;
-
-	heads(head, fire_heads, FIRE_NCOLS);
-	widen(w, head, FIRE_NCOLS);
-	for (i = 0; i < rep->nfires; i++) {
-		fire_cells(rep, &rep->fires[i], cells);
-		widen(w, cells, FIRE_NCOLS);
+	for (r = 0; r < t->nrows; r++) {
+		t->row(rep, r, cells);
+		for (c = 0; c < t->ncols; c++)
+			if (strlen(cells[c]) > w[c])
+				w[c] = strlen(cells[c]);
 	}
-	text_row(f, w, head, FIRE_NCOLS);
-	for (i = 0; i < rep->nfires; i++) {
-		fire_cells(rep, &rep->fires[i], cells);
-		text_row(f, w, cells, FIRE_NCOLS);
-	}
-	if (rep->fires_total > rep->nfires)
-		fprintf(f, "  ... and %llu more fires\n",
-			(unsigned long long)(rep->fires_total - rep->nfires));
-}
-
-static void text_rules(const struct ci_rules_report *rep, FILE *f)
-{
-	char cells[RULE_NCOLS][CELL_MAX], head[RULE_NCOLS][CELL_MAX];
-	size_t w[RULE_NCOLS] = { 0 }, i;
-
-	heads(head, rule_heads, RULE_NCOLS);
-	widen(w, head, RULE_NCOLS);
-	for (i = 0; i < rep->nrules; i++) {
-		rule_cells(&rep->rules[i], cells);
-		widen(w, cells, RULE_NCOLS);
-	}
-	text_row(f, w, head, RULE_NCOLS);
-	for (i = 0; i < rep->nrules; i++) {
-		rule_cells(&rep->rules[i], cells);
-		text_row(f, w, cells, RULE_NCOLS);
+	text_row(f, w, head, t->ncols);
+	for (r = 0; r < t->nrows; r++) {
+		t->row(rep, r, cells);
+		text_row(f, w, cells, t->ncols);
 	}
 }
 
 int ci_rules_report__text(const struct ci_rules_report *rep, FILE *f)
 {
+	struct table fires = fires_table(rep), rules = rules_table(rep);
 	char line[256], cmd[CMDLINE_MAX], ran[160];
 
 	fprintf(f, "trapd ci: %s\n", headline(rep, line, sizeof(line)));
@@ -304,23 +290,27 @@ int ci_rules_report__text(const struct ci_rules_report *rep, FILE *f)
 		how_it_ran(rep, ran, sizeof(ran)));
 	if (rep->fires_total) {
 		fputs("\nfires:\n", f);
-		text_fires(rep, f);
+		text_table(f, rep, &fires);
+		if (rep->fires_total > rep->nfires)
+			fprintf(f, "  ... and %llu more fires\n",
+				(unsigned long long)(rep->fires_total - rep->nfires));
 	}
 	fprintf(f, "\nrules of %s (extreme: the highest reading of an above rule, the lowest "
 		   "of a below one):\n",
 		rep->rules_path);
-	text_rules(rep, f);
+	text_table(f, rep, &rules);
 	return ferror(f) ? -EIO : 0;
 }
 
 /* --- Markdown ------------------------------------------------------------ */
 
-/* md_cell - @s in a table cell: '|' escaped, line breaks as blanks. */
-static void md_cell(FILE *f, const char *s, bool code)
+/* md_text - @s inside a table cell (@in_table: '|' escaped) or inline
+ * code (@code: a backtick would end it, so it becomes a quote); line
+ * breaks as blanks. */
+static void md_text(FILE *f, const char *s, bool in_table, bool code)
 {
-	fputs(code ? " `" : " ", f);
 	for (; *s; s++) {
-		if (*s == '|')
+		if (*s == '|' && in_table)
 			fputs("\\|", f);
 		else if (*s == '\n' || *s == '\r')
 			fputc(' ', f);
@@ -329,43 +319,45 @@ static void md_cell(FILE *f, const char *s, bool code)
 		else
 			fputc(*s, f);
 	}
-	fputs(code ? "` |" : " |", f);
 }
 
-static void md_head(FILE *f, const char *const *names, const char *align, size_t n)
+static void md_table(FILE *f, const struct ci_rules_report *rep, const struct table *t)
 {
-	size_t i;
+	char cells[MAX_COLS][CELL_MAX];
+	size_t r, c;
+	int code;
 
 	fputc('|', f);
-	for (i = 0; i < n; i++)
-		fprintf(f, " %s |", names[i]);
+	for (c = 0; c < t->ncols; c++)
+		fprintf(f, " %s |", t->heads[c]);
 	fputs("\n|", f);
-	for (i = 0; i < n; i++)
-		fputs(align[i] == 'r' ? " ---: |" : " --- |", f);
+	for (c = 0; c < t->ncols; c++)
+		fputs(t->align[c] == 'r' ? " ---: |" : " --- |", f);
 	fputc('\n', f);
+	for (r = 0; r < t->nrows; r++) {
+		code = t->row(rep, r, cells);
+		fputc('|', f);
+		for (c = 0; c < t->ncols; c++) {
+			fputs((int)c == code ? " `" : " ", f);
+			md_text(f, cells[c], true, (int)c == code);
+			fputs((int)c == code ? "` |" : " |", f);
+		}
+		fputc('\n', f);
+	}
 }
 
 int ci_rules_report__markdown(const struct ci_rules_report *rep, FILE *f)
 {
-	char line[256], cmd[CMDLINE_MAX], ran[160], cells[FIRE_NCOLS][CELL_MAX];
-	char rcells[RULE_NCOLS][CELL_MAX];
-	size_t i, c;
+	struct table fires = fires_table(rep), rules = rules_table(rep);
+	char line[256], cmd[CMDLINE_MAX], ran[160];
 
-	fprintf(f, "### trapd: %s\n\n", headline(rep, line, sizeof(line)));
-	fputc('`', f);
-	for (c = 0, command_line(rep->argv, cmd, sizeof(cmd)); cmd[c]; c++)
-		fputc(cmd[c] == '`' ? '\'' : cmd[c], f);
-	fprintf(f, "` %s. Rules: `%s`.\n\n", how_it_ran(rep, ran, sizeof(ran)), rep->rules_path);
+	fprintf(f, "### trapd: %s\n\n`", headline(rep, line, sizeof(line)));
+	md_text(f, command_line(rep->argv, cmd, sizeof(cmd)), false, true);
+	fprintf(f, "` %s. Rules: `", how_it_ran(rep, ran, sizeof(ran)));
+	md_text(f, rep->rules_path, false, true);
+	fputs("`.\n\n", f);
 	if (rep->fires_total) {
-		md_head(f, fire_heads, "rllrll", FIRE_NCOLS);
-		for (i = 0; i < rep->nfires; i++) {
-			fire_cells(rep, &rep->fires[i], cells);
-			fputc('|', f);
-			for (c = 0; c < FIRE_NCOLS; c++)
-				md_cell(f, cells[c], c == FIRE_CAPTURE && rep->fires[i].capture[0] &&
-							     !strchr(cells[c], ' '));
-			fputc('\n', f);
-		}
+		md_table(f, rep, &fires);
 		if (rep->fires_total > rep->nfires)
 			fprintf(f, "\n... and %llu more fires.\n",
 				(unsigned long long)(rep->fires_total - rep->nfires));
@@ -374,14 +366,7 @@ int ci_rules_report__markdown(const struct ci_rules_report *rep, FILE *f)
 		      "flame graph.\n\n",
 		      f);
 	}
-	md_head(f, rule_heads, "lllrr", RULE_NCOLS);
-	for (i = 0; i < rep->nrules; i++) {
-		rule_cells(&rep->rules[i], rcells);
-		fputc('|', f);
-		for (c = 0; c < RULE_NCOLS; c++)
-			md_cell(f, rcells[c], false);
-		fputc('\n', f);
-	}
+	md_table(f, rep, &rules);
 	fputs("\nextreme: the highest reading of an `above` rule, the lowest of a `below` one.\n",
 	      f);
 	return ferror(f) ? -EIO : 0;

@@ -58,15 +58,6 @@ static const char *ago(int64_t then, int64_t now, char *buf, size_t len)
 	return buf;
 }
 
-static const char *threshold_text(const struct rule *r, char *buf, size_t len)
-{
-	char v[48];
-
-	snprintf(buf, len, "%s %s", r->above ? "above" : "below",
-		 rule__format_value(r, r->threshold, v, sizeof(v)));
-	return buf;
-}
-
 /* --- text ---------------------------------------------------------------- */
 
 static void text_capture(struct daemon *d, FILE *f, int64_t now)
@@ -138,7 +129,7 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 			wr->eval.have_value
 				? rule__format_value(r, wr->eval.value, val, sizeof(val))
 				: "-",
-			threshold_text(r, thr, sizeof(thr)),
+			rule__format_threshold(r, thr, sizeof(thr)),
 			ago(wr->eval.last_fired, now, last, sizeof(last)), wr->eval.why,
 			r->dry_run || d->guard.watch->rules->global.dry_run ? " [dry run]" : "");
 	}
