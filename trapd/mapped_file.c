@@ -76,6 +76,11 @@ static int open_map_files(const char *proc_root, int pid, const struct procmaps_
 	return open_checked(open(p, O_PATH | O_CLOEXEC), e->inode);
 }
 
+int mapped_file_open_in_root(const char *proc_root, int pid, const char *path)
+{
+	return open_in_root(proc_root, pid, path, 0);
+}
+
 int mapped_file_open(const char *proc_root, int pid, const struct procmaps_entry *e)
 {
 	bool stale = false;

@@ -19,4 +19,9 @@
  * another negative errno. */
 int mapped_file_open(const char *proc_root, int pid, const struct procmaps_entry *e);
 
+/* mapped_file_open_in_root - a read-only fd of the regular file at @path
+ * as @pid sees it, symbolic links resolved inside its root. Returns the
+ * fd or a negative errno (-ESTALE: not a regular file). */
+int mapped_file_open_in_root(const char *proc_root, int pid, const char *path);
+
 #endif

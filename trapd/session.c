@@ -436,6 +436,7 @@ int session__build(struct session *s, struct capture_info *info, struct profile 
 	}
 	close_window(s);
 	fill_info(s, info);
+	symbolizer__refresh_jit(s->sym);
 	e = capture_build_profile(s->sampler, s->sym, info, out);
 	if (e)
 		snprintf(err, errlen, "reading the capture: %s", strerror(-e));

@@ -32,9 +32,11 @@
 #include "trapd/ksyms.h"
 #include "trapd/log.h"
 #include "trapd/mapped_file.h"
+#include "trapd/perfmap.h"
 #include "trapd/procmaps.h"
 
 #define MAX_MAPS_PER_PID PROCMAPS_MAX_ENTRIES
+#define JIT_PATH "//anon" /* anonymous code's mapping, named as perf names it */
 
 struct sym_file {
 	uint64_t dev; /* major << 32 | minor, as in maps */
@@ -59,6 +61,8 @@ struct pid_maps {
 	uint32_t gen;
 	struct sym_map *maps;
 	size_t n, cap;
+	struct perfmap jit; /* its /tmp/perf-PID.map, when it has JIT code */
+	bool has_jit;	    /* it maps anonymous code */
 };
 
 struct symbolizer {
@@ -294,12 +298,33 @@ static void sort_maps(struct pid_maps *pm)
 	}
 }
 
+/* read_jit - (again) the perf map of a process with anonymous code: a
+ * runtime appends to it as it compiles, so the newer read replaces the
+ * older, unless the file is gone (the process exited meanwhile). */
+static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
+{
+	struct perfmap m;
+	int err = perfmap__read(s->proc_root, pm->pid, &m);
+
+	if (err) {
+		if (err != -ENOENT)
+			log_debug("symbolizer: pid %d: perf map: %s", pm->pid, strerror(-err));
+		return;
+	}
+	if (m.nbad || m.truncated)
+		log_warn("symbolizer: pid %d: perf map: %zu lines skipped%s", pm->pid, m.nbad,
+			 m.truncated ? ", cut at the size limit" : "");
+	perfmap__free(&pm->jit);
+	pm->jit = m;
+}
+
 int symbolizer__snapshot(struct symbolizer *s, int pid)
 {
 	struct procmaps pmaps = { 0 };
 	struct pid_maps *pm;
 	struct sym_file *f;
 	size_t i, nsorted;
+	bool jit = false;
 	int err;
 
 	err = procmaps__read(s->proc_root, pid, PROCMAPS_EXEC_ONLY, &pmaps);
@@ -316,31 +341,46 @@ int symbolizer__snapshot(struct symbolizer *s, int pid)
 	pm->gen++;
 	nsorted = pm->n;
 	for (i = 0; i < pmaps.n; i++) {
-		const struct procmaps_entry *e = &pmaps.entries[i];
+		struct procmaps_entry e = pmaps.entries[i];
 
-		/* Anonymous code (JIT) has no file to name it. */
-		if (e->kind == PROCMAPS_ANON)
-			continue;
-		f = file_get(s, pid, e);
+		/* Anonymous code is JIT code: its names are in a perf map. */
+		if (e.kind == PROCMAPS_ANON) {
+			e.path = JIT_PATH;
+			jit = true;
+		}
+		f = file_get(s, pid, &e);
 		if (!f) {
 			err = -ENOMEM;
 			break;
 		}
-		if (has_map(pm, nsorted, e, f))
+		if (has_map(pm, nsorted, &e, f))
 			continue;
 		if (pm->n >= MAX_MAPS_PER_PID) {
 			log_debug("symbolizer: pid %d: more than %u mappings", pid,
 				  MAX_MAPS_PER_PID);
 			break;
 		}
-		err = add_map(pm, e, f);
+		err = add_map(pm, &e, f);
 		if (err)
 			break;
 	}
 	sort_maps(pm);
+	if (jit) {
+		pm->has_jit = true;
+		read_jit(s, pm);
+	}
 cleanup:
 	procmaps__free(&pmaps);
 	return err;
+}
+
+void symbolizer__refresh_jit(struct symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->pids_cap; i++)
+		if (s->pids[i] && s->pids[i]->has_jit)
+			read_jit(s, s->pids[i]);
 }
 
 /* find_map - the newest mapping of @pm holding @addr, NULL if none. */
@@ -406,10 +446,12 @@ static int64_t function_id(struct profile *p, const char *name, uint32_t file)
 
 /* user_name - the function at @addr in @m (@addr is already the address
  * to look up: the pc, or a return address minus one). */
-static const char *user_name(const struct sym_map *m, uint64_t addr)
+static const char *user_name(const struct pid_maps *pm, const struct sym_map *m, uint64_t addr)
 {
 	uint64_t vaddr;
 
+	if (!strcmp(m->file->path, JIT_PATH))
+		return pm->jit.n ? perfmap__lookup(&pm->jit, addr) : NULL;
 	if (!m->file->elf)
 		return NULL;
 	if (elfsym__offset_to_vaddr(m->file->elf, addr - m->start + m->pgoff, &vaddr))
@@ -448,7 +490,7 @@ int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
 		if (map_id < 0)
 			return (int)map_id;
 		fn = 0;
-		name = user_name(m, a);
+		name = user_name(pm, m, a);
 		if (name) {
 			fname = profile__string(p, m->file->path);
 			if (fname < 0)
@@ -604,6 +646,7 @@ void symbolizer__free(struct symbolizer *s)
 		if (!s->pids[i])
 			continue;
 		free(s->pids[i]->maps);
+		perfmap__free(&s->pids[i]->jit);
 		free(s->pids[i]);
 	}
 	free(s->pids);

@@ -72,6 +72,12 @@ void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_
 				  void *ctx);
 
 /* symbolizer__get_stats - counters since symbolizer__new. */
+/* symbolizer__refresh_jit - read again the perf maps (/tmp/perf-PID.map)
+ * of the processes with JIT code that are still there: a runtime
+ * appends to its map as it compiles, and buffers what it writes, so the
+ * later the read, the more it names. Call it before symbolizing. */
+void symbolizer__refresh_jit(struct symbolizer *s);
+
 void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 
 #endif

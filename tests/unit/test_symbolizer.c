@@ -495,7 +495,11 @@ static void test_fixture_tree_wrong_inode_deleted_and_pseudo(void **state)
 			    "/nonexistent/libgone.so");
 	expect_fn(p, locs[3], NULL);
 	assert_string_equal(profile__str(p, map_of(p, locs[3])->filename), "[vdso]");
-	assert_null(map_of(p, locs[4]));
+	/* anonymous code: a mapping named as perf names it, and no name
+	 * without a perf map */
+	expect_fn(p, locs[4], NULL);
+	assert_string_equal(profile__str(p, map_of(p, locs[4])->filename), "//anon");
+	assert_false(map_of(p, locs[4])->has_functions);
 	assert_int_equal(loc(p, locs[4])->address, ips[4]);
 	/* looked up at ip - 1, so still inside the text mapping */
 	assert_non_null(map_of(p, locs[5]));

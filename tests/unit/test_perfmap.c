@@ -1,0 +1,164 @@
+/* test_perfmap.c - JIT perf maps: the line format and its edge cases,
+ * later lines winning over earlier ones at an address, a last line still
+ * being written, the caps, and reading through a process's root with its
+ * namespaced pid (a fixture /proc tree). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trapd/perfmap.h"
+
+static struct perfmap parse(const char *text)
+{
+	struct perfmap m;
+
+	assert_int_equal(perfmap__parse(text, strlen(text), &m), 0);
+	return m;
+}
+
+static void test_lines(void **state)
+{
+	struct perfmap m = parse("7f0000001000 40 LazyCompile:*hot /app/a.js:1:10\n"
+				 "0x7f0000002000 0x20 JS:~cold\n"
+				 "7F0000003000 10 [Optimized] System.String::Concat(string)\r\n");
+
+	(void)state;
+	assert_int_equal(m.n, 3);
+	assert_int_equal(m.nbad, 0);
+	assert_string_equal(perfmap__lookup(&m, 0x7f0000001000), "LazyCompile:*hot /app/a.js:1:10");
+	assert_string_equal(perfmap__lookup(&m, 0x7f000000103f), "LazyCompile:*hot /app/a.js:1:10");
+	assert_null(perfmap__lookup(&m, 0x7f0000001040));
+	assert_string_equal(perfmap__lookup(&m, 0x7f000000201f), "JS:~cold");
+	assert_string_equal(perfmap__lookup(&m, 0x7f0000003004),
+			    "[Optimized] System.String::Concat(string)");
+	assert_null(perfmap__lookup(&m, 0xfff));
+	perfmap__free(&m);
+}
+
+/* Lines that do not parse are counted and skipped, not fatal. */
+static void test_bad_lines(void **state)
+{
+	struct perfmap m = parse("1000 10 ok\n"
+				 "\n"
+				 "zz 10 not hex\n"
+				 "2000 0 empty\n"
+				 "ffffffffffffff00 200 wraps\n"
+				 "3000 10\n"
+				 "3000 10 \n"
+				 "12345678901234567 10 seventeen digits\n"
+				 "4000  10 two blanks\n");
+
+	(void)state;
+	assert_int_equal(m.n, 1);
+	assert_int_equal(m.nbad, 7);
+	perfmap__free(&m);
+}
+
+/* Code compiled again at an address: the later line names it. */
+static void test_later_wins(void **state)
+{
+	struct perfmap m = parse("1000 100 old\n"
+				 "1040 10 inner\n"
+				 "1000 100 new\n");
+
+	(void)state;
+	assert_string_equal(perfmap__lookup(&m, 0x1010), "new");
+	assert_string_equal(perfmap__lookup(&m, 0x1044), "new");
+	perfmap__free(&m);
+	m = parse("1000 100 old\n1040 10 inner\n");
+	assert_string_equal(perfmap__lookup(&m, 0x1044), "inner");
+	assert_string_equal(perfmap__lookup(&m, 0x1080), "old");
+	perfmap__free(&m);
+}
+
+/* A runtime may be writing the last line: only whole lines count. */
+static void test_partial_last_line(void **state)
+{
+	struct perfmap m = parse("1000 10 whole\n2000 10 half-writ");
+
+	(void)state;
+	assert_int_equal(m.n, 1);
+	assert_int_equal(m.nbad, 0);
+	assert_null(perfmap__lookup(&m, 0x2000));
+	perfmap__free(&m);
+}
+
+static void test_long_name_cut(void **state)
+{
+	char *text = malloc(PERFMAP_MAX_NAME * 2 + 16);
+	struct perfmap m;
+
+	(void)state;
+	strcpy(text, "1000 10 ");
+	memset(text + 8, 'x', PERFMAP_MAX_NAME * 2);
+	strcpy(text + 8 + PERFMAP_MAX_NAME * 2, "\n");
+	m = parse(text);
+	assert_int_equal(m.n, 1);
+	assert_int_equal(strlen(perfmap__lookup(&m, 0x1000)), PERFMAP_MAX_NAME);
+	perfmap__free(&m);
+	free(text);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Read as the process sees it: /proc/PID/root/tmp/perf-NSPID.map. */
+static void test_read_through_root(void **state)
+{
+	char dir[] = "/tmp/test_perfmap.XXXXXX", path[512];
+	struct perfmap m;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/42", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/42/rootfs", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/42/rootfs/tmp", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/42/root", dir);
+	assert_int_equal(symlink("rootfs", path), 0);
+	snprintf(path, sizeof(path), "%s/42/status", dir);
+	write_file(path, "Name:\tnode\nPid:\t42\nNSpid:\t42\t7\n");
+	snprintf(path, sizeof(path), "%s/42/rootfs/tmp/perf-7.map", dir);
+	write_file(path, "1000 10 inside\n");
+	assert_int_equal(perfmap__read(dir, 42, &m), 0);
+	assert_string_equal(perfmap__lookup(&m, 0x1004), "inside");
+	perfmap__free(&m);
+	/* a link planted in the target's /tmp stays inside its root */
+	unlink(path);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	assert_int_not_equal(perfmap__read(dir, 42, &m), 0);
+	unlink(path);
+	assert_int_equal(perfmap__read(dir, 42, &m), -ENOENT);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_later_wins),
+		cmocka_unit_test(test_partial_last_line),
+		cmocka_unit_test(test_long_name_cut),
+		cmocka_unit_test(test_read_through_root),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,59 @@
+/* perfmap.h - JIT symbol maps: the /tmp/perf-PID.map files that Node
+ * (--perf-basic-prof), .NET (DOTNET_PerfMapEnabled=1), Java agents and
+ * others write so that profilers can name code compiled at run time.
+ *
+ * Format (linux tools/perf/Documentation/jit-interface.txt): one symbol
+ * per line, "START SIZE NAME", START and SIZE in hex (an optional 0x),
+ * NAME the rest of the line (it may hold blanks). Code can be compiled
+ * again at an address, so of overlapping entries the later line wins
+ * (among the 64 that start nearest below the address).
+ *
+ * The file is untrusted input written by the target: it is read through
+ * the target's own root (a symbolic link it planted cannot reach the
+ * host's files) with the pid as the target sees it (its innermost
+ * namespaced pid), only up to PERFMAP_MAX_FILE bytes and PERFMAP_MAX_ENTRIES
+ * symbols, and a runtime may still be appending to it: a last line
+ * without its newline is left for the next read, never half parsed.
+ */
+#ifndef TRAPD_PERFMAP_H
+#define TRAPD_PERFMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PERFMAP_MAX_FILE (64u << 20)	/* bytes read */
+#define PERFMAP_MAX_ENTRIES (1u << 20) /* symbols kept */
+#define PERFMAP_MAX_NAME 1024		/* bytes of a name; longer ones are cut */
+
+struct perfmap_sym {
+	uint64_t start, end; /* [start, end) */
+	uint32_t seq;	     /* line order: of overlapping symbols the later wins */
+	uint32_t name;	     /* offset into names */
+};
+
+struct perfmap {
+	struct perfmap_sym *syms; /* by start */
+	size_t n;
+	uint64_t *max_end; /* max_end[i]: the highest end of syms[0..i] */
+	char *names;
+	size_t nbad;	/* lines that did not parse */
+	bool truncated; /* a cap was hit */
+};
+
+/* perfmap__parse - the complete lines of @text[0..len) into @out (which
+ * is overwritten). Returns 0 or -ENOMEM (@out is then empty). Free with
+ * perfmap__free. */
+int perfmap__parse(const char *text, size_t len, struct perfmap *out);
+
+/* perfmap__read - the perf map of process @pid (with /proc at
+ * @proc_root): /tmp/perf-NSPID.map inside its root. Returns 0, -ENOENT
+ * when it writes none, or another negative errno. */
+int perfmap__read(const char *proc_root, int pid, struct perfmap *out);
+
+/* perfmap__lookup - the name of the symbol holding @addr, or NULL. */
+const char *perfmap__lookup(const struct perfmap *m, uint64_t addr);
+
+void perfmap__free(struct perfmap *m);
+
+#endif
