@@ -47,7 +47,7 @@ void ci_rules_report__reading(struct ci_rules_report *rep, size_t i, int64_t val
 }
 
 void ci_rules_report__fire(struct ci_rules_report *rep, size_t i, int64_t at_ns, int64_t value,
-			   const char *capture, const char *err)
+			   bool dry_run, const char *capture, const char *err)
 {
 	struct ci_report_fire *f;
 
@@ -61,7 +61,7 @@ void ci_rules_report__fire(struct ci_rules_report *rep, size_t i, int64_t at_ns,
 	snprintf(f->rule, sizeof(f->rule), "%s", rep->rules[i].rule->name);
 	f->at_ns = at_ns;
 	f->value = value;
-	f->dry_run = rep->rules[i].rule->dry_run;
+	f->dry_run = dry_run;
 	snprintf(f->capture, sizeof(f->capture), "%s", capture ? capture : "");
 	snprintf(f->err, sizeof(f->err), "%s", err ? err : "");
 }
@@ -199,11 +199,12 @@ struct table {
 enum { FIRE_AT, FIRE_RULE, FIRE_SIGNAL, FIRE_VALUE, FIRE_THRESHOLD, FIRE_CAPTURE, FIRE_NCOLS };
 enum { RULE_NAME, RULE_SIGNAL, RULE_THRESHOLD, RULE_PEAK, RULE_FIRES, RULE_NCOLS };
 
-static const char *const fire_heads[FIRE_NCOLS] = { "at",    "rule",      "signal",
+static const char *const fire_heads[FIRE_NCOLS] = { "at",    "rule",	  "signal",
 						    "value", "threshold", "capture" };
 static const char *const rule_heads[RULE_NCOLS] = { "rule", "signal", "threshold", "extreme",
 						    "fires" };
 
+/* fire_row - at, rule, signal, value, threshold, capture. */
 static int fire_row(const struct ci_rules_report *rep, size_t row, char cells[][CELL_MAX])
 {
 	const struct ci_report_fire *f = &rep->fires[row];
@@ -219,6 +220,7 @@ static int fire_row(const struct ci_rules_report *rep, size_t row, char cells[][
 	return f->capture[0] && !strchr(cells[FIRE_CAPTURE], ' ') ? FIRE_CAPTURE : -1;
 }
 
+/* rule_row - rule, signal, threshold, extreme reading, fires. */
 static int rule_row(const struct ci_rules_report *rep, size_t row, char cells[][CELL_MAX])
 {
 	const struct ci_report_rule *rr = &rep->rules[row];
@@ -295,8 +297,9 @@ int ci_rules_report__text(const struct ci_rules_report *rep, FILE *f)
 			fprintf(f, "  ... and %llu more fires\n",
 				(unsigned long long)(rep->fires_total - rep->nfires));
 	}
-	fprintf(f, "\nrules of %s (extreme: the highest reading of an above rule, the lowest "
-		   "of a below one):\n",
+	fprintf(f,
+		"\nrules of %s (extreme: the highest reading of an above rule, the lowest "
+		"of a below one):\n",
 		rep->rules_path);
 	text_table(f, rep, &rules);
 	return ferror(f) ? -EIO : 0;
@@ -321,6 +324,7 @@ static void md_text(FILE *f, const char *s, bool in_table, bool code)
 	}
 }
 
+/* md_table - a GitHub-flavoured Markdown table. */
 static void md_table(FILE *f, const struct ci_rules_report *rep, const struct table *t)
 {
 	char cells[MAX_COLS][CELL_MAX];

@@ -70,10 +70,11 @@ void ci_rules_report__release(struct ci_rules_report *rep);
  * most extreme yet. */
 void ci_rules_report__reading(struct ci_rules_report *rep, size_t i, int64_t value);
 
-/* ci_rules_report__fire - rule @i fired at @at_ns; the capture @capture
- * ("" or NULL: none) came of it, or @err says why not. */
+/* ci_rules_report__fire - rule @i fired at @at_ns (in a dry run: it
+ * would have); the capture @capture ("" or NULL: none) came of it, or
+ * @err says why not. */
 void ci_rules_report__fire(struct ci_rules_report *rep, size_t i, int64_t at_ns, int64_t value,
-			   const char *capture, const char *err);
+			   bool dry_run, const char *capture, const char *err);
 
 /* ci_rules_report__capture - capture @id was written to @path, or lost
  * (@path NULL) for @err. */

@@ -32,6 +32,7 @@ struct ci_watch {
 	int epfd, timerfd, sigfd;
 	int64_t started; /* monotonic ns, when the command was let go */
 	bool exited;	 /* the command has */
+	bool failed;	 /* trapd's own loop failed */
 	int signo;
 };
 
@@ -62,6 +63,9 @@ static int load(const struct ci_watch_opts *o, struct rules **out)
 	}
 	free(r->global.spool_dir);
 	r->global.spool_dir = dir;
+	/* DIR is the job's, not a spool: never drop a file there to stay in bounds */
+	r->global.spool_max_bytes = UINT64_MAX;
+	r->global.spool_max_files = UINT32_MAX;
 	if (r->upload.url)
 		log_info("%s: [upload] is the daemon's; trapd ci keeps its captures in %s",
 			 o->rules_path, o->dir);
@@ -71,17 +75,21 @@ static int load(const struct ci_watch_opts *o, struct rules **out)
 
 /* --- what the guard tells us ----------------------------------------------- */
 
+/* on_fired - a fire (or a dry run's would-be fire) into the report,
+ * with the capture it started or joined. */
 static void on_fired(struct guard *g, const struct watched_rule *wr, enum eval_verdict v,
 		     int64_t now, const char *err, void *ctx)
 {
 	struct ci_watch *cw = ctx;
 	size_t i = (size_t)(wr - g->watch->w);
-	int64_t at = now > cw->started ? now - cw->started : 0;
+	int64_t at = cw->started && now > cw->started ? now - cw->started : 0;
 	bool captured = v == EVAL_FIRE && !err[0];
 
-	ci_rules_report__fire(&cw->rep, i, at, wr->eval.value, captured ? g->trap.id : NULL, err);
+	ci_rules_report__fire(&cw->rep, i, at, wr->eval.value, v == EVAL_DRY_RUN,
+			      captured ? g->trap.id : NULL, err);
 }
 
+/* on_captured - a capture written or lost; g->trap.id is still its id. */
 static void on_captured(struct guard *g, const char *path, const char *err, void *ctx)
 {
 	struct ci_watch *cw = ctx;
@@ -103,6 +111,7 @@ static void observe(struct ci_watch *cw)
 
 /* --- setting up ------------------------------------------------------------ */
 
+/* make_cgroup - the run's cgroup, under --cgroup-parent or trapd's own. */
 static int make_cgroup(struct ci_watch *cw)
 {
 	struct ci_cgroup_opts co = { .parent = cw->o->parent_cgroup };
@@ -119,13 +128,14 @@ static int make_cgroup(struct ci_watch *cw)
 /* open_guard - the rules, resolved to the run's cgroup, in force. */
 static int open_guard(struct ci_watch *cw, struct rules *r)
 {
-	const struct guard_hooks hooks = { on_fired, on_captured, cw };
+	const struct guard_hooks hooks = { .fired = on_fired, .captured = on_captured, .ctx = cw };
 	struct watch *w;
 	int e;
 
 	cw->epfd = epoll_create1(EPOLL_CLOEXEC);
 	cw->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (cw->epfd < 0 || cw->timerfd < 0 || guard__init(&cw->guard, &cw->o->env, cw->epfd, &hooks)) {
+	if (cw->epfd < 0 || cw->timerfd < 0 ||
+	    guard__init(&cw->guard, &cw->o->env, cw->epfd, &hooks)) {
 		e = -errno;
 		rules__free(r);
 		return e;
@@ -161,18 +171,23 @@ static int spawn(struct ci_watch *cw)
 	e = target_prepare(&cw->cmd, NULL, &unused, &cw->h);
 	if (e)
 		return e;
+	if (cw->h.pidfd < 0) {
+		log_error("cannot follow %s: pidfd_open failed (it needs Linux 5.3)",
+			  cw->cmd.argv[0]);
+		return -ENOSYS;
+	}
 	e = ci_cgroup__attach(cw->cg, cw->cmd.pid, err, sizeof(err));
 	if (e) {
 		log_error("moving %s into the run's cgroup: %s", cw->cmd.argv[0], err);
 		return e;
 	}
-	if (cw->h.pidfd < 0)
-		return -errno;
 	return guard__watch_fd(cw->epfd, cw->h.pidfd, EPOLLIN);
 }
 
 /* --- the run ----------------------------------------------------------------- */
 
+/* on_signal - SIGINT, SIGTERM, SIGHUP end the run (and are passed on to
+ * the command); SIGCHLD is the pidfd's business. */
 static void on_signal(struct ci_watch *cw)
 {
 	struct signalfd_siginfo si;
@@ -188,6 +203,8 @@ static void on_signal(struct ci_watch *cw)
 	}
 }
 
+/* dispatch - one ready fd: the poll timer, a signal, the command's
+ * exit, or the guard's own (PSI triggers, the capture's session). */
 static void dispatch(struct ci_watch *cw, int fd)
 {
 	uint64_t expirations;
@@ -214,6 +231,7 @@ static void watch_run(struct ci_watch *cw)
 
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %s", strerror(errno));
+			cw->failed = true;
 			break;
 		}
 		for (i = 0; i < n; i++)
@@ -258,6 +276,8 @@ static int report(struct ci_watch *cw)
 		log_error("cannot write the summary: %s", err);
 		return TRAPD_EXIT_FAILURE;
 	}
+	if (cw->failed)
+		return TRAPD_EXIT_FAILURE;
 	if (cw->signo)
 		return 128 + cw->signo;
 	if (cw->cmd.exit_status) {
@@ -266,13 +286,14 @@ static int report(struct ci_watch *cw)
 	}
 	if (cw->rep.fires_total) {
 		log_error("rules fired %llu time%s during the run: see %s",
-			  (unsigned long long)cw->rep.fires_total, cw->rep.fires_total == 1 ? "" : "s",
-			  cw->o->summary);
+			  (unsigned long long)cw->rep.fires_total,
+			  cw->rep.fires_total == 1 ? "" : "s", cw->o->summary);
 		return TRAPD_EXIT_RULE_FIRED;
 	}
 	return TRAPD_EXIT_OK;
 }
 
+/* release - everything; what was never made is skipped. */
 static void release(struct ci_watch *cw)
 {
 	guard__release(&cw->guard);
@@ -287,8 +308,13 @@ static void release(struct ci_watch *cw)
 
 int ci_watch__run(const struct ci_watch_opts *o, int sigfd)
 {
-	struct ci_watch cw = { .o = o, .h = TARGET_HANDLE_INIT, .epfd = -1, .timerfd = -1,
-			       .sigfd = sigfd };
+	struct ci_watch cw = {
+		.o = o,
+		.h = TARGET_HANDLE_INIT,
+		.epfd = -1,
+		.timerfd = -1,
+		.sigfd = sigfd,
+	};
 	struct rules *r = NULL;
 	int ret, e;
 
@@ -311,12 +337,11 @@ int ci_watch__run(const struct ci_watch_opts *o, int sigfd)
 	}
 	log_info("watching %s with %zu rules of %s", o->argv[0], cw.guard.watch->n, o->rules_path);
 	/* first readings (and the latency probes loaded) before it starts */
-	cw.started = session__now_ns();
 	observe(&cw);
-	if (target_release(&cw.cmd, &cw.h) == -ENOEXEC) {
+	e = target_release(&cw.cmd, &cw.h);
+	cw.started = session__now_ns();
+	if (e == -ENOEXEC)
 		cw.exited = true;
-		cw.started = session__now_ns();
-	}
 	watch_run(&cw);
 	finish(&cw);
 	ret = report(&cw);

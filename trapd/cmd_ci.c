@@ -36,7 +36,7 @@
 #define DIFF_SVG_NAME "diff.svg"
 
 struct ci_cmd {
-	const char *rules; /* -c: watch with rules instead of comparing */
+	const char *rules;	 /* -c: watch with rules instead of comparing */
 	const char *profile_opt; /* an option of the comparison given, for -c's message */
 	const char *baseline;
 	const char *dir;
@@ -92,15 +92,14 @@ static void usage(FILE *out)
 		"  -c, --config RULES     watch CMD with these rules instead (see above)\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: CMD's own when it fails; %d when the profile regressed; %d\n"
-		"when a rule fired (-c); 0 otherwise; 1 and 2 for trapd's own failures and\n"
-		"bad usage.\n\n"
+		"when a rule fired (-c); 128 + N when signal N stopped trapd (CMD got it\n"
+		"too); 0 otherwise; 1 and 2 for trapd's own failures and bad usage.\n\n"
 		"Examples:\n"
 		"  trapd ci -o out -- ./bench --quick\n"
 		"  trapd ci --baseline main/profile.pb.zst --runs 3 -o out -- make check\n"
 		"  trapd ci -c ci-rules.ini -o out -- ./integration-tests\n",
 		CAPTURE_NAME, SUMMARY_NAME, DIFF_SVG_NAME, TRAPD_EXIT_RULE_FIRED, SUMMARY_NAME,
-		CAPTURE_NAME,
-		PROFILE_DIFF_DEFAULT_MAX_REGRESS, DEFAULT_DIR, DEFAULT_FREQ_HZ,
+		CAPTURE_NAME, PROFILE_DIFF_DEFAULT_MAX_REGRESS, DEFAULT_DIR, DEFAULT_FREQ_HZ,
 		DIFF_REPORT_DEFAULT_TOP, PROFILE_DIFF_DEFAULT_MIN_SHARE, PROFILE_DIFF_DEFAULT_ALPHA,
 		TRAPD_EXIT_REGRESSION, TRAPD_EXIT_RULE_FIRED);
 }

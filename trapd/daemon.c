@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rules/proc_stat.h"
 #include "rules/units.h"
 #include "trapd/commands.h"
 #include "trapd/log.h"
@@ -216,8 +215,10 @@ static void answer(struct daemon *d, int fd, const struct control_request *req)
 	}
 	if (req->verb == CONTROL_UPLOAD) {
 		if (!d->uploader) {
-			control__reply(fd, "usage: no [upload] in the rules file: captures stay in "
-					   "the spool", NULL, 0);
+			control__reply(fd,
+				       "usage: no [upload] in the rules file: captures stay in "
+				       "the spool",
+				       NULL, 0);
 			return;
 		}
 		uploader__retry(d->uploader, req->failed);
@@ -348,12 +349,13 @@ static int setup(struct daemon *d, struct watch *w)
 	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	d->guard.epfd = d->epfd;
 	e = d->epfd < 0 || d->timerfd < 0 ? -errno : 0;
-	if (e)
-		d->guard.watch = w;
-	if (!e)
-		e = guard__open(&d->guard, w);
+	/* signals first: a SIGHUP while BPF loads waits instead of killing us */
 	if (!e)
 		e = open_signals(d);
+	if (!e)
+		e = guard__open(&d->guard, w);
+	else
+		d->guard.watch = w;
 	if (!e)
 		e = open_control(d);
 	if (!e)

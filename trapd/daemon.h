@@ -1,4 +1,4 @@
-/* daemon.h - the guard: one event loop (epoll) over a poll timer, a
+/* daemon.h - `trapd daemon`: one event loop (epoll) over a poll timer, a
  * signalfd, kernel PSI trigger fds, the control socket and the running
  * capture. It reads every rule's signal at each poll tick (PSI trigger
  * rules also the moment the kernel reports a stall), evaluates it, and
@@ -26,7 +26,7 @@
 
 struct daemon {
 	const char *rules_path;
-	struct guard guard;	   /* the rules in force and the capture */
+	struct guard guard;	   /* the rules in force and the capture (guard.h) */
 	struct uploader *uploader; /* NULL: no [upload], captures stay in the spool */
 	int epfd;
 	int timerfd;

@@ -143,8 +143,9 @@ static void text_upload(struct daemon *d, FILE *f, int64_t real)
 
 	if (!d->uploader) {
 		fprintf(f, "upload:   %s\n",
-			d->guard.watch->rules->upload.url ? "not running: [upload] could not start (see the log)"
-						    : "none configured: captures stay in the spool");
+			d->guard.watch->rules->upload.url
+				? "not running: [upload] could not start (see the log)"
+				: "none configured: captures stay in the spool");
 		return;
 	}
 	uploader__status(d->uploader, &st);

@@ -22,9 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PERFMAP_MAX_FILE (64u << 20)	/* bytes read */
+#define PERFMAP_MAX_FILE (64u << 20)   /* bytes read */
 #define PERFMAP_MAX_ENTRIES (1u << 20) /* symbols kept */
-#define PERFMAP_MAX_NAME 1024		/* bytes of a name; longer ones are cut */
+#define PERFMAP_MAX_NAME 1024	       /* bytes of a name; longer ones are cut */
 
 struct perfmap_sym {
 	uint64_t start, end; /* [start, end) */

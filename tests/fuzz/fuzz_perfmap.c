@@ -49,8 +49,8 @@ static void check_lookups(const struct perfmap *m)
 			if (!name)
 				continue;
 			for (k = 0; k < m->n; k++)
-				if (m->names + m->syms[k].name == name && m->syms[k].start <= addrs[j] &&
-				    addrs[j] < m->syms[k].end)
+				if (m->names + m->syms[k].name == name &&
+				    m->syms[k].start <= addrs[j] && addrs[j] < m->syms[k].end)
 					break;
 			if (k == m->n)
 				__builtin_trap();

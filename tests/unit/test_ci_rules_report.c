@@ -39,18 +39,21 @@ static void run_with_fires(struct ci_rules_report *rep, const struct rules *r)
 	rep->wall_ns = 12300 * MS;
 	rep->cpu_ns = 8100 * MS;
 	ci_rules_report__reading(rep, 0, 2000); /* 20 %: in hundredths of a percent */
-	ci_rules_report__fire(rep, 0, 1500 * MS, 9850, "aaaaaaaabbbbbbbbccccccccdddddddd", "");
+	ci_rules_report__fire(rep, 0, 1500 * MS, 9850, false, "aaaaaaaabbbbbbbbccccccccdddddddd",
+			      "");
 	ci_rules_report__capture(rep, "aaaaaaaabbbbbbbbccccccccdddddddd",
 				 "out/20261122T000000Z-busy-aaaaaaaa.pb.zst", NULL);
 	ci_rules_report__reading(rep, 0, 9900);
-	ci_rules_report__fire(rep, 0, 6 * 1000 * MS, 9700, "eeeeeeeeffffffff0000000011111111", "");
+	ci_rules_report__fire(rep, 0, 6 * 1000 * MS, 9700, false,
+			      "eeeeeeeeffffffff0000000011111111", "");
 	ci_rules_report__capture(rep, "eeeeeeeeffffffff0000000011111111", NULL,
 				 "spool directory out: No space left on device");
 	ci_rules_report__reading(rep, 1, 300);
 	ci_rules_report__reading(rep, 1, 100);
 	ci_rules_report__reading(rep, 1, 400);
-	ci_rules_report__fire(rep, 1, 9 * 1000 * MS, 100, NULL, "no process named 'x' to sample");
-	ci_rules_report__fire(rep, 2, 10 * 1000 * MS, 3 * MS, NULL, "");
+	ci_rules_report__fire(rep, 1, 9 * 1000 * MS, 100, false, NULL,
+			      "no process named 'x' to sample");
+	ci_rules_report__fire(rep, 2, 10 * 1000 * MS, 3 * MS, true, NULL, "");
 }
 
 static void test_golden(void **state)
@@ -108,7 +111,7 @@ static void test_fires_capped(void **state)
 	assert_int_equal(ci_rules_report__init(&rep, r), 0);
 	rep.argv = argv_cmd;
 	for (i = 0; i < CI_REPORT_FIRES_MAX + 5; i++)
-		ci_rules_report__fire(&rep, 0, i * MS, 6000, NULL, "x");
+		ci_rules_report__fire(&rep, 0, i * MS, 6000, false, NULL, "x");
 	assert_int_equal(rep.nfires, CI_REPORT_FIRES_MAX);
 	assert_int_equal(rep.fires_total, CI_REPORT_FIRES_MAX + 5);
 	assert_int_equal(ci_rules_report__markdown(&rep, golden_open(&b)), 0);

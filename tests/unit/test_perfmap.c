@@ -152,12 +152,9 @@ static void test_read_through_root(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lines),
-		cmocka_unit_test(test_bad_lines),
-		cmocka_unit_test(test_later_wins),
-		cmocka_unit_test(test_partial_last_line),
-		cmocka_unit_test(test_long_name_cut),
-		cmocka_unit_test(test_read_through_root),
+		cmocka_unit_test(test_lines),	      cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_later_wins),    cmocka_unit_test(test_partial_last_line),
+		cmocka_unit_test(test_long_name_cut), cmocka_unit_test(test_read_through_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
