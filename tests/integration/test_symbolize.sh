@@ -26,17 +26,25 @@ hot_js_share() {
 		END { printf "%d", t ? 100 * h / t : 0 }' "$1.folded"
 }
 
+# expect_hot_js PID WHERE - a 2 s capture of PID has at least 70 % of its
+# samples in the hot JavaScript, named from the perf map at WHERE.
+expect_hot_js() {
+	local share
+	"$TRAPD" capture -p "$1" -d 2 -F 199 -o out.pb.zst >out.log 2>&1 ||
+		{ fail "trapd capture failed: $(cat out.log)"; return 1; }
+	share=$(hot_js_share out.pb.zst)
+	echo "    samples in trapdHotLoop, named from $2: $share %"
+	[ "$share" -ge 70 ] ||
+		{ fail "only $share % of samples named trapdHotLoop: $(head -20 out.pb.zst.folded)"; return 1; }
+}
+
 test_symbolize_node_jit_from_its_perf_map() {
 	need_root_bpf || return
 	need_node || return
-	local rc=0 pid share
+	local rc=0 pid
 	start_bg pid node --perf-basic-prof -e "$NODE_HOT_JS"
 	sleep 2
-	"$TRAPD" capture -p "$pid" -d 2 -F 199 -o out.pb.zst >out.log 2>&1 ||
-		{ fail "trapd capture failed: $(cat out.log)"; return 1; }
-	share=$(hot_js_share out.pb.zst)
-	echo "    samples in trapdHotLoop, named from /tmp/perf-$pid.map: $share %"
-	[ "$share" -ge 70 ] || { fail "only $share % of samples named trapdHotLoop: $(head -20 out.pb.zst.folded)"; rc=1; }
+	expect_hot_js "$pid" "/tmp/perf-$pid.map" || rc=1
 	rm -f "/tmp/perf-$pid.map"
 	return $rc
 }
@@ -46,7 +54,7 @@ test_symbolize_node_jit_from_its_perf_map() {
 test_symbolize_jit_inside_mount_and_pid_namespace() {
 	need_root_bpf || return
 	need_node || return
-	local rc=0 pid share i
+	local pid i
 	unshare --mount --pid --fork --mount-proc sh -c \
 		'mount -t tmpfs tmpfs /tmp && exec node --perf-basic-prof -e "$0"' "$NODE_HOT_JS" \
 		>ns.log 2>&1 &
@@ -62,10 +70,5 @@ test_symbolize_jit_inside_mount_and_pid_namespace() {
 	[ ! -e "/tmp/perf-$pid.map" ] && [ ! -e /tmp/perf-1.map ] ||
 		{ fail "the perf map is visible on the host: the test proves nothing"; return 1; }
 	sleep 1.5
-	"$TRAPD" capture -p "$pid" -d 2 -F 199 -o out.pb.zst >out.log 2>&1 ||
-		{ fail "trapd capture failed: $(cat out.log)"; return 1; }
-	share=$(hot_js_share out.pb.zst)
-	echo "    samples in trapdHotLoop, named from the namespace's /tmp/perf-1.map: $share %"
-	[ "$share" -ge 70 ] || { fail "only $share % of samples named trapdHotLoop: $(head -20 out.pb.zst.folded)"; rc=1; }
-	return $rc
+	expect_hot_js "$pid" "the namespace's /tmp/perf-1.map"
 }
