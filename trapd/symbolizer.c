@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +39,8 @@
 
 #define MAX_MAPS_PER_PID PROCMAPS_MAX_ENTRIES
 #define JIT_PATH "//anon" /* anonymous code's mapping, named as perf names it */
+#define VDSO_PATH "[vdso]"
+#define VDSO_MAX (1u << 20) /* bytes of a vDSO image; it is a few pages */
 
 struct sym_file {
 	uint64_t dev; /* major << 32 | minor, as in maps */
@@ -158,6 +162,34 @@ static void load_file(const struct symbolizer *s, struct sym_file *f, int pid,
 	close(fd);
 }
 
+/* load_vdso - the symbols of the vDSO, from our own: the kernel maps the
+ * same image into every native process. Its section headers end it, so
+ * the header says how long it is. NULL (and a debug line) if unusable. */
+static struct elfsym *load_vdso(void)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct elfsym *e = NULL;
+	uint64_t len;
+	void *copy;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) {
+		log_debug("symbolizer: no 64-bit vDSO of our own to read");
+		return NULL;
+	}
+	len = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (len < sizeof(*eh) || len > VDSO_MAX)
+		return NULL;
+	copy = malloc(len); /* libelf may convert the image in place */
+	if (copy) {
+		memcpy(copy, eh, len);
+		e = elfsym__open_mem(copy, len);
+		free(copy);
+	}
+	if (!e)
+		log_debug("symbolizer: vDSO: no symbols: %s", strerror(errno));
+	return e;
+}
+
 /* --- the file cache --------------------------------------------------- */
 
 static uint64_t file_hash(uint64_t dev, uint64_t ino, const char *path)
@@ -229,6 +261,8 @@ static struct sym_file *file_get(struct symbolizer *s, int pid, const struct pro
 	s->nfiles++;
 	if (f->is_file)
 		load_file(s, f, pid, e);
+	else if (!strcmp(f->path, VDSO_PATH))
+		f->elf = load_vdso();
 	return f;
 }
 

@@ -26,10 +26,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <elf.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "tests/unit/readelf.h"
 #include "trapd/log.h"
+#include "trapd/elfsym.h"
 #include "trapd/symbolizer.h"
 
 #define MAX_PRINTED 8
@@ -385,6 +388,37 @@ static void test_own_process_and_libc(void **state)
 	expect_fn(p, locs[0], "test_own_process_and_libc");
 	expect_fn(p, locs[1], "getppid");
 	assert_non_null(strstr(profile__str(p, map_of(p, locs[1])->filename), "libc"));
+	profile__free(p);
+	symbolizer__free(s);
+}
+
+/* A vDSO frame is named from the vDSO's own symbols (every native
+ * process has the image this one has). */
+static void test_vdso_frame(void **state)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct symbolizer *s = symbolizer__new(NULL);
+	struct profile *p = profile__new();
+	size_t len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	void *copy = malloc(len);
+	struct elfsym *e;
+	uint64_t vaddr, ip;
+	uint32_t loc_id;
+
+	(void)state;
+	memcpy(copy, eh, len);
+	e = elfsym__open_mem(copy, len);
+	assert_non_null(e);
+	/* of the aliases, elfsym keeps one name per address */
+	assert_true(elfsym__find(e, "clock_gettime", &vaddr) == 0 ||
+		    elfsym__find(e, "__vdso_clock_gettime", &vaddr) == 0);
+	elfsym__free(e);
+	free(copy);
+	ip = (uint64_t)(uintptr_t)eh + vaddr;
+	assert_int_equal(symbolizer__snapshot(s, getpid()), 0);
+	assert_int_equal(symbolizer__user_stack(s, p, getpid(), &ip, 1, &loc_id), 0);
+	assert_non_null(strstr(fn_name(p, loc_id), "clock_gettime"));
+	assert_string_equal(profile__str(p, map_of(p, loc_id)->filename), "[vdso]");
 	profile__free(p);
 	symbolizer__free(s);
 }
@@ -813,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_live_stripped_uses_dynsym),
 		cmocka_unit_test(test_unknown_pid_and_stray_addresses),
 		cmocka_unit_test(test_own_process_and_libc),
+		cmocka_unit_test(test_vdso_frame),
 		cmocka_unit_test(test_fixture_tree_wrong_inode_deleted_and_pseudo),
 		cmocka_unit_test(test_snapshots_accumulate_newest_wins),
 		cmocka_unit_test(test_live_deleted_binary_through_map_files),
