@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "trapd/log.h"
+#include "trapd/profile_diff.h"
 
 int cli_parse_count(const char *s, const char *option, const char *expected, long lo, long hi,
 		    long *out)
@@ -53,4 +55,16 @@ int cli_parse_number(const char *s, const char *option, double lo, double hi, do
 	}
 	*out = v;
 	return 0;
+}
+
+int cli_parse_comparison(const char *option, const char *s, struct profile_diff_options *o)
+{
+	if (!strcmp(option, "--max-regress"))
+		return cli_parse_number(s, option, 0.001, 1e6, &o->max_regress_pct);
+	if (!strcmp(option, "--min-share"))
+		return cli_parse_number(s, option, 0, 100, &o->min_share_pct);
+	if (!strcmp(option, "--alpha"))
+		return cli_parse_number(s, option, 1e-12, 0.5, &o->alpha);
+	log_error("%s: not an option of the comparison", option);
+	return -EINVAL;
 }

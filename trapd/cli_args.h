@@ -24,4 +24,12 @@ int cli_parse_top(const char *s, size_t *out);
  * 'S': expected a number from LO to HI" and returns -EINVAL. */
 int cli_parse_number(const char *s, const char *option, double lo, double hi, double *out);
 
+struct profile_diff_options;
+
+/* cli_parse_comparison - the value @s of @option, one of the comparison's
+ * "--max-regress", "--min-share" or "--alpha" (trapd diff and trapd ci),
+ * into @o, within the bounds the comparison takes. On failure logs what
+ * was expected and returns -EINVAL. */
+int cli_parse_comparison(const char *option, const char *s, struct profile_diff_options *o);
+
 #endif

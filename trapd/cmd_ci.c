@@ -145,12 +145,11 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 		c->parent_cgroup = optarg;
 		return 0;
 	case OPT_MAX_REGRESS:
-		return cli_parse_number(optarg, "--max-regress", 0.001, 1e6,
-					&c->opts.max_regress_pct);
+		return cli_parse_comparison("--max-regress", optarg, &c->opts);
 	case OPT_MIN_SHARE:
-		return cli_parse_number(optarg, "--min-share", 0, 100, &c->opts.min_share_pct);
+		return cli_parse_comparison("--min-share", optarg, &c->opts);
 	case OPT_ALPHA:
-		return cli_parse_number(optarg, "--alpha", 1e-12, 0.5, &c->opts.alpha);
+		return cli_parse_comparison("--alpha", optarg, &c->opts);
 	case OPT_RUNS:
 		if (cli_parse_count(optarg, "--runs", NULL, 1, CI_RECORD_MAX_RUNS, &v))
 			return -EINVAL;

@@ -104,12 +104,11 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 		c->markdown = optarg;
 		return 0;
 	case OPT_MAX_REGRESS:
-		return cli_parse_number(optarg, "--max-regress", 0.001, 1e6,
-					&c->opts.max_regress_pct);
+		return cli_parse_comparison("--max-regress", optarg, &c->opts);
 	case OPT_MIN_SHARE:
-		return cli_parse_number(optarg, "--min-share", 0, 100, &c->opts.min_share_pct);
+		return cli_parse_comparison("--min-share", optarg, &c->opts);
 	case OPT_ALPHA:
-		return cli_parse_number(optarg, "--alpha", 1e-12, 0.5, &c->opts.alpha);
+		return cli_parse_comparison("--alpha", optarg, &c->opts);
 	case ':':
 		log_error("option '%s' needs a value; see 'trapd diff --help'", argv[optind - 1]);
 		return -EINVAL;
