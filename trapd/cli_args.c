@@ -68,3 +68,12 @@ int cli_parse_comparison(const char *option, const char *s, struct profile_diff_
 	log_error("%s: not an option of the comparison", option);
 	return -EINVAL;
 }
+
+int cli_bad_option(const char *command, int opt, const char *arg)
+{
+	if (opt == ':')
+		log_error("option '%s' needs a value; see 'trapd %s --help'", arg, command);
+	else
+		log_error("unknown option '%s'; see 'trapd %s --help'", arg, command);
+	return -EINVAL;
+}

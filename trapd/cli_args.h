@@ -24,6 +24,12 @@ int cli_parse_top(const char *s, size_t *out);
  * 'S': expected a number from LO to HI" and returns -EINVAL. */
 int cli_parse_number(const char *s, const char *option, double lo, double hi, double *out);
 
+/* cli_bad_option - getopt_long (optstring starting with ':') returned
+ * @opt, ':' or '?', for the argument @arg: log "option 'ARG' needs a
+ * value" or "unknown option 'ARG'", each pointing at 'trapd COMMAND
+ * --help'. Returns -EINVAL. */
+int cli_bad_option(const char *command, int opt, const char *arg);
+
 struct profile_diff_options;
 
 /* cli_parse_comparison - the value @s of @option, one of the comparison's

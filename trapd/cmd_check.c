@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "rules/rules.h"
+#include "trapd/cli_args.h"
 #include "trapd/commands.h"
 #include "trapd/log.h"
 
@@ -55,13 +56,8 @@ static int parse_args(int argc, char **argv, const char **path, enum rules_use *
 			break;
 		case 'h':
 			return 1;
-		case ':':
-			log_error("option '%s' needs a value; see 'trapd check --help'",
-				  argv[optind - 1]);
-			return -1;
-		default:
-			log_error("unknown option '%s'; see 'trapd check --help'",
-				  argv[optind - 1]);
+			default:
+			cli_bad_option("check", opt, argv[optind - 1]);
 			return -1;
 		}
 	}

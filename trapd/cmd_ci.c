@@ -167,12 +167,8 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 	case 'c':
 		c->rules = optarg;
 		return 0;
-	case ':':
-		log_error("option '%s' needs a value; see 'trapd ci --help'", argv[optind - 1]);
-		return -EINVAL;
 	default:
-		log_error("unknown option '%s'; see 'trapd ci --help'", argv[optind - 1]);
-		return -EINVAL;
+		return cli_bad_option("ci", opt, argv[optind - 1]);
 	}
 }
 

@@ -109,12 +109,8 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 		return cli_parse_comparison("--min-share", optarg, &c->opts);
 	case OPT_ALPHA:
 		return cli_parse_comparison("--alpha", optarg, &c->opts);
-	case ':':
-		log_error("option '%s' needs a value; see 'trapd diff --help'", argv[optind - 1]);
-		return -EINVAL;
 	default:
-		log_error("unknown option '%s'; see 'trapd diff --help'", argv[optind - 1]);
-		return -EINVAL;
+		return cli_bad_option("diff", opt, argv[optind - 1]);
 	}
 }
 

@@ -142,13 +142,8 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		case OPT_TITLE:
 			c->title = optarg;
 			break;
-		case ':':
-			log_error("option '%s' needs a value; see 'trapd report --help'",
-				  argv[optind - 1]);
-			return -EINVAL;
-		default:
-			log_error("unknown option '%s'; see 'trapd report --help'",
-				  argv[optind - 1]);
+			default:
+			cli_bad_option("report", opt, argv[optind - 1]);
 			return -EINVAL;
 		}
 	}
