@@ -130,10 +130,11 @@ static const char *comparison_option(int opt)
 
 static int parse_option(struct ci_cmd *c, int opt, char **argv)
 {
+	const char *comparison = comparison_option(opt);
 	long v;
 
-	if (comparison_option(opt))
-		c->profile_opt = comparison_option(opt);
+	if (comparison)
+		c->profile_opt = comparison;
 	switch (opt) {
 	case OPT_BASELINE:
 		c->baseline = optarg;
