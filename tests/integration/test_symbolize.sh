@@ -1,6 +1,7 @@
 # test_symbolize.sh - symbolization where services live: JIT code named
 # from the runtime's perf map, also from inside a mount and pid
-# namespace of its own.
+# namespace of its own; binaries only a container can see, deleted
+# binaries, and two containers with different binaries at one path.
 
 # A hot JavaScript function, for node --perf-basic-prof -e. V8 buffers
 # what it writes to its perf map, so after a warm-up the script compiles
@@ -71,4 +72,144 @@ test_symbolize_jit_inside_mount_and_pid_namespace() {
 		{ fail "the perf map is visible on the host: the test proves nothing"; return 1; }
 	sleep 1.5
 	expect_hot_js "$pid" "the namespace's /tmp/perf-1.map"
+}
+
+# The spin workloads (tests/workloads/symtest/spin.c): the same code built
+# twice, its hot function named spin_alpha_hot in one, spin_beta_hot in the
+# other, at the same address in both.
+SPIN_ALPHA=$WORKLOADS/symtest/spin-alpha
+SPIN_BETA=$WORKLOADS/symtest/spin-beta
+
+need_spin() {
+	[ -x "$SPIN_ALPHA" ] && [ -x "$SPIN_BETA" ] ||
+		{ fail "no $SPIN_ALPHA or $SPIN_BETA: make integration builds them"; return 1; }
+}
+
+# capture_folded ARGS... - trapd capture ARGS for 2 s into out.pb.zst, then
+# its folded stacks into out.folded.
+capture_folded() {
+	"$TRAPD" capture "$@" -d 2 -F 199 -o out.pb.zst >out.log 2>&1 ||
+		{ fail "trapd capture $* failed: $(cat out.log)"; return 1; }
+	"$TRAPD" report out.pb.zst --folded out.folded >/dev/null 2>&1 ||
+		{ fail "trapd report failed"; return 1; }
+}
+
+# expect_spin_named COMM HOT OTHER - of out.folded's samples of process
+# COMM, at least 90 % have HOT as their leaf and none has OTHER anywhere:
+# its own binary named them, not the other one.
+expect_spin_named() {
+	local counts total hot other share
+	counts=$(awk -v c="$1" -v h="$2" -v o="$3" '{
+		n = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
+		if (f[1] != c) next
+		t += n
+		if (f[k] == h) hit += n
+		for (i = 2; i <= k; i++) if (f[i] == o) { bad += n; break }
+	} END { printf "%d %d %d", t, hit, bad }' out.folded)
+	read -r total hot other <<<"$counts"
+	share=$((total ? 100 * hot / total : 0))
+	echo "    $1: $share % of $total samples in $2, $other in $3"
+	[ "$total" -gt 0 ] || { fail "no samples of $1: $(head -5 out.folded)"; return 1; }
+	[ "$other" -eq 0 ] || { fail "$1 named from the other binary: $(grep "$3" out.folded | head -5)"; return 1; }
+	[ "$share" -ge 90 ] || { fail "only $share % of $1's samples in $2: $(grep "^$1;" out.folded | head -10)"; return 1; }
+}
+
+# wait_comm PID COMM - wait up to 3 s for PID to run as COMM (its exec and
+# prctl done).
+wait_comm() {
+	local i
+	for i in $(seq 30); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "process $1 never ran as $2"
+}
+
+# The binary is on a tmpfs mounted inside the process's own mount
+# namespace; at the same path the host has the other build, so a
+# symbolizer that opened the host path names spin_beta_hot.
+test_symbolize_binary_only_inside_mount_and_pid_namespace() {
+	need_root_bpf || return
+	need_spin || return
+	local upid pid rc i
+	mkdir ns && cp "$SPIN_BETA" ns/spin || { fail "cannot set up ns/spin"; return 1; }
+	unshare --mount --pid --fork --mount-proc sh -c \
+		'mount -t tmpfs tmpfs "$1" && cp "$2" "$1/spin" && exec "$1/spin" 20 ns-spin' \
+		sh "$PWD/ns" "$SPIN_ALPHA" >ns.log 2>&1 &
+	upid=$!
+	BG_PIDS+=("$upid")
+	for i in $(seq 30); do
+		pid=$(pgrep -P "$upid") && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] || { fail "no process in the namespace: $(cat ns.log)"; return 1; }
+	# Init of its pid namespace: only SIGKILL reaches it from here, and
+	# unshare (killed by kill_bg) waits for it.
+	ns_spin_expect "$pid"
+	rc=$?
+	kill -KILL "$pid"
+	return $rc
+}
+
+# ns_spin_expect PID - PID runs spin-alpha as pid 1 of its namespace while
+# the host's ns/spin is spin-beta; a capture of it names spin_alpha_hot.
+ns_spin_expect() {
+	wait_comm "$1" ns-spin || return 1
+	grep -q 'NSpid:.*[[:space:]]1$' "/proc/$1/status" ||
+		{ fail "spin is not pid 1 of its namespace: $(grep NSpid "/proc/$1/status")"; return 1; }
+	cmp -s "/proc/$1/exe" "$SPIN_ALPHA" && cmp -s ns/spin "$SPIN_BETA" ||
+		{ fail "the host sees the namespace's binary: the test proves nothing"; return 1; }
+	capture_folded -p "$1" || return 1
+	expect_spin_named ns-spin spin_alpha_hot spin_beta_hot
+}
+
+# Deleted while it runs: only /proc/PID/map_files still reaches the file.
+test_symbolize_binary_deleted_after_start() {
+	need_root_bpf || return
+	need_spin || return
+	local pid
+	cp "$SPIN_ALPHA" spin-deleted || { fail "cannot copy $SPIN_ALPHA"; return 1; }
+	start_bg pid "$PWD/spin-deleted" 20
+	wait_comm "$pid" spin-deleted || return 1
+	rm spin-deleted
+	grep -q 'spin-deleted (deleted)$' "/proc/$pid/maps" ||
+		{ fail "the mapping is not marked deleted: $(grep spin "/proc/$pid/maps")"; return 1; }
+	capture_folded -p "$pid" || return 1
+	expect_spin_named spin-deleted spin_alpha_hot spin_beta_hot
+}
+
+# Two mount namespaces, each with its own tmpfs at same/ (empty on the
+# host) holding a different build as same/spin: one capture of a cgroup
+# holding both names each from its own file, not from whichever was read
+# first. v2_root and cleanup_cgroup are test_cgroup.sh's.
+test_symbolize_same_path_in_two_mount_namespaces() {
+	need_root_bpf || return
+	need_spin || return
+	local root name rc
+	root=$(v2_root)
+	[ -n "$root" ] || { skip "no cgroup v2 hierarchy"; return; }
+	name=trapd-it-same-$$
+	mkdir -p "$root/$name" || { skip "cannot create $root/$name"; return 77; }
+	same_path_expect "$root/$name" "$name"
+	rc=$?
+	cleanup_cgroup "$root/$name"
+	return $rc
+}
+
+# same_path_expect DIR NAME - start both spins, move them into cgroup DIR
+# (NAME below the v2 root), capture it and check both.
+same_path_expect() {
+	local a b
+	local run='mount -t tmpfs tmpfs "$1" && cp "$2" "$1/spin" && exec "$1/spin" 20 "$3"'
+	mkdir same || { fail "cannot create same/"; return 1; }
+	start_bg a unshare --mount sh -c "$run" sh "$PWD/same" "$SPIN_ALPHA" same-alpha
+	start_bg b unshare --mount sh -c "$run" sh "$PWD/same" "$SPIN_BETA" same-beta
+	echo "$a" >"$1/cgroup.procs" && echo "$b" >"$1/cgroup.procs" ||
+		{ fail "cannot move $a and $b into $1"; return 1; }
+	wait_comm "$a" same-alpha && wait_comm "$b" same-beta || return 1
+	[ ! -e same/spin ] && cmp -s "/proc/$a/exe" "$SPIN_ALPHA" && cmp -s "/proc/$b/exe" "$SPIN_BETA" ||
+		{ fail "the binaries are not where the test put them"; return 1; }
+	capture_folded -g "$2" || return 1
+	expect_spin_named same-alpha spin_alpha_hot spin_beta_hot || return 1
+	expect_spin_named same-beta spin_beta_hot spin_alpha_hot
 }

@@ -34,3 +34,44 @@ $(SYMTEST_OUT)/libsymtest.so: $(SYMTEST_SRC)/libsymtest.c $(SYMTEST_SRC)/symtest
 $(SYMTEST_OUT)/uselib: $(SYMTEST_SRC)/uselib.c $(SYMTEST_SRC)/symtest.h $(SYMTEST_OUT)/libsymtest.so
 	$(call msg,WORK,$@)$(CC) $(SYMTEST_CFLAGS) -fPIE -pie $< -L$(SYMTEST_OUT) -lsymtest \
 		-Wl,-rpath,'$$ORIGIN' -o $@
+
+# Two builds of spin.c, alike but for the name of the function that spins
+# (spin_alpha_hot, spin_beta_hot), for the integration tests that put a
+# binary where only its process can see it. The Makefile's integration
+# target builds only the plain workloads, so these are added to it here.
+SPIN_BINS := $(SYMTEST_OUT)/spin-alpha $(SYMTEST_OUT)/spin-beta
+EXTRA_WORKLOADS += $(SPIN_BINS)
+
+integration: $(SPIN_BINS)
+
+$(SYMTEST_OUT)/spin-%: $(SYMTEST_SRC)/spin.c | $(SYMTEST_OUT)
+	$(call msg,WORK,$@)$(CC) $(SYMTEST_CFLAGS) -DHOT_NAME=spin_$*_hot $< -o $@
+
+# Stripped builds of spin.c with their symbols in separate debug files,
+# as distributions ship them: spin-gamma has a build ID, its debug file is
+# found in a .build-id tree; spin-delta has none, only a .gnu_debuglink
+# naming spin-delta.debug (checked by CRC). Neither exports its functions
+# (no -rdynamic), so without the debug file the hot function is unnamed.
+DEBUG_BINS := $(SYMTEST_OUT)/spin-gamma $(SYMTEST_OUT)/spin-gamma.debug \
+	$(SYMTEST_OUT)/spin-delta $(SYMTEST_OUT)/spin-delta.debug
+EXTRA_WORKLOADS += $(DEBUG_BINS)
+OBJCOPY ?= objcopy
+
+integration: $(DEBUG_BINS)
+
+$(SYMTEST_OUT)/spin-gamma.full: $(SYMTEST_SRC)/spin.c | $(SYMTEST_OUT)
+	$(call msg,WORK,$@)$(CC) $(SYMTEST_CFLAGS) -DHOT_NAME=spin_gamma_hot $< -o $@
+
+$(SYMTEST_OUT)/spin-delta.full: $(SYMTEST_SRC)/spin.c | $(SYMTEST_OUT)
+	$(call msg,WORK,$@)$(CC) $(SYMTEST_CFLAGS) -Wl,--build-id=none \
+		-DHOT_NAME=spin_delta_hot $< -o $@
+
+$(SYMTEST_OUT)/spin-%.debug: $(SYMTEST_OUT)/spin-%.full
+	$(call msg,OBJCOPY,$@)$(OBJCOPY) --only-keep-debug $< $@
+
+$(SYMTEST_OUT)/spin-gamma: $(SYMTEST_OUT)/spin-gamma.full
+	$(call msg,STRIP,$@)$(STRIP) --strip-all $< -o $@
+
+$(SYMTEST_OUT)/spin-delta: $(SYMTEST_OUT)/spin-delta.full $(SYMTEST_OUT)/spin-delta.debug
+	$(call msg,STRIP,$@)$(STRIP) --strip-all $< -o $@ && \
+		cd $(SYMTEST_OUT) && $(OBJCOPY) --add-gnu-debuglink=spin-delta.debug spin-delta
