@@ -162,6 +162,7 @@ struct rules_global {
 	uint64_t manual_window_ns;
 	uint64_t manual_freq_hz;
 	struct rule_scope manual_sample;
+	uint64_t symbol_cache_bytes; /* symbol tables kept between captures */
 };
 
 /* Where captures go after the spool: the [upload] section. Without one,

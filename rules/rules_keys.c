@@ -48,6 +48,8 @@ const struct rules_key rules_global_keys[GK_NR] = {
 	[GK_MANUAL_FREQUENCY] = { "manual_frequency", KEY_FREQ, G(manual_freq_hz), 1, FREQ_MAX,
 				  "99Hz" },
 	[GK_MANUAL_SAMPLE] = { "manual_sample", KEY_SCOPE, G(manual_sample), 0, 0, "system" },
+	[GK_SYMBOL_CACHE] = { "symbol_cache", KEY_SIZE, G(symbol_cache_bytes), 0, 1ull << 40,
+			      "16MiB" },
 };
 
 const struct rules_key rules_rule_keys[RK_NR] = {

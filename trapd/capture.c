@@ -221,6 +221,7 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 		err = add_summary(b->p, info);
 	info->samples_stored = b->stored;
 	symbolizer__get_stats(sym, &info->symbols);
+	info->sym_files = symbolizer__file_stats(sym, &info->nsym_files);
 	if (err)
 		profile__free(b->p);
 	else

@@ -74,6 +74,9 @@ struct capture_info {
 	int ncpus;
 	struct sampler_stats stats;
 	struct symbolizer_stats symbols;
+	/* per mapped object: frames named and why not (the symbolizer's) */
+	const struct symbolizer_file_stats *sym_files;
+	size_t nsym_files;
 	uint64_t samples_stored; /* sum of the counts read back */
 	uint64_t profile_bytes;	 /* size of the written .pb.zst */
 	const struct ci_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
@@ -85,7 +88,8 @@ int capture_new_id(struct capture_info *info);
 /* capture_build_profile - read the closed window of @s, symbolize it with
  * @sym and return a new profile in *out (period, time, duration, labels and
  * a summary in its comments, from @info). Sets info->samples_stored and
- * info->symbols. Returns 0 or a negative errno. */
+ * info->symbols and info->sym_files (valid while @sym lives). Returns 0 or
+ * a negative errno. */
 int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capture_info *info,
 			  struct profile **out);
 

@@ -53,6 +53,8 @@ struct elfsym {
 	int type;
 	enum elfsym_source source;
 	char build_id[ELFSYM_MAX_BUILD_ID * 2 + 1];
+	char debuglink[ELFSYM_MAX_DEBUGLINK + 1]; /* "" if none */
+	uint32_t debuglink_crc;
 };
 
 /* Where the image comes from, for the header checks done before libelf. */
@@ -288,6 +290,54 @@ static void load_build_id(struct elfsym *e, struct loader *ld)
 		if (d && notes_build_id(e, d))
 			return;
 	}
+}
+
+/* section_named - the index of the first section called @name, 0 if
+ * none (or the section names are unreadable). */
+static size_t section_named(const struct loader *ld, const char *name)
+{
+	size_t shstrndx, i;
+	const char *n;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (elf_getshdrstrndx(ld->elf, &shstrndx) != 0)
+		return 0;
+	for (i = 1; i < ld->shnum; i++) {
+		scn = elf_getscn(ld->elf, i);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(ld->elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name))
+			return i;
+	}
+	return 0;
+}
+
+/* load_debuglink - .gnu_debuglink: a file name (NUL-terminated, padded to
+ * 4 bytes) and the CRC-32 of the debug file. Kept only when the name is a
+ * plain file name: it is joined to directories later, so "../x" or "a/b"
+ * from a crafted file must not reach outside them. */
+static void load_debuglink(struct elfsym *e, struct loader *ld)
+{
+	size_t idx = section_named(ld, ".gnu_debuglink"), len, crc_off;
+	const char *name;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	d = idx ? section_data(ld, idx, SHT_PROGBITS, 4096, &sh) : NULL;
+	if (!d)
+		return;
+	name = d->d_buf;
+	len = strnlen(name, d->d_size);
+	crc_off = (len + 4) & ~(size_t)3;
+	if (len == 0 || len > ELFSYM_MAX_DEBUGLINK || crc_off + 4 > d->d_size)
+		return;
+	if (memchr(name, '/', len) || !strcmp(name, ".") || !strcmp(name, ".."))
+		return;
+	memcpy(e->debuglink, name, len);
+	e->debuglink[len] = '\0';
+	memcpy(&e->debuglink_crc, (const char *)d->d_buf + crc_off, 4);
 }
 
 /* section_end - the end address of the allocated section holding @addr,
@@ -531,6 +581,7 @@ static struct elfsym *load(Elf *elf, uint64_t file_size)
 	if (err)
 		goto cleanup;
 	load_build_id(e, &ld);
+	load_debuglink(e, &ld);
 	err = load_symbols(e, &ld);
 cleanup:
 	free(ld.raw);
@@ -542,12 +593,13 @@ cleanup:
 	return e;
 }
 
-struct elfsym *elfsym__open_fd(int fd)
+/* begin_fd - the checks every read of @fd starts with (a regular file, not
+ * too big, sane headers), then libelf's handle on it; *@size gets the
+ * file's size. NULL and errno on failure. */
+static Elf *begin_fd(int fd, uint64_t *size)
 {
 	struct image img = { .fd = fd };
-	struct elfsym *e;
 	struct stat st;
-	Elf *elf;
 	int err;
 
 	if (fstat(fd, &st) < 0)
@@ -567,12 +619,44 @@ struct elfsym *elfsym__open_fd(int fd)
 		return NULL;
 	}
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	e = load(elf, img.size);
+	*size = img.size;
+	return elf_begin(fd, ELF_C_READ, NULL);
+}
+
+struct elfsym *elfsym__open_fd(int fd)
+{
+	struct elfsym *e;
+	uint64_t size;
+	Elf *elf;
+	int err;
+
+	elf = begin_fd(fd, &size);
+	if (!elf)
+		return NULL;
+	e = load(elf, size);
 	err = errno;
 	elf_end(elf);
 	errno = err;
 	return e;
+}
+
+int elfsym__read_build_id(int fd, char *out)
+{
+	struct elfsym e = { 0 };
+	struct loader ld = { 0 };
+	GElf_Ehdr eh;
+
+	ld.elf = begin_fd(fd, &ld.file_size);
+	if (!ld.elf)
+		return -errno;
+	if (elf_kind(ld.elf) != ELF_K_ELF || !gelf_getehdr(ld.elf, &eh) ||
+	    elf_getshdrnum(ld.elf, &ld.shnum) != 0)
+		ld.shnum = 0;
+	else
+		load_build_id(&e, &ld);
+	elf_end(ld.elf);
+	memcpy(out, e.build_id, sizeof(e.build_id));
+	return 0;
 }
 
 struct elfsym *elfsym__open(const char *path)
@@ -713,4 +797,23 @@ size_t elfsym__count(const struct elfsym *e)
 enum elfsym_source elfsym__source(const struct elfsym *e)
 {
 	return e->source;
+}
+
+const char *elfsym__debuglink(const struct elfsym *e, uint32_t *crc)
+{
+	if (!e->debuglink[0])
+		return NULL;
+	if (crc)
+		*crc = e->debuglink_crc;
+	return e->debuglink;
+}
+
+size_t elfsym__memory(const struct elfsym *e)
+{
+	size_t names = 0;
+
+	if (e->nsyms)
+		names = e->syms[e->nsyms - 1].name + strlen(e->names + e->syms[e->nsyms - 1].name) + 1;
+	return sizeof(*e) + e->nsyms * sizeof(*e->syms) + names +
+	       (e->segs ? ELFSYM_MAX_SEGMENTS * sizeof(*e->segs) : 0);
 }

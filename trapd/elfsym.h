@@ -16,7 +16,8 @@
  *     shorter, then alphabetical); a zero-sized symbol extends to the next
  *     symbol or the end of its section, whichever comes first;
  *   - the PT_LOAD segments, to turn a file offset into a virtual address;
- *   - the ELF type (ET_EXEC or ET_DYN) and the GNU build ID as hex.
+ *   - the ELF type (ET_EXEC or ET_DYN), the GNU build ID as hex, and the
+ *     .gnu_debuglink file name and CRC, if any.
  * Only native-endian (little-endian on x86) ELF32 and ELF64 files are
  * accepted.
  */
@@ -35,6 +36,8 @@
 #define ELFSYM_MAX_NAME 4096		    /* longer names are cut */
 #define ELFSYM_MAX_NAME_BYTES (256u << 20)  /* all names kept together */
 #define ELFSYM_MAX_BUILD_ID 64		    /* bytes of a build ID */
+#define ELFSYM_BUILD_ID_HEX (2 * ELFSYM_MAX_BUILD_ID + 1) /* its hex, with the NUL */
+#define ELFSYM_MAX_DEBUGLINK 255	    /* bytes of a .gnu_debuglink name */
 
 enum elfsym_source {
 	ELFSYM_SOURCE_NONE,   /* no function symbols */
@@ -87,6 +90,20 @@ int elfsym__type(const struct elfsym *e);
 
 /* elfsym__build_id - the GNU build ID as lower-case hex, "" if none. */
 const char *elfsym__build_id(const struct elfsym *e);
+
+/* elfsym__read_build_id - only the GNU build ID of the file open at @fd,
+ * as hex into @out (ELFSYM_BUILD_ID_HEX bytes; "" if it has none): much
+ * cheaper than elfsym__open_fd, for finding a file already loaded under
+ * another name. 0 or a negative errno (as elfsym__open_fd's). */
+int elfsym__read_build_id(int fd, char *out);
+
+/* elfsym__debuglink - the file name in .gnu_debuglink (a plain name, never
+ * a path) and, if @crc is not NULL, the CRC-32 the debug file must have;
+ * NULL when the file has no usable link. */
+const char *elfsym__debuglink(const struct elfsym *e, uint32_t *crc);
+
+/* elfsym__memory - about how many bytes of memory @e holds. */
+size_t elfsym__memory(const struct elfsym *e);
 
 /* elfsym__count - the number of function symbols kept. */
 size_t elfsym__count(const struct elfsym *e);

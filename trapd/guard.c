@@ -10,6 +10,7 @@
 
 #include "rules/proc_stat.h"
 #include "trapd/log.h"
+#include "trapd/symcache.h"
 
 #define NSEC_PER_SEC 1000000000ll
 
@@ -33,7 +34,13 @@ int guard__init(struct guard *g, const struct signal_env *env, int epfd,
 	if (hooks)
 		g->hooks = *hooks;
 	g->latency = latency_set__new();
-	return g->latency ? 0 : -ENOMEM;
+	g->trap.symcache = symcache__new(0); /* bounded by the rules in force */
+	if (!g->latency || !g->trap.symcache) {
+		latency_set__free(g->latency);
+		symcache__free(g->trap.symcache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 struct watch *guard__new_watch(struct guard *g, struct rules *rules)
@@ -100,6 +107,7 @@ int guard__open(struct guard *g, struct watch *w)
 	int e;
 
 	g->watch = w;
+	symcache__set_limit(g->trap.symcache, w->rules->global.symbol_cache_bytes);
 	e = open_sampler(g);
 	if (e)
 		return e;
@@ -120,6 +128,7 @@ struct watch *guard__replace(struct guard *g, struct watch *w, size_t *kept)
 	watch__open_triggers(w);
 	g->watch = w;
 	watch_triggers(g);
+	symcache__set_limit(g->trap.symcache, w->rules->global.symbol_cache_bytes);
 	open_sampler(g);
 	return old;
 }
@@ -266,6 +275,8 @@ void guard__release(struct guard *g)
 	trap__reset(&g->trap);
 	sampler__free(g->trap.sampler);
 	g->trap.sampler = NULL;
+	symcache__free(g->trap.symcache);
+	g->trap.symcache = NULL;
 	watch__free(g->watch);
 	g->watch = NULL;
 	latency_set__free(g->latency);

@@ -81,6 +81,11 @@ int mapped_file_open_in_root(const char *proc_root, int pid, const char *path)
 	return open_in_root(proc_root, pid, path, 0);
 }
 
+int mapped_file_open_host(const char *path)
+{
+	return open_checked(open(path, O_PATH | O_CLOEXEC), 0);
+}
+
 int mapped_file_open(const char *proc_root, int pid, const struct procmaps_entry *e)
 {
 	bool stale = false;

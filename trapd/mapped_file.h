@@ -24,4 +24,9 @@ int mapped_file_open(const char *proc_root, int pid, const struct procmaps_entry
  * fd or a negative errno (-ESTALE: not a regular file). */
 int mapped_file_open_in_root(const char *proc_root, int pid, const char *path);
 
+/* mapped_file_open_host - a read-only fd of the regular file at @path as
+ * trapd itself sees it; a device or FIFO there is never opened. Returns
+ * the fd or a negative errno (-ESTALE: not a regular file). */
+int mapped_file_open_host(const char *path);
+
 #endif

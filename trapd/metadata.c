@@ -130,6 +130,33 @@ static void emit_window(struct json_writer *w, const struct capture_info *info)
 	json_object_end(w);
 }
 
+/* emit_sym_files - "mappings": how well each object's frames were named,
+ * the most frames first, so an unnamed frame's cause is at hand. */
+static void emit_sym_files(struct json_writer *w, const struct capture_info *info)
+{
+	const struct symbolizer_file_stats *f;
+	size_t i, shown = info->nsym_files;
+
+	if (shown > METADATA_MAX_SYM_FILES)
+		shown = METADATA_MAX_SYM_FILES;
+	json_key(w, "mappings");
+	json_array_begin(w);
+	for (i = 0; i < shown; i++) {
+		f = &info->sym_files[i];
+		json_object_begin(w);
+		json_kv_string(w, "path", f->path);
+		json_kv_string(w, "build_id", f->build_id);
+		json_kv_u64(w, "frames", f->frames);
+		json_kv_u64(w, "named", f->named);
+		json_kv_string(w, "source", f->source);
+		if (f->debug_file[0])
+			json_kv_string(w, "debug_file", f->debug_file);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_kv_u64(w, "mappings_not_shown", info->nsym_files - shown);
+}
+
 static void emit_counts(struct json_writer *w, const struct capture_info *info)
 {
 	int i;
@@ -152,6 +179,7 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	json_kv_u64(w, "kernel_frames", info->symbols.kernel_frames);
 	json_kv_u64(w, "kernel_named", info->symbols.kernel_named);
 	json_kv_u64(w, "pids_without_maps", info->symbols.pids_without_maps);
+	emit_sym_files(w, info);
 	json_object_end(w);
 }
 

@@ -15,6 +15,7 @@
 #include "trapd/capture.h"
 
 #define METADATA_FORMAT "trapd-capture/1"
+#define METADATA_MAX_SYM_FILES 64 /* objects listed under symbols.mappings */
 
 /* metadata_emit - write the sidecar's JSON for @info to @out; @profile_path
  * is the capture file it describes (its base name is recorded). Returns 0

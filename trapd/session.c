@@ -154,6 +154,8 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 		snprintf(err, errlen, "creating the symbolizer: %s", strerror(-e));
 		return e;
 	}
+	if (o->symcache)
+		symbolizer__use_cache(s->sym, o->symcache);
 	target_watch(&s->target, s->sampler);
 	return 0;
 }

@@ -35,6 +35,7 @@
 #include "trapd/sampler.h"
 
 struct session;
+struct symcache;
 
 struct session_opts {
 	/* What to sample: the kind, and the pid (PID) or argv (COMMAND;
@@ -50,6 +51,9 @@ struct session_opts {
 	 * and never frees it. NULL: the session opens one sized for its window
 	 * and frees it. */
 	struct sampler *sampler;
+	/* Symbol tables kept by the caller across captures (the daemon's);
+	 * NULL: the session loads its own and frees them. */
+	struct symcache *symcache;
 	/* COMMAND: put the command in this cgroup before it execs and
 	 * sample the cgroup (its children and their orphans included)
 	 * rather than follow its forks (`trapd ci`). The caller owns it and

@@ -30,12 +30,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trapd/debugfile.h"
 #include "trapd/elfsym.h"
 #include "trapd/ksyms.h"
 #include "trapd/log.h"
 #include "trapd/mapped_file.h"
 #include "trapd/perfmap.h"
 #include "trapd/procmaps.h"
+#include "trapd/symcache.h"
 
 #define MAX_MAPS_PER_PID PROCMAPS_MAX_ENTRIES
 #define JIT_PATH "//anon" /* anonymous code's mapping, named as perf names it */
@@ -47,9 +49,12 @@ struct sym_file {
 	uint64_t ino;
 	char *path;
 	uint64_t hash;
-	struct elfsym *elf; /* NULL: not an ELF we could load */
-	bool retry;	    /* loading failed for want of access: try again */
-	bool is_file;	    /* a real file, not "[vdso]" and the like */
+	struct symcache_entry *ent; /* a file's symbols; NULL: not opened */
+	struct elfsym *vdso;	    /* the vDSO's, which is no file */
+	int open_errno;		    /* why @ent is NULL */
+	bool retry;		    /* opening failed for want of access: try again */
+	bool is_file;		    /* a real file, not "[vdso]" and the like */
+	uint64_t frames, named;	    /* user frames in it, and those named */
 	struct sym_file *next;
 };
 
@@ -71,6 +76,8 @@ struct pid_maps {
 
 struct symbolizer {
 	char *proc_root;
+	struct symcache *cache; /* where files' symbols come from */
+	bool own_cache;
 	struct pid_maps **pids; /* open addressing on pid */
 	size_t pids_cap, npids;
 	struct sym_file **files; /* chained buckets */
@@ -81,6 +88,7 @@ struct symbolizer {
 	void *knames_ctx;
 	char (*knames_buf)[SYMBOLIZER_KNAME_LEN]; /* PROFILE_MAX_DEPTH names */
 	struct symbolizer_stats stats;
+	struct symbolizer_file_stats *file_stats; /* from symbolizer__file_stats */
 };
 
 /* --- the process table ------------------------------------------------ */
@@ -142,23 +150,40 @@ static struct pid_maps *pid_get(struct symbolizer *s, int pid)
 	return pm;
 }
 
-/* load_file - load the ELF symbols of @f from the mapping @e of @pid. */
-static void load_file(const struct symbolizer *s, struct sym_file *f, int pid,
+/* file_elf - the ELF image of @f (segments, build ID), NULL if none. */
+static const struct elfsym *file_elf(const struct sym_file *f)
+{
+	return f->ent ? f->ent->elf : f->vdso;
+}
+
+/* load_file - the symbols of @f, from the cache, for the mapping @e of
+ * @pid. */
+static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
 		      const struct procmaps_entry *e)
 {
+	struct debugfile_search where = { .proc_root = s->proc_root, .host_root = "", .pid = pid };
 	int fd;
 
+	if (!s->cache) {
+		s->cache = symcache__new(0);
+		s->own_cache = s->cache != NULL;
+		if (!s->cache)
+			return;
+	}
 	fd = mapped_file_open(s->proc_root, pid, e);
 	if (fd < 0) {
 		/* Another process may let us reach the same file. */
 		f->retry = true;
+		f->open_errno = -fd;
 		log_debug("symbolizer: pid %d: cannot open %s: %s", pid, f->path, strerror(-fd));
 		return;
 	}
 	f->retry = false;
-	f->elf = elfsym__open_fd(fd);
-	if (!f->elf)
-		log_debug("symbolizer: %s: no symbols: %s", f->path, strerror(errno));
+	f->ent = symcache__get(s->cache, fd, &where, e->path);
+	if (!f->ent)
+		f->open_errno = errno;
+	else if (!f->ent->elf)
+		log_debug("symbolizer: %s: no symbols: %s", f->path, strerror(f->ent->load_errno));
 	close(fd);
 }
 
@@ -262,7 +287,7 @@ static struct sym_file *file_get(struct symbolizer *s, int pid, const struct pro
 	if (f->is_file)
 		load_file(s, f, pid, e);
 	else if (!strcmp(f->path, VDSO_PATH))
-		f->elf = load_vdso();
+		f->vdso = load_vdso();
 	return f;
 }
 
@@ -448,16 +473,17 @@ static int64_t user_mapping_id(struct profile *p, const struct sym_map *m)
 		.limit = m->end,
 		.file_offset = m->pgoff,
 	};
+	const struct elfsym *elf = file_elf(m->file);
 	int64_t fname, bid = 0;
 
 	fname = profile__string(p, m->file->path);
 	if (fname < 0)
 		return fname;
-	if (m->file->elf) {
-		bid = profile__string(p, elfsym__build_id(m->file->elf));
+	if (elf) {
+		bid = profile__string(p, elfsym__build_id(elf));
 		if (bid < 0)
 			return bid;
-		pm.has_functions = elfsym__count(m->file->elf) > 0;
+		pm.has_functions = elfsym__count(elf) > 0 || (m->file->ent && m->file->ent->debug);
 	}
 	pm.filename = (uint32_t)fname;
 	pm.build_id = (uint32_t)bid;
@@ -482,15 +508,16 @@ static int64_t function_id(struct profile *p, const char *name, uint32_t file)
  * to look up: the pc, or a return address minus one). */
 static const char *user_name(const struct pid_maps *pm, const struct sym_map *m, uint64_t addr)
 {
+	const struct elfsym *elf = file_elf(m->file);
 	uint64_t vaddr;
 
 	if (!strcmp(m->file->path, JIT_PATH))
 		return pm->jit.n ? perfmap__lookup(&pm->jit, addr) : NULL;
-	if (!m->file->elf)
+	if (!elf || elfsym__offset_to_vaddr(elf, addr - m->start + m->pgoff, &vaddr))
 		return NULL;
-	if (elfsym__offset_to_vaddr(m->file->elf, addr - m->start + m->pgoff, &vaddr))
-		return NULL;
-	return elfsym__lookup(m->file->elf, vaddr, NULL);
+	if (m->file->ent)
+		return symcache__lookup(m->file->ent, vaddr, NULL);
+	return elfsym__lookup(elf, vaddr, NULL);
 }
 
 /* lookup_addr - a return address points after its call; the call belongs
@@ -525,7 +552,9 @@ int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
 			return (int)map_id;
 		fn = 0;
 		name = user_name(pm, m, a);
+		m->file->frames++;
 		if (name) {
+			m->file->named++;
 			fname = profile__string(p, m->file->path);
 			if (fname < 0)
 				return (int)fname;
@@ -687,12 +716,16 @@ void symbolizer__free(struct symbolizer *s)
 	for (i = 0; i < s->files_cap; i++) {
 		for (f = s->files[i]; f; f = next) {
 			next = f->next;
-			elfsym__free(f->elf);
+			symcache__put(s->cache, f->ent);
+			elfsym__free(f->vdso);
 			free(f->path);
 			free(f);
 		}
 	}
 	free(s->files);
+	if (s->own_cache)
+		symcache__free(s->cache);
+	free(s->file_stats);
 	ksyms__free(s->ksyms);
 	free(s->knames_buf);
 	free(s->proc_root);
@@ -702,4 +735,101 @@ void symbolizer__free(struct symbolizer *s)
 void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out)
 {
 	*out = s->stats;
+}
+
+int symbolizer__use_cache(struct symbolizer *s, struct symcache *cache)
+{
+	if (s->nfiles)
+		return -EBUSY;
+	if (s->own_cache)
+		symcache__free(s->cache);
+	s->cache = cache;
+	s->own_cache = false;
+	return 0;
+}
+
+/* source_name - file_source for a file that is not an error. */
+static const char *source_name(const struct sym_file *f, bool any_jit)
+{
+	const struct elfsym *elf = file_elf(f);
+
+	if (!strcmp(f->path, JIT_PATH))
+		return any_jit ? "perf map" : "no perf map";
+	if (!elf)
+		return "not a file";
+	if (f->ent && f->ent->debug)
+		return "debug file";
+	switch (elfsym__source(elf)) {
+	case ELFSYM_SOURCE_SYMTAB:
+		return "symtab";
+	case ELFSYM_SOURCE_DYNSYM:
+		return "dynsym only";
+	default:
+		return "no symbols";
+	}
+}
+
+/* file_source - where the names of @f came from, or why it has none,
+ * into @out. */
+static void file_source(const struct sym_file *f, bool any_jit, char *out, size_t len)
+{
+	int e = f->ent ? f->ent->load_errno : f->open_errno;
+
+	if (file_elf(f) || strcmp(f->path, JIT_PATH) == 0 || !f->is_file)
+		snprintf(out, len, "%s", source_name(f, any_jit));
+	else
+		snprintf(out, len, "%s: %s", f->ent ? "not read" : "not opened",
+			 strerror(e ? e : EIO));
+}
+
+static int file_stats_cmp(const void *pa, const void *pb)
+{
+	const struct symbolizer_file_stats *a = pa, *b = pb;
+
+	if (a->frames != b->frames)
+		return a->frames < b->frames ? 1 : -1;
+	return strcmp(a->path, b->path);
+}
+
+/* any_jit_map - whether some process had a perf map to read. */
+static bool any_jit_map(const struct symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->pids_cap; i++)
+		if (s->pids[i] && s->pids[i]->jit.n)
+			return true;
+	return false;
+}
+
+const struct symbolizer_file_stats *symbolizer__file_stats(struct symbolizer *s, size_t *n)
+{
+	bool jit = any_jit_map(s);
+	struct symbolizer_file_stats *out;
+	const struct elfsym *elf;
+	struct sym_file *f;
+	size_t i, k = 0;
+
+	*n = 0;
+	free(s->file_stats);
+	s->file_stats = out = calloc(s->nfiles ? s->nfiles : 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	for (i = 0; i < s->files_cap; i++) {
+		for (f = s->files[i]; f; f = f->next) {
+			if (!f->frames)
+				continue;
+			elf = file_elf(f);
+			out[k].path = f->path;
+			out[k].build_id = elf ? elfsym__build_id(elf) : "";
+			out[k].frames = f->frames;
+			out[k].named = f->named;
+			file_source(f, jit, out[k].source, sizeof(out[k].source));
+			out[k].debug_file = f->ent && f->ent->debug_from ? f->ent->debug_from : "";
+			k++;
+		}
+	}
+	qsort(out, k, sizeof(*out), file_stats_cmp);
+	*n = k;
+	return out;
 }

@@ -71,13 +71,40 @@ typedef int (*symbolizer_kernel_names_fn)(void *ctx, const uint64_t *addrs, uint
 void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn,
 				  void *ctx);
 
-/* symbolizer__get_stats - counters since symbolizer__new. */
 /* symbolizer__refresh_jit - read again the perf maps (/tmp/perf-PID.map)
  * of the processes with JIT code that are still there: a runtime
  * appends to its map as it compiles, and buffers what it writes, so the
  * later the read, the more it names. Call it before symbolizing. */
 void symbolizer__refresh_jit(struct symbolizer *s);
 
+/* symbolizer__get_stats - counters since symbolizer__new. */
 void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
+struct symcache;
+
+/* symbolizer__use_cache - take files' symbols from @cache (kept by the
+ * caller, who frees it after the symbolizer) instead of a private cache
+ * that lives as long as @s. Call it before the first snapshot: -EBUSY
+ * after. */
+int symbolizer__use_cache(struct symbolizer *s, struct symcache *cache);
+
+/* How well the user frames of one mapped object were named. */
+struct symbolizer_file_stats {
+	const char *path;     /* as the target maps it; "//anon" for JIT code */
+	const char *build_id; /* hex, "" if none */
+	uint64_t frames;      /* user frames that fell in it */
+	uint64_t named;	      /* ... and got a function name */
+	/* Where names came from, or why there are none: "symtab", "debug
+	 * file", "dynsym only" (stripped, no debug file found), "no
+	 * symbols", "perf map", "no perf map", "not a file", "not opened:
+	 * ERROR" or "not read: ERROR". */
+	char source[80];
+	const char *debug_file; /* "root:PATH" or "host:PATH", "" if none */
+};
+
+/* symbolizer__file_stats - every object with user frames so far, the
+ * most frames first, in *@n entries that stay valid until the next call
+ * or symbolizer__free. NULL (and *@n 0) when out of memory. */
+const struct symbolizer_file_stats *symbolizer__file_stats(struct symbolizer *s, size_t *n);
 
 #endif

@@ -117,6 +117,7 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		.freq_hz = f->freq_hz,
 		.duration_ns = f->duration_ns,
 		.sampler = t->sampler,
+		.symcache = t->symcache,
 	};
 	int e;
 

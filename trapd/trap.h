@@ -48,6 +48,7 @@ struct trap_trigger {
 
 struct trap {
 	struct sampler *sampler; /* loaded once, armed for each capture; owned by the caller */
+	struct symcache *symcache; /* symbols kept between captures; owned by the caller */
 	struct session *session; /* NULL when no capture runs */
 	char id[33];
 	char sample_desc[320]; /* what the session samples, as rule_scope__format */

@@ -42,6 +42,13 @@ static char *emit(const struct capture_info *info)
 }
 
 /* base_info - a finished pid capture with a loss or two. */
+static const struct symbolizer_file_stats sym_files[] = {
+	{ .path = "/usr/sbin/nginx", .build_id = "5c1f0ad2", .frames = 8, .named = 8,
+	  .source = "debug file", .debug_file = "root:/usr/lib/debug/.build-id/5c/1f0ad2.debug" },
+	{ .path = "//anon", .build_id = "", .frames = 2, .named = 1, .source = "no perf map",
+	  .debug_file = "" },
+};
+
 static void base_info(struct capture_info *info)
 {
 	memset(info, 0, sizeof(*info));
@@ -60,6 +67,8 @@ static void base_info(struct capture_info *info)
 	info->samples_stored = 594;
 	info->symbols.user_frames = 10;
 	info->symbols.user_named = 9;
+	info->sym_files = sym_files;
+	info->nsym_files = 2;
 	info->profile_bytes = 2811;
 }
 

@@ -1,0 +1,253 @@
+/* test_symcache.c - symbol tables kept across captures: found again by
+ * file identity, shared by build ID, never confused by a path, evicted
+ * least recently used first and only when unreferenced.
+ *
+ * Uses the suite's test programs (tests/workloads/symtest under
+ * $TRAPD_BUILD), copied into a temporary folder so tests can rewrite and
+ * duplicate them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trapd/symcache.h"
+
+static char dir[] = "/tmp/test_symcache.XXXXXX";
+static const struct debugfile_search nowhere = { .proc_root = "/nonexistent", .pid = 1,
+						 .host_root = "/nonexistent" };
+
+static void run(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* copy - the test program @name as DIR/@as; its path. */
+static const char *copy(const char *name, const char *as)
+{
+	static char path[4][PATH_MAX];
+	static int next;
+	const char *build = getenv("TRAPD_BUILD");
+	char *p = path[next++ % 4];
+
+	snprintf(p, PATH_MAX, "%s/%s", dir, as);
+	run("cp '%s/workloads/symtest/%s' '%s'", build && *build ? build : "build", name, p);
+	return p;
+}
+
+static struct symcache_entry *get(struct symcache *c, const char *path)
+{
+	struct symcache_entry *e;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	e = symcache__get(c, fd, &nowhere, path);
+	close(fd);
+	assert_non_null(e);
+	return e;
+}
+
+static void expect_stats(struct symcache *c, uint64_t loads, uint64_t hits, uint64_t bid_hits,
+			 uint64_t evictions, size_t entries)
+{
+	struct symcache_stats st;
+
+	symcache__get_stats(c, &st);
+	assert_int_equal(st.loads, loads);
+	assert_int_equal(st.hits, hits);
+	assert_int_equal(st.build_id_hits, bid_hits);
+	assert_int_equal(st.evictions, evictions);
+	assert_int_equal(st.entries, entries);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/test_symcache.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	run("rm -rf '%s'", dir);
+	return 0;
+}
+
+static void test_same_file_loaded_once(void **state)
+{
+	struct symcache *c = symcache__new(64 << 20);
+	const char *pie = copy("symtest-pie", "a");
+	struct symcache_entry *e1, *e2;
+	uint64_t addr;
+
+	(void)state;
+	e1 = get(c, pie);
+	e2 = get(c, pie);
+	assert_ptr_equal(e1, e2);
+	assert_non_null(e1->elf);
+	assert_int_equal(elfsym__find(e1->elf, "hot_function", &addr), 0);
+	assert_string_equal(symcache__lookup(e1, addr, NULL), "hot_function");
+	expect_stats(c, 1, 1, 0, 0, 1);
+	symcache__put(c, e1);
+	symcache__put(c, e2);
+	symcache__free(c);
+}
+
+/* The same image under another inode (a second container image) is
+ * matched by its build ID; a file with other contents is not. */
+static void test_copies_share_by_build_id(void **state)
+{
+	struct symcache *c = symcache__new(64 << 20);
+	struct symcache_entry *a, *b, *other;
+
+	(void)state;
+	a = get(c, copy("symtest-pie", "a"));
+	b = get(c, copy("symtest-pie", "b"));
+	other = get(c, copy("symtest-nopie", "c"));
+	assert_ptr_equal(a, b);
+	assert_ptr_not_equal(a, other);
+	expect_stats(c, 2, 0, 1, 0, 2);
+	symcache__put(c, a);
+	symcache__put(c, b);
+	symcache__put(c, other);
+	symcache__free(c);
+}
+
+/* A file rewritten in place (same path, same inode: what a careless
+ * deploy does) is a new file to the cache. */
+static void test_rewritten_file_is_loaded_again(void **state)
+{
+	struct symcache *c = symcache__new(64 << 20);
+	const char *path = copy("symtest-pie", "svc");
+	struct symcache_entry *old, *new;
+	uint64_t addr;
+
+	(void)state;
+	old = get(c, path);
+	symcache__put(c, old);
+	/* cat keeps the inode; a stripped file has other contents and size */
+	run("cat \"${TRAPD_BUILD:-build}/workloads/symtest/spin-gamma\" > '%s'", path);
+	new = get(c, path);
+	assert_ptr_not_equal(old, new);
+	assert_int_equal(elfsym__find(new->elf, "hot_function", &addr), -ENOENT);
+	expect_stats(c, 2, 0, 0, 0, 2);
+	symcache__put(c, new);
+	symcache__free(c);
+}
+
+static void test_not_elf_is_remembered(void **state)
+{
+	struct symcache *c = symcache__new(64 << 20);
+	char path[PATH_MAX + 16];
+	struct symcache_entry *e;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/text", dir);
+	run("echo 'not an ELF file' > '%s'", path);
+	e = get(c, path);
+	assert_null(e->elf);
+	assert_int_equal(e->load_errno, ENOEXEC);
+	assert_null(symcache__lookup(e, 0x1000, NULL));
+	symcache__put(c, e);
+	symcache__put(c, get(c, path));
+	expect_stats(c, 1, 1, 0, 0, 1);
+	symcache__free(c);
+}
+
+/* Bound: unreferenced entries go, least recently used first; entries in
+ * use stay even over the bound. */
+static void test_eviction_lru_and_pinned(void **state)
+{
+	struct symcache *c = symcache__new(64 << 20);
+	struct symcache_entry *a, *b, *d;
+	struct symcache_stats st;
+	char pa[PATH_MAX];
+
+	(void)state;
+	snprintf(pa, sizeof(pa), "%s", copy("symtest-pie", "a"));
+	a = get(c, pa);
+	b = get(c, copy("symtest-nopie", "b"));
+	d = get(c, copy("libsymtest.so", "d"));
+	symcache__put(c, a);
+	symcache__put(c, b);
+	symcache__put(c, get(c, pa)); /* a is now newer than b */
+	symcache__get_stats(c, &st);
+	symcache__set_limit(c, st.bytes - 1); /* one must go: b */
+	expect_stats(c, 3, 1, 0, 1, 2);
+	symcache__put(c, get(c, pa));
+	expect_stats(c, 3, 2, 0, 1, 2);
+	symcache__set_limit(c, 0); /* a goes; d is in use */
+	expect_stats(c, 3, 2, 0, 2, 1);
+	symcache__put(c, d); /* now it can go too */
+	expect_stats(c, 3, 2, 0, 3, 0);
+	symcache__get_stats(c, &st);
+	assert_int_equal(st.bytes, 0);
+	symcache__free(c);
+}
+
+/* A stripped file's names come from its debug file, looked up once. */
+static void test_debug_file_found_through_the_cache(void **state)
+{
+	struct debugfile_search host = { .proc_root = "/nonexistent", .pid = 1 };
+	const char *build = getenv("TRAPD_BUILD");
+	struct symcache *c = symcache__new(64 << 20);
+	char root[PATH_MAX + 16];
+	struct symcache_entry *e;
+	uint64_t addr;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/host", dir);
+	host.host_root = root;
+	run("mkdir -p '%s/opt' && cp '%s/workloads/symtest/spin-delta.debug' '%s/opt/'", root,
+	    build && *build ? build : "build", root);
+	e = get(c, copy("spin-delta", "spin-delta"));
+	assert_null(e->debug); /* looked for under "nowhere" */
+	symcache__put(c, e);
+	symcache__free(c);
+
+	c = symcache__new(64 << 20);
+	{
+		int fd = open(copy("spin-delta", "spin-delta"), O_RDONLY | O_CLOEXEC);
+
+		assert_true(fd >= 0);
+		e = symcache__get(c, fd, &host, "/opt/spin-delta");
+		close(fd);
+	}
+	assert_non_null(e);
+	assert_non_null(e->debug);
+	assert_string_equal(e->debug_from, "host:/opt/spin-delta.debug");
+	assert_int_equal(elfsym__find(e->debug, "spin_delta_hot", &addr), 0);
+	assert_string_equal(symcache__lookup(e, addr + 1, NULL), "spin_delta_hot");
+	symcache__put(c, e);
+	symcache__free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_same_file_loaded_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copies_share_by_build_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rewritten_file_is_loaded_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_elf_is_remembered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eviction_lru_and_pinned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_debug_file_found_through_the_cache, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
