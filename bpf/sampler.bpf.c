@@ -152,10 +152,16 @@ static __always_inline void note_process(__u32 pid)
 }
 
 /* hash_stack - FNV-1a over whole frames with a final mix; never 0, which
- * means "no stack". */
+ * means "no stack". The leaf hint is part of it: one frame-pointer walk
+ * can hide different callers of the leaf. */
 static __always_inline __u64 hash_stack(const struct sampler_stack *st)
 {
 	__u64 h = 0xcbf29ce484222325ull;
+
+	h ^= st->leaf.ret;
+	h *= 0x100000001b3ull;
+	h ^= st->leaf.ret_target;
+	h *= 0x100000001b3ull;
 
 	for (int i = 0; i < SAMPLER_MAX_DEPTH; i++) {
 		if (i >= st->len)
@@ -167,6 +173,82 @@ static __always_inline __u64 hash_stack(const struct sampler_stack *st)
 	h ^= st->len;
 	return h ? h : 1;
 }
+
+#if defined(__TARGET_ARCH_x86)
+/* The x86-64 user registers (struct pt_regs, a stable ABI: it is what
+ * perf_event programs see as their context), declared here so reading
+ * them needs no CO-RE relocation. */
+struct user_regs_x86 {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di;
+	__u64 orig_ax, ip, cs, flags, sp, ss;
+};
+
+/* ctx_word - the 64-bit word at byte @off of the context, loaded straight
+ * from the context register: the verifier rewrites only such loads, and
+ * refuses one through a pointer the compiler moved. */
+#define ctx_word(ctx, off)                                                            \
+	({                                                                            \
+		__u64 __v;                                                            \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__v) : "r"(ctx), "i"(off)); \
+		__v;                                                                  \
+	})
+
+/* user_sp - the user stack pointer of the interrupted task: from the
+ * sample's registers when it was in user mode, else from the registers
+ * saved when it entered the kernel. 0 if unknown. */
+static __always_inline __u64 user_sp(struct bpf_perf_event_data *ctx)
+{
+	struct user_regs_x86 *saved;
+	__u64 sp = 0;
+
+	if ((ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, cs)) & 3) == 3)
+		return ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
+	saved = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (saved)
+		bpf_probe_read_kernel(&sp, sizeof(sp), &saved->sp);
+	return sp;
+}
+
+/* call_target - where the direct call (e8 rel32) that returns to @ret
+ * goes; 0 when the five bytes before @ret are not one or unreadable. */
+static __always_inline __u64 call_target(__u64 ret)
+{
+	unsigned char code[5];
+	__s32 rel;
+
+	if (ret < 5 || bpf_probe_read_user(code, sizeof(code), (void *)(ret - 5)) ||
+	    code[0] != 0xe8)
+		return 0;
+	__builtin_memcpy(&rel, code + 1, sizeof(rel));
+	return ret + (__s64)rel;
+}
+
+/* find_leaf - fill st->leaf for the user stack @st (see sampler.h). */
+static __always_inline void find_leaf(struct bpf_perf_event_data *ctx, struct sampler_stack *st)
+{
+	__u64 sp = user_sp(ctx), w, target;
+
+	if (st->len >= 2)
+		st->leaf.caller_target = call_target(st->ips[1]);
+	if (!sp)
+		return;
+#pragma unroll
+	for (int i = 0; i < SAMPLER_LEAF_SCAN_WORDS; i++) {
+		if (bpf_probe_read_user(&w, sizeof(w), (void *)(sp + 8 * i)))
+			return;
+		target = w ? call_target(w) : 0;
+		if (target) {
+			st->leaf.ret = w;
+			st->leaf.ret_target = target;
+			return;
+		}
+	}
+}
+#else
+static __always_inline void find_leaf(struct bpf_perf_event_data *ctx, struct sampler_stack *st)
+{
+}
+#endif
 
 /* store_stack - fetch one stack into @st and store it; returns its id or 0
  * when there is none or it could not be stored (the reason is counted). */
@@ -187,12 +269,16 @@ static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct
 	st->len = n / sizeof(__u64);
 	if (st->len >= SAMPLER_MAX_DEPTH)
 		stat_inc(trunc_stat);
+	st->leaf.ret = st->leaf.ret_target = st->leaf.caller_target = 0;
+	if (flags & BPF_F_USER_STACK)
+		find_leaf(ctx, st);
 	id = hash_stack(st);
 	old = bpf_map_lookup_elem(&stacks, &id);
 	if (old) {
 		/* Same hash: a different stack only if the frames differ. Checking
 		 * the length and both ends catches it without a full compare. */
-		if (old->len != st->len || old->ips[0] != st->ips[0]) {
+		if (old->len != st->len || old->ips[0] != st->ips[0] ||
+		    old->leaf.ret != st->leaf.ret) {
 			stat_inc(SAMPLER_STAT_STACK_COLLISION);
 			return 0;
 		}

@@ -30,11 +30,30 @@ struct sampler_key {
 	char comm[SAMPLER_COMM_LEN];
 };
 
+/* Stack words read at the user stack pointer, looking for the return
+ * address of the leaf function (see struct sampler_leaf). */
+#define SAMPLER_LEAF_SCAN_WORDS 8
+
+/* What the frame-pointer walk cannot see: a leaf function that has not
+ * set up its frame (gcc omits it in leaves) leaves the frame pointer at
+ * its caller's frame, so the walk's second frame is the caller's caller
+ * and the caller is lost. Its return address is still on the stack near
+ * the stack pointer. The program records the first word there that
+ * follows a direct call (e8 rel32) and where that call goes; user space
+ * proves it (the call goes to the start of the leaf's function) before
+ * inserting it. Addresses are as the process sees them; 0 = none. */
+struct sampler_leaf {
+	__u64 ret;	     /* a return address found near the stack pointer */
+	__u64 ret_target;    /* the target of the direct call before @ret */
+	__u64 caller_target; /* the target of the call before ips[1], if direct */
+};
+
 /* A stack as stored in the stacks map, keyed by a 64-bit hash of its
- * frames. Leaf first. */
+ * frames (and leaf hint). Leaf first. */
 struct sampler_stack {
 	__u32 len;
 	__u32 pad;
+	struct sampler_leaf leaf; /* user stacks only; zero for kernel stacks */
 	__u64 ips[SAMPLER_MAX_DEPTH];
 };
 
@@ -71,7 +90,8 @@ struct sampler_event {
 
 #ifndef __bpf__
 _Static_assert(sizeof(struct sampler_key) == 48, "sampler_key layout");
-_Static_assert(sizeof(struct sampler_stack) == 8 + 8 * SAMPLER_MAX_DEPTH, "sampler_stack layout");
+_Static_assert(sizeof(struct sampler_stack) == 8 + 24 + 8 * SAMPLER_MAX_DEPTH,
+	       "sampler_stack layout");
 _Static_assert(sizeof(struct sampler_event) == 8, "sampler_event layout");
 #endif
 

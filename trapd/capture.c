@@ -12,6 +12,7 @@
 
 #include "trapd/capture_file.h"
 #include "trapd/knames.h"
+#include "trapd/leafcaller.h"
 #include "trapd/log.h"
 #include "trapd/metadata.h"
 
@@ -71,8 +72,18 @@ struct build_ctx {
 	struct symbolizer *sym;
 	struct cgroup_cache cgroups;
 	uint64_t stored;
-	uint32_t locs[2 * SAMPLER_MAX_DEPTH];
+	uint64_t leaf[LEAF_NR]; /* samples by leaf verdict */
+	int pid;		/* of the record being added */
+	uint64_t user[SAMPLER_MAX_DEPTH + 1];
+	uint32_t locs[2 * SAMPLER_MAX_DEPTH + 1];
 };
+
+static int function_start(void *ctx, uint64_t addr, uint64_t *start)
+{
+	struct build_ctx *b = ctx;
+
+	return symbolizer__function_start(b->sym, b->pid, addr, start);
+}
 
 static int add_record(const struct sampler_record *rec, void *arg)
 {
@@ -82,10 +93,17 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	int64_t idx;
 	int err;
 
+	enum leaf_verdict v;
+	uint32_t nuser;
+
 	/* Leaf first: kernel frames, then user frames. User frames are
 	 * symbolized first so the program's mapping is the profile's first,
 	 * which pprof tools take as the main binary. */
-	err = symbolizer__user_stack(b->sym, b->p, (int)rec->key->pid, rec->user_ips, rec->user_len,
+	b->pid = (int)rec->key->pid;
+	v = leafcaller_fix(rec->user_ips, rec->user_len, rec->user_leaf, function_start, b, b->user,
+			   SAMPLER_MAX_DEPTH + 1, &nuser);
+	b->leaf[v] += rec->count;
+	err = symbolizer__user_stack(b->sym, b->p, b->pid, b->user, nuser,
 				     b->locs + rec->kernel_len);
 	if (!err)
 		err = symbolizer__kernel_stack(b->sym, b->p, rec->kernel_ips, rec->kernel_len,
@@ -105,7 +123,7 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	tmpl.pid = rec->key->pid;
 	tmpl.tid = rec->key->tid;
 	b->stored += rec->count;
-	return profile__add_sample(b->p, b->locs, rec->kernel_len + rec->user_len, &tmpl);
+	return profile__add_sample(b->p, b->locs, rec->kernel_len + nuser, &tmpl);
 }
 
 static const char *target_kind_name(enum capture_target_kind k)
@@ -220,6 +238,7 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 	if (!err)
 		err = add_summary(b->p, info);
 	info->samples_stored = b->stored;
+	memcpy(info->leaf, b->leaf, sizeof(info->leaf));
 	symbolizer__get_stats(sym, &info->symbols);
 	info->sym_files = symbolizer__file_stats(sym, &info->nsym_files);
 	if (err)

@@ -16,6 +16,7 @@
 #include "trapd/latency_hist.h"
 #include "trapd/profile.h"
 #include "trapd/sampler.h"
+#include "trapd/leafcaller.h"
 #include "trapd/symbolizer.h"
 
 enum capture_target_kind {
@@ -78,6 +79,7 @@ struct capture_info {
 	const struct symbolizer_file_stats *sym_files;
 	size_t nsym_files;
 	uint64_t samples_stored; /* sum of the counts read back */
+	uint64_t leaf[LEAF_NR];	 /* samples by what became of their leaf's caller */
 	uint64_t profile_bytes;	 /* size of the written .pb.zst */
 	const struct ci_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
 };

@@ -380,6 +380,16 @@ static bool symbol_name(const Elf_Data *strs, size_t off, const char **name, siz
 	return *len > 0;
 }
 
+/* unversioned_len - the length of @name without a symbol version
+ * ("clock_gettime@@GLIBC_2.17" as a .symtab names a versioned definition):
+ * the function is the same, and profiles should say so alike. */
+static size_t unversioned_len(const char *name, size_t len)
+{
+	const char *at = memchr(name, '@', len);
+
+	return at && at > name ? (size_t)(at - name) : len;
+}
+
 static int add_raw(struct loader *ld, const GElf_Sym *sym, const char *name, size_t len)
 {
 	struct raw_sym *r;
@@ -441,6 +451,7 @@ static int load_table(struct loader *ld, size_t idx, uint32_t type)
 			continue;
 		if (!symbol_name(strs, sym.st_name, &name, &len))
 			continue;
+		len = unversioned_len(name, len);
 		if (ld->nraw >= ELFSYM_MAX_SYMBOLS ||
 		    ld->name_bytes + len + 1 > ELFSYM_MAX_NAME_BYTES) {
 			log_debug("elfsym: symbol table cut at %zu symbols", ld->nraw);

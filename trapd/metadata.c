@@ -157,6 +157,19 @@ static void emit_sym_files(struct json_writer *w, const struct capture_info *inf
 	json_kv_u64(w, "mappings_not_shown", info->nsym_files - shown);
 }
 
+/* emit_leaf_callers - "leaf_callers": samples by what the frame-pointer
+ * walk and its repair made of their leaf's caller (leafcaller.h). */
+static void emit_leaf_callers(struct json_writer *w, const struct capture_info *info)
+{
+	int v;
+
+	json_key(w, "leaf_callers");
+	json_object_begin(w);
+	for (v = LEAF_INTACT; v < LEAF_NR; v++)
+		json_kv_u64(w, leafcaller_verdict_name(v), info->leaf[v]);
+	json_object_end(w);
+}
+
 static void emit_counts(struct json_writer *w, const struct capture_info *info)
 {
 	int i;
@@ -181,6 +194,7 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	json_kv_u64(w, "pids_without_maps", info->symbols.pids_without_maps);
 	emit_sym_files(w, info);
 	json_object_end(w);
+	emit_leaf_callers(w, info);
 }
 
 int metadata_emit(FILE *out, const struct capture_info *info, const char *profile_path)

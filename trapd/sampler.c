@@ -464,14 +464,17 @@ int sampler__drain_events(struct sampler *s, sampler_event_fn fn, void *ctx)
 }
 
 /* lookup_stack - copy stack @id into @ips (uint64_t, which is not the same
- * C type as the map's __u64); returns its length, 0 when missing. */
-static uint32_t lookup_stack(int fd, __u64 id, uint64_t *ips)
+ * C type as the map's __u64) and its leaf hint into @leaf; returns its
+ * length, 0 when missing. */
+static uint32_t lookup_stack(int fd, __u64 id, uint64_t *ips, struct sampler_leaf *leaf)
 {
 	struct sampler_stack st;
 
+	memset(leaf, 0, sizeof(*leaf));
 	if (!id || bpf_map_lookup_elem(fd, &id, &st) || st.len > SAMPLER_MAX_DEPTH)
 		return 0;
 	memcpy(ips, st.ips, st.len * sizeof(*ips));
+	*leaf = st.leaf;
 	return st.len;
 }
 
@@ -480,6 +483,7 @@ int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx)
 	int counts_fd = bpf_map__fd(s->skel->maps.counts);
 	int stacks_fd = bpf_map__fd(s->skel->maps.stacks);
 	uint64_t user[SAMPLER_MAX_DEPTH], kernel[SAMPLER_MAX_DEPTH];
+	struct sampler_leaf user_leaf, kernel_leaf;
 	struct sampler_key key, next;
 	struct sampler_record rec;
 	void *prev = NULL;
@@ -487,6 +491,7 @@ int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx)
 	int err;
 
 	rec.user_ips = user;
+	rec.user_leaf = &user_leaf;
 	rec.kernel_ips = kernel;
 	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
 		key = next;
@@ -497,8 +502,8 @@ int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx)
 		rec.count = count;
 		/* A stack the map lost is reported as missing, not as an error:
 		 * the sample still counts, and the loss is in the stats. */
-		rec.user_len = lookup_stack(stacks_fd, key.user_stack, user);
-		rec.kernel_len = lookup_stack(stacks_fd, key.kernel_stack, kernel);
+		rec.user_len = lookup_stack(stacks_fd, key.user_stack, user, &user_leaf);
+		rec.kernel_len = lookup_stack(stacks_fd, key.kernel_stack, kernel, &kernel_leaf);
 		err = fn(&rec, ctx);
 		if (err)
 			return err;

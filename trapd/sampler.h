@@ -49,6 +49,7 @@ struct sampler_record {
 	uint64_t count;
 	const uint64_t *user_ips;
 	uint32_t user_len;
+	const struct sampler_leaf *user_leaf; /* the user stack's leaf hint */
 	const uint64_t *kernel_ips;
 	uint32_t kernel_len;
 };

@@ -520,6 +520,26 @@ static const char *user_name(const struct pid_maps *pm, const struct sym_map *m,
 	return elfsym__lookup(elf, vaddr, NULL);
 }
 
+int symbolizer__function_start(struct symbolizer *s, int pid, uint64_t addr, uint64_t *start)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	const struct sym_map *m = pm ? find_map(pm, addr) : NULL;
+	const struct elfsym *elf = m ? file_elf(m->file) : NULL;
+	uint64_t vaddr, sym_vaddr, off;
+	const char *name;
+
+	if (!elf || elfsym__offset_to_vaddr(elf, addr - m->start + m->pgoff, &vaddr))
+		return -ENOENT;
+	if (m->file->ent)
+		name = symcache__lookup(m->file->ent, vaddr, &sym_vaddr);
+	else
+		name = elfsym__lookup(elf, vaddr, &sym_vaddr);
+	if (!name || elfsym__vaddr_to_offset(elf, sym_vaddr, &off) || off < m->pgoff)
+		return -ENOENT;
+	*start = m->start + (off - m->pgoff);
+	return 0;
+}
+
 /* lookup_addr - a return address points after its call; the call belongs
  * to the byte before it. */
 static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)

@@ -50,6 +50,11 @@ int symbolizer__snapshot(struct symbolizer *s, int pid);
 int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
 			   const uint64_t *ips, uint32_t n, uint32_t *locs);
 
+/* symbolizer__function_start - the address where the function holding
+ * @addr starts in @pid (as the process sees it), from the symbols of the
+ * file mapped there. 0, or -ENOENT when no known function holds @addr. */
+int symbolizer__function_start(struct symbolizer *s, int pid, uint64_t addr, uint64_t *start);
+
 /* symbolizer__kernel_stack - the same for kernel addresses (ips[0] the
  * interrupted pc, the others return addresses). All kernel frames share
  * one mapping named PROFILE_KERNEL_MAPPING. */

@@ -2,8 +2,10 @@
  * from memory (libelf's elf_memory, via elfsym__open_mem) and from a file
  * descriptor (libelf's pread path, via elfsym__open_fd on a memfd), the
  * way the symbolizer reads a file a target process mapped. Loading must
- * never crash; a loaded image must answer lookups, offset conversions and
- * its build ID within their promises. */
+ * never crash; a loaded image must answer lookups, offset conversions,
+ * its build ID and its debuglink within their promises. The build ID read
+ * alone (elfsym__read_build_id, the symbol cache's quick match) must
+ * agree with the one a full load finds. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,9 @@ static void probe(struct elfsym *e, const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (elfsym__count(e) > ELFSYM_MAX_SYMBOLS)
 		__builtin_trap();
+	name = elfsym__debuglink(e, NULL);
+	if (name && (!*name || strlen(name) > ELFSYM_MAX_DEBUGLINK || strchr(name, '/')))
+		__builtin_trap();
 	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		name = elfsym__lookup(e, probes[i], &start);
 		if (name && (start > probes[i] || strlen(name) > ELFSYM_MAX_NAME))
@@ -43,6 +48,7 @@ static void probe(struct elfsym *e, const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
+	char bid[ELFSYM_BUILD_ID_HEX];
 	struct elfsym *e;
 	unsigned char *buf;
 
@@ -63,6 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0 || ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		return 0;
 	e = elfsym__open_fd(fd);
+	if (elfsym__read_build_id(fd, bid) == 0 && e && strcmp(bid, elfsym__build_id(e)) != 0)
+		__builtin_trap();
 	if (e) {
 		probe(e, data, size);
 		elfsym__free(e);

@@ -213,3 +213,32 @@ same_path_expect() {
 	expect_spin_named same-alpha spin_alpha_hot spin_beta_hot || return 1
 	expect_spin_named same-beta spin_beta_hot spin_alpha_hot
 }
+
+# A leaf gcc built without its own frame (spin_alpha_hot pushes no %rbp,
+# checked below): the frame-pointer walk alone gives
+# __libc_start_call_main;spin_alpha_hot. The caller found on the stack and
+# proven by its call instruction puts main back in between.
+test_symbolize_frameless_leaf_shows_its_caller() {
+	need_root_bpf || return
+	need_spin || return
+	local first share
+	first=$(objdump -d --no-show-raw-insn "$SPIN_ALPHA" |
+		awk '/<spin_alpha_hot>:$/ { getline; sub(/^[^:]*:[ \t]*/, ""); print; exit }')
+	case $first in
+	push*%rbp*) fail "spin_alpha_hot sets up a frame ($first): the test proves nothing"; return 1 ;;
+	esac
+	"$TRAPD" capture -d 2 -F 199 -o out.pb.zst -- "$SPIN_ALPHA" 2 >out.log 2>&1 ||
+		{ fail "trapd capture failed: $(cat out.log)"; return 1; }
+	"$TRAPD" report out.pb.zst --folded out.folded >/dev/null 2>&1 ||
+		{ fail "trapd report failed"; return 1; }
+	share=$(awk '{ n = $NF; t += n; if ($0 ~ /;main;spin_alpha_hot [0-9]+$/) hit += n }
+		END { print t ? int(100 * hit / t) : 0 }' out.folded)
+	echo "    $share % of samples are main;spin_alpha_hot (first instruction: $first)"
+	[ "$share" -ge 90 ] || { fail "only $share %: $(sort -k2 -nr out.folded | head -5)"; return 1; }
+	python3 - out.json <<'PY' || { fail "leaf_callers in the sidecar: $(grep -A6 leaf_callers out.json)"; return 1; }
+import json, sys
+leaf = json.load(open(sys.argv[1]))["leaf_callers"]
+print("    leaf_callers:", leaf)
+assert leaf["recovered"] >= 0.9 * sum(leaf.values()), leaf
+PY
+}

@@ -69,6 +69,9 @@ static void base_info(struct capture_info *info)
 	info->symbols.user_named = 9;
 	info->sym_files = sym_files;
 	info->nsym_files = 2;
+	info->leaf[LEAF_INTACT] = 500;
+	info->leaf[LEAF_RECOVERED] = 80;
+	info->leaf[LEAF_UNPROVEN] = 14;
 	info->profile_bytes = 2811;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make-elf-seeds.sh - rebuild the ELF seed corpus (tests/fuzz/corpus/elf)
 # from tiny.c: a static executable, a PIE, a shared library, a stripped
-# copy of it (.dynsym only), a 32-bit executable and an executable with
+# copy of it (.dynsym only) and one with a .gnu_debuglink, a 32-bit executable and an executable with
 # its section headers cut off (build ID only reachable via PT_NOTE). All
 # freestanding, so each is a few KiB. The outputs are committed; rerun
 # only to change them. Usage: tests/fuzz/elf-seeds/make-elf-seeds.sh
@@ -19,6 +19,9 @@ $cc $flags -static -fno-pie -no-pie "$src" -o "$out/tiny-exec"
 $cc $flags -fPIE -pie -Wl,-e,_start "$src" -o "$out/tiny-pie"
 $cc $flags -fPIC -shared "$src" -o "$out/tiny.so"
 strip --strip-all "$out/tiny.so" -o "$out/tiny-stripped.so"
+# A stripped copy that names its debug file (.gnu_debuglink: name, CRC).
+cp "$out/tiny.so" "$tmp/tiny.debug"
+(cd "$tmp" && objcopy --add-gnu-debuglink=tiny.debug "$out/tiny-stripped.so" "$out/tiny-debuglink.so")
 $cc -m32 $flags -static -fno-pie -no-pie "$src" -o "$out/tiny-exec32"
 # Cut the section header table off a copy, as sstrip does.
 python3 - "$out/tiny-exec" "$out/tiny-noshdr" <<'PY'
