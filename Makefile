@@ -132,6 +132,11 @@ $(BUILD)/trapd: $(MAIN_OBJ) $(LIB_OBJS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,TEST,$@)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
+# Benchmark programs link what the unit tests link (bench/symbolize).
+$(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(call msg,BENCH,$@)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
 # Workloads keep frame pointers so stacks are complete, like a service
 # built for profiling would.
 $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/workloads
@@ -168,8 +173,8 @@ demo: deps
 
 bench:
 	$(Q)scripts/install-deps bench
-	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS)
-	$(Q)bench/run
+	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS) $(BUILD)/bench/symbench
+	$(Q)BUILD=$(BUILD) bench/run
 
 $(BUILD)/trapd.service: trapd/trapd.service.in | $(BUILD)
 	$(call msg,GEN,$@)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< >$@

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trapd/capture_file.h"
@@ -203,6 +204,7 @@ static int kernel_names_from_bpf(void *ctx, const uint64_t *addrs, uint32_t n,
 int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capture_info *info,
 			  struct profile **out)
 {
+	struct timespec t0, t1;
 	struct knames *kn;
 	struct build_ctx *b;
 	int err;
@@ -210,6 +212,7 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	b->p = profile__new();
 	if (!b->p) {
 		free(b);
@@ -241,6 +244,8 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 	memcpy(info->leaf, b->leaf, sizeof(info->leaf));
 	symbolizer__get_stats(sym, &info->symbols);
 	info->sym_files = symbolizer__file_stats(sym, &info->nsym_files);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	info->build_ns = (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec);
 	if (err)
 		profile__free(b->p);
 	else

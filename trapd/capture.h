@@ -72,6 +72,7 @@ struct capture_info {
 	int64_t duration_ns;	/* window length as measured */
 	const char *end_reason; /* "duration", "target exited", "interrupted", ... */
 	int64_t arm_ns;		/* from the decision to capture to the sampler armed */
+	int64_t build_ns;	/* reading the window back and symbolizing it */
 	int ncpus;
 	struct sampler_stats stats;
 	struct symbolizer_stats symbols;

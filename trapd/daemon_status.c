@@ -15,6 +15,7 @@
 #include "rules/units.h"
 #include "trapd/json.h"
 #include "trapd/latency_report.h"
+#include "trapd/symcache.h"
 #include "upload/spool.h"
 
 #define NSEC_PER_SEC 1000000000ll
@@ -136,6 +137,38 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 	text_latency(d, f);
 }
 
+/* text_symbols - the symbol cache kept between captures. */
+static void text_symbols(const struct daemon *d, FILE *f)
+{
+	struct symcache_stats st;
+
+	symcache__get_stats(d->guard.trap.symcache, &st);
+	fprintf(f,
+		"symbols:  %zu files cached, %.1f MiB (cap %.1f MiB); %llu loaded, "
+		"%llu found cached, %llu evicted\n",
+		st.entries, st.bytes / 1048576.0,
+		d->guard.watch->rules->global.symbol_cache_bytes / 1048576.0,
+		(unsigned long long)st.loads,
+		(unsigned long long)(st.hits + st.build_id_hits), (unsigned long long)st.evictions);
+}
+
+static void json_symbols(const struct daemon *d, struct json_writer *w)
+{
+	struct symcache_stats st;
+
+	symcache__get_stats(d->guard.trap.symcache, &st);
+	json_key(w, "symbol_cache");
+	json_object_begin(w);
+	json_kv_u64(w, "files", st.entries);
+	json_kv_u64(w, "bytes", st.bytes);
+	json_kv_u64(w, "max_bytes", d->guard.watch->rules->global.symbol_cache_bytes);
+	json_kv_u64(w, "loads", st.loads);
+	json_kv_u64(w, "hits", st.hits);
+	json_kv_u64(w, "build_id_hits", st.build_id_hits);
+	json_kv_u64(w, "evictions", st.evictions);
+	json_object_end(w);
+}
+
 static void text_upload(struct daemon *d, FILE *f, int64_t real)
 {
 	struct uploader_status st;
@@ -194,6 +227,7 @@ static void status_text(struct daemon *d, FILE *f)
 			cap, g->spool_max_files, (unsigned long long)d->guard.trap.dropped);
 	else
 		fprintf(f, "spool:    %s: not created yet\n", g->spool_dir);
+	text_symbols(d, f);
 	text_upload(d, f, real);
 	text_rules(d, f, now);
 }
@@ -341,6 +375,7 @@ static void status_json(struct daemon *d, FILE *f)
 	json_kv_u64(&w, "bytes", u.bytes);
 	json_kv_u64(&w, "dropped", d->guard.trap.dropped);
 	json_object_end(&w);
+	json_symbols(d, &w);
 	json_upload(d, &w);
 	json_key(&w, "rules");
 	json_array_begin(&w);

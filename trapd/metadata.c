@@ -192,6 +192,10 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	json_kv_u64(w, "kernel_frames", info->symbols.kernel_frames);
 	json_kv_u64(w, "kernel_named", info->symbols.kernel_named);
 	json_kv_u64(w, "pids_without_maps", info->symbols.pids_without_maps);
+	json_kv_u64(w, "files_loaded", info->symbols.files_loaded);
+	json_kv_u64(w, "files_cached", info->symbols.files_cached);
+	json_kv_u64(w, "snapshot_ns", info->symbols.snapshot_ns);
+	json_kv_i64(w, "build_ns", info->build_ns);
 	emit_sym_files(w, info);
 	json_object_end(w);
 	emit_leaf_callers(w, info);

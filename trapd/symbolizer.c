@@ -28,6 +28,7 @@
 #include <elf.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trapd/debugfile.h"
@@ -162,6 +163,7 @@ static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
 		      const struct procmaps_entry *e)
 {
 	struct debugfile_search where = { .proc_root = s->proc_root, .host_root = "", .pid = pid };
+	struct symcache_stats before, after;
 	int fd;
 
 	if (!s->cache) {
@@ -179,7 +181,13 @@ static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
 		return;
 	}
 	f->retry = false;
+	symcache__get_stats(s->cache, &before);
 	f->ent = symcache__get(s->cache, fd, &where, e->path);
+	symcache__get_stats(s->cache, &after);
+	if (after.loads > before.loads)
+		s->stats.files_loaded++;
+	else if (f->ent)
+		s->stats.files_cached++;
 	if (!f->ent)
 		f->open_errno = errno;
 	else if (!f->ent->elf)
@@ -377,7 +385,26 @@ static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 	pm->jit = m;
 }
 
+static int snapshot(struct symbolizer *s, int pid);
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int symbolizer__snapshot(struct symbolizer *s, int pid)
+{
+	uint64_t t0 = mono_ns();
+	int err = snapshot(s, pid);
+
+	s->stats.snapshot_ns += mono_ns() - t0;
+	return err;
+}
+
+static int snapshot(struct symbolizer *s, int pid)
 {
 	struct procmaps pmaps = { 0 };
 	struct pid_maps *pm;

@@ -28,6 +28,9 @@ struct symbolizer_stats {
 	uint64_t kernel_frames;
 	uint64_t kernel_named;
 	uint64_t pids_without_maps; /* samples of pids never snapshotted */
+	uint64_t files_loaded;	    /* ELF files read and parsed for this symbolizer */
+	uint64_t files_cached;	    /* ... found loaded already (the cache's) */
+	uint64_t snapshot_ns;	    /* time in symbolizer__snapshot (files load there) */
 };
 
 /* symbolizer__new - @proc_root is where proc is mounted ("/proc" unless a

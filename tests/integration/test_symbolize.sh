@@ -242,3 +242,115 @@ print("    leaf_callers:", leaf)
 assert leaf["recovered"] >= 0.9 * sum(leaf.values()), leaf
 PY
 }
+
+# sidecar_mapping JSON PATH_SUFFIX KEY - KEY of the symbols.mappings entry
+# whose path ends in PATH_SUFFIX.
+sidecar_mapping() {
+	python3 - "$@" <<'PY'
+import json, sys
+doc, suffix, key = sys.argv[1:]
+for m in json.load(open(doc))["symbols"]["mappings"]:
+    if m["path"].endswith(suffix):
+        print(m.get(key, ""))
+        break
+PY
+}
+
+# A stripped binary (spin-gamma: no symbols but its build ID) whose debug
+# file is in the .build-id tree of its own container only: a tmpfs over
+# /usr/lib/debug in its mount namespace. trapd, on the host, finds it
+# through the process's root.
+test_symbolize_stripped_binary_with_build_id_debug_file() {
+	need_root_bpf || return
+	local gamma=$WORKLOADS/symtest/spin-gamma bid pid upid i
+	[ -x "$gamma" ] || { fail "no $gamma: make integration builds it"; return 1; }
+	bid=$(readelf -n "$gamma" | awk '/Build ID/ { print $3 }')
+	[ -n "$bid" ] || { fail "$gamma has no build ID"; return 1; }
+	[ ! -e "/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" ] ||
+		{ fail "the host has the debug file: the test proves nothing"; return 1; }
+	unshare --mount --fork sh -c 'mount -t tmpfs tmpfs /usr/lib/debug &&
+		mkdir -p "/usr/lib/debug/.build-id/$1" && cp "$2" "/usr/lib/debug/.build-id/$1/$3.debug" &&
+		exec "$4" 20 gamma-spin' sh "${bid:0:2}" "$gamma.debug" "${bid:2}" "$gamma" >ns.log 2>&1 &
+	upid=$!
+	BG_PIDS+=("$upid")
+	for i in $(seq 30); do
+		pid=$(pgrep -P "$upid") && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] || { fail "no process in the namespace: $(cat ns.log)"; return 1; }
+	wait_comm "$pid" gamma-spin || return 1
+	capture_folded -p "$pid" || return 1
+	kill -KILL "$pid"
+	expect_spin_named gamma-spin spin_gamma_hot spin_alpha_hot || return 1
+	[ "$(sidecar_mapping out.json /spin-gamma source)" = "debug file" ] &&
+		[ "$(sidecar_mapping out.json /spin-gamma debug_file)" = \
+			"root:/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" ] ||
+		{ fail "sidecar: $(grep -B2 -A6 spin-gamma out.json)"; return 1; }
+}
+
+# A stripped binary without a build ID (spin-delta), its debug file named
+# by .gnu_debuglink and found, checked by CRC, in trapd's own
+# /usr/lib/debug/DIR (trapd runs in a mount namespace of its own where that
+# exists; the process's root has no debug file).
+test_symbolize_stripped_binary_with_debuglink() {
+	need_root_bpf || return
+	local pid dir=$PWD
+	cp "$WORKLOADS/symtest/spin-delta" . || { fail "cannot copy spin-delta"; return 1; }
+	start_bg pid "$dir/spin-delta" 20
+	wait_comm "$pid" spin-delta || return 1
+	unshare --mount sh -c 'mount -t tmpfs tmpfs /usr/lib/debug &&
+		mkdir -p "/usr/lib/debug$1" && cp "$2" "/usr/lib/debug$1/" &&
+		exec "$3" capture -p "$4" -d 2 -F 199 -o out.pb.zst' sh "$dir" \
+		"$WORKLOADS/symtest/spin-delta.debug" "$TRAPD" "$pid" >out.log 2>&1 ||
+		{ fail "trapd capture failed: $(cat out.log)"; return 1; }
+	"$TRAPD" report out.pb.zst --folded out.folded >/dev/null 2>&1 || { fail "report failed"; return 1; }
+	expect_spin_named spin-delta spin_delta_hot spin_alpha_hot || return 1
+	[ "$(sidecar_mapping out.json /spin-delta debug_file)" = \
+		"host:/usr/lib/debug$dir/spin-delta.debug" ] ||
+		{ fail "sidecar: $(grep -B2 -A6 spin-delta out.json)"; return 1; }
+}
+
+# The daemon keeps symbol tables between captures: a second capture of
+# the same process reads no ELF file again; with symbol_cache = 0 it does.
+test_symbolize_daemon_keeps_symbols_between_captures() {
+	need_root_bpf || return
+	local pid first second
+	cp "$SPIN_ALPHA" ./cached-spin
+	start_bg pid "$PWD/cached-spin" 30
+	wait_comm "$pid" cached-spin || return 1
+	cache_run "$pid" 16MiB || return 1
+	read -r first second <<<"$CACHE_LOADED"
+	echo "    symbol_cache = 16MiB: files loaded $first, then $second; cached then: $CACHE_CACHED"
+	[ "$first" -ge 2 ] && [ "$second" -eq 0 ] && [ "${CACHE_CACHED#* }" -ge 2 ] ||
+		{ fail "the second capture loaded files again"; return 1; }
+	grep -q '"loads": [1-9]' status.json && grep -q '"hits": [1-9]' status.json ||
+		{ fail "trapd status: $(grep -A8 symbol_cache status.json)"; return 1; }
+	cache_run "$pid" 0 || return 1
+	read -r first second <<<"$CACHE_LOADED"
+	echo "    symbol_cache = 0: files loaded $first, then $second"
+	[ "$second" -ge 2 ] || { fail "nothing was loaded again without a cache"; return 1; }
+}
+
+# cache_run PID SIZE - a daemon with symbol_cache = SIZE, two manual
+# captures of PID; CACHE_LOADED and CACHE_CACHED get each capture's
+# files_loaded and files_cached; status.json is trapd status --json.
+cache_run() {
+	local f
+	rm -rf spool
+	{
+		write_global 'manual_duration = 500ms' "manual_sample = pid:$1" "symbol_cache = $2"
+		printf '[rule quiet]\nsignal = psi.cpu.some\nabove = 99%%\nduration = 1s\n'
+	} >rules.ini
+	start_daemon || return 1
+	"$TRAPD" arm -S ctl.sock >/dev/null && wait_for 10 has_captures 1 &&
+		"$TRAPD" arm -S ctl.sock >/dev/null && wait_for 10 has_captures 2 ||
+		{ fail "two manual captures: $(cat daemon.log)"; stop_daemon; return 1; }
+	"$TRAPD" status --json -S ctl.sock >status.json
+	stop_daemon
+	CACHE_LOADED= CACHE_CACHED=
+	for f in $(ls -tr spool/*.json); do
+		CACHE_LOADED+="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["symbols"]["files_loaded"])' "$f") "
+		CACHE_CACHED+="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["symbols"]["files_cached"])' "$f") "
+	done
+	CACHE_CACHED=${CACHE_CACHED% }
+}

@@ -69,6 +69,10 @@ static void base_info(struct capture_info *info)
 	info->symbols.user_named = 9;
 	info->sym_files = sym_files;
 	info->nsym_files = 2;
+	info->symbols.files_loaded = 3;
+	info->symbols.files_cached = 5;
+	info->symbols.snapshot_ns = 2400000;
+	info->build_ns = 1800000;
 	info->leaf[LEAF_INTACT] = 500;
 	info->leaf[LEAF_RECOVERED] = 80;
 	info->leaf[LEAF_UNPROVEN] = 14;
