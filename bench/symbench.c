@@ -2,7 +2,7 @@
  * samples; bench/symbolize runs it against `perf script` on the same
  * perf.data.
  *
- * Usage: symbench [-k kallsyms|bpf] [-c CACHE_BYTES] SAMPLES
+ * Usage: symbench [-k kallsyms|bpf] [-c CACHE_BYTES] [-f] SAMPLES
  *
  * SAMPLES has one sample per line: "PID CHAIN...", the callchain exactly
  * as perf recorded it (hex, as `perf script -D` prints it), perf's context
@@ -41,6 +41,13 @@
 #include "trapd/profile.h"
 #include "trapd/symbolizer.h"
 #include "trapd/symcache.h"
+
+/* What the command line asks for. */
+struct bench_opts {
+	bool bpf_names;	    /* -k bpf */
+	bool file_stats;    /* -f */
+	size_t cache_bytes; /* -c */
+};
 
 /* Enough to keep every table of a few big programs (node's alone is tens
  * of MB): a warm pass must find everything the cold pass loaded. */
@@ -271,10 +278,23 @@ static void snapshot_all(struct symbolizer *s, const struct bench_input *in, str
 	}
 }
 
+/* print_files - how many frames of each mapped file got a name, and
+ * from where (to compare with perf's per-DSO counts). */
+static void print_files(struct symbolizer *s, const char *pass)
+{
+	const struct symbolizer_file_stats *fs;
+	size_t i, n;
+
+	fs = symbolizer__file_stats(s, &n);
+	for (i = 0; fs && i < n; i++)
+		fprintf(stderr, "%s file frames=%" PRIu64 " named=%" PRIu64 " source=\"%s\" %s\n",
+			pass, fs[i].frames, fs[i].named, fs[i].source, fs[i].path);
+}
+
 /* run_pass - symbolize every sample of @in through a new symbolizer
  * using @cache; times and counters into @r. */
-static int run_pass(const struct bench_input *in, struct symcache *cache, bool bpf_names,
-		    struct pass_result *r)
+static int run_pass(const struct bench_input *in, struct symcache *cache,
+		    const struct bench_opts *o, const char *name, struct pass_result *r)
 {
 	struct symcache_stats before;
 	struct symbolizer *s = NULL;
@@ -296,7 +316,7 @@ static int run_pass(const struct bench_input *in, struct symcache *cache, bool b
 	err = symbolizer__use_cache(s, cache);
 	if (err)
 		goto cleanup;
-	if (bpf_names) {
+	if (o->bpf_names) {
 		kn = knames__open();
 		if (!kn) {
 			err = -errno;
@@ -320,6 +340,8 @@ static int run_pass(const struct bench_input *in, struct symcache *cache, bool b
 	r->cache.build_id_hits -= before.build_id_hits;
 	r->cache.loads -= before.loads;
 	r->cache.evictions -= before.evictions;
+	if (o->file_stats)
+		print_files(s, name);
 cleanup:
 	/* Freeing is not timed: a capture writes its profile first. */
 	symbolizer__free(s);
@@ -332,15 +354,13 @@ static void print_pass(const char *name, const struct pass_result *r)
 {
 	uint64_t frames = r->sym.user_frames + r->sym.kernel_frames;
 
-	printf("%s frames=%" PRIu64 " ns=%" PRIu64 " fps=%.0f setup_ns=%" PRIu64
-	       " snap_ns=%" PRIu64 " user_ns=%" PRIu64
-	       " kernel_ns=%" PRIu64 " user_frames=%" PRIu64 " user_named=%" PRIu64
-	       " kernel_frames=%" PRIu64 " kernel_named=%" PRIu64 " snap_failed=%u loads=%" PRIu64
-	       " hits=%" PRIu64 " build_id_hits=%" PRIu64 " evictions=%" PRIu64
-	       " cache_entries=%zu cache_bytes=%zu\n",
+	printf("%s frames=%" PRIu64 " ns=%" PRIu64 " fps=%.0f setup_ns=%" PRIu64 " snap_ns=%" PRIu64
+	       " user_ns=%" PRIu64 " kernel_ns=%" PRIu64 " user_frames=%" PRIu64
+	       " user_named=%" PRIu64 " kernel_frames=%" PRIu64 " kernel_named=%" PRIu64
+	       " snap_failed=%u loads=%" PRIu64 " hits=%" PRIu64 " build_id_hits=%" PRIu64
+	       " evictions=%" PRIu64 " cache_entries=%zu cache_bytes=%zu\n",
 	       name, frames, r->ns, r->ns ? frames * 1e9 / (double)r->ns : 0.0, r->setup_ns,
-	       r->snap_ns,
-	       r->user_ns, r->kernel_ns, r->sym.user_frames, r->sym.user_named,
+	       r->snap_ns, r->user_ns, r->kernel_ns, r->sym.user_frames, r->sym.user_named,
 	       r->sym.kernel_frames, r->sym.kernel_named, r->snap_failed, r->cache.loads,
 	       r->cache.hits, r->cache.build_id_hits, r->cache.evictions, r->cache.entries,
 	       r->cache.bytes);
@@ -350,36 +370,45 @@ static void print_pass(const char *name, const struct pass_result *r)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: symbench [-k kallsyms|bpf] [-c CACHE_BYTES] SAMPLES\n"
-		   "  SAMPLES: one line per sample, \"PID CHAIN...\" (perf's raw callchain, hex)\n"
-		   "  prints a cold and a warm pass: frames, ns, frames per second, cache counters\n");
+	fprintf(f,
+		"usage: symbench [-k kallsyms|bpf] [-c CACHE_BYTES] [-f] SAMPLES\n"
+		"  SAMPLES: one line per sample, \"PID CHAIN...\" (perf's raw callchain, hex)\n"
+		"  prints a cold and a warm pass: frames, ns, frames per second, cache counters\n"
+		"  -k  where kernel names come from (default kallsyms)\n"
+		"  -c  bytes of unreferenced tables the cache keeps (default 1 GiB)\n"
+		"  -f  also print, on stderr, the frames and names of every mapped file\n");
 }
 
-/* parse_args - options into @bpf_names and @cache_bytes; the SAMPLES
- * path, or NULL after printing why. */
-static const char *parse_args(int argc, char **argv, bool *bpf_names, size_t *cache_bytes)
+/* parse_args - options into @o; the SAMPLES path, or NULL after
+ * printing why. */
+static const char *parse_args(int argc, char **argv, struct bench_opts *o)
 {
 	unsigned long long v;
 	char *end;
 	int c;
 
-	while ((c = getopt(argc, argv, "k:c:h")) != -1) {
+	while ((c = getopt(argc, argv, "k:c:fh")) != -1) {
 		switch (c) {
 		case 'k':
 			if (strcmp(optarg, "kallsyms") && strcmp(optarg, "bpf")) {
-				fprintf(stderr, "symbench: -k takes kallsyms or bpf, not '%s'\n", optarg);
+				fprintf(stderr, "symbench: -k takes kallsyms or bpf, not '%s'\n",
+					optarg);
 				return NULL;
 			}
-			*bpf_names = !strcmp(optarg, "bpf");
+			o->bpf_names = !strcmp(optarg, "bpf");
 			break;
 		case 'c':
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || end == optarg || *end) {
-				fprintf(stderr, "symbench: -c takes a number of bytes, not '%s'\n", optarg);
+				fprintf(stderr, "symbench: -c takes a number of bytes, not '%s'\n",
+					optarg);
 				return NULL;
 			}
-			*cache_bytes = (size_t)v;
+			o->cache_bytes = (size_t)v;
+			break;
+		case 'f':
+			o->file_stats = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -398,15 +427,15 @@ static const char *parse_args(int argc, char **argv, bool *bpf_names, size_t *ca
 
 int main(int argc, char **argv)
 {
-	size_t cache_bytes = DEFAULT_CACHE_BYTES, bad_line = 0;
+	struct bench_opts opts = { .cache_bytes = DEFAULT_CACHE_BYTES };
 	struct bench_input in = { 0 };
+	size_t bad_line = 0;
 	struct pass_result cold, warm;
 	struct symcache *cache = NULL;
-	bool bpf_names = false;
 	const char *path;
 	int err, ret = 1;
 
-	path = parse_args(argc, argv, &bpf_names, &cache_bytes);
+	path = parse_args(argc, argv, &opts);
 	if (!path)
 		return 2;
 	log_route_libbpf();
@@ -422,14 +451,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "symbench: %s holds no samples\n", path);
 		goto cleanup;
 	}
-	cache = symcache__new(cache_bytes);
+	cache = symcache__new(opts.cache_bytes);
 	if (!cache) {
 		fprintf(stderr, "symbench: cannot make a symbol cache: %s\n", strerror(errno));
 		goto cleanup;
 	}
-	err = run_pass(&in, cache, bpf_names, &cold);
+	err = run_pass(&in, cache, &opts, "cold", &cold);
 	if (!err)
-		err = run_pass(&in, cache, bpf_names, &warm);
+		err = run_pass(&in, cache, &opts, "warm", &warm);
 	if (err) {
 		fprintf(stderr, "symbench: symbolizing failed: %s\n", strerror(-err));
 		goto cleanup;
@@ -437,8 +466,10 @@ int main(int argc, char **argv)
 	print_pass("cold", &cold);
 	print_pass("warm", &warm);
 	if (in.dropped)
-		fprintf(stderr, "symbench: %" PRIu64 " frames of other contexts (guest, hypervisor) "
-				"or past %d frames left out\n", in.dropped, MAX_LINE_FRAMES);
+		fprintf(stderr,
+			"symbench: %" PRIu64 " frames of other contexts (guest, hypervisor) "
+			"or past %d frames left out\n",
+			in.dropped, MAX_LINE_FRAMES);
 	ret = 0;
 cleanup:
 	symcache__free(cache);

@@ -74,6 +74,7 @@ struct build_ctx {
 	struct cgroup_cache cgroups;
 	uint64_t stored;
 	uint64_t leaf[LEAF_NR]; /* samples by leaf verdict */
+	uint64_t roots[STACK_ROOT_NR]; /* samples with user frames by root verdict */
 	int pid;		/* of the record being added */
 	uint64_t user[SAMPLER_MAX_DEPTH + 1];
 	uint32_t locs[2 * SAMPLER_MAX_DEPTH + 1];
@@ -104,6 +105,10 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	v = leafcaller_fix(rec->user_ips, rec->user_len, rec->user_leaf, function_start, b, b->user,
 			   SAMPLER_MAX_DEPTH + 1, &nuser);
 	b->leaf[v] += rec->count;
+	if (nuser)
+		b->roots[stack_root_of(symbolizer__name(b->sym, b->pid,
+							nuser > 1 ? b->user[nuser - 1] - 1
+								  : b->user[0]))] += rec->count;
 	err = symbolizer__user_stack(b->sym, b->p, b->pid, b->user, nuser,
 				     b->locs + rec->kernel_len);
 	if (!err)
@@ -242,6 +247,7 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 		err = add_summary(b->p, info);
 	info->samples_stored = b->stored;
 	memcpy(info->leaf, b->leaf, sizeof(info->leaf));
+	memcpy(info->roots, b->roots, sizeof(info->roots));
 	symbolizer__get_stats(sym, &info->symbols);
 	info->sym_files = symbolizer__file_stats(sym, &info->nsym_files);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -1,6 +1,7 @@
 /* leafcaller.c - prove and insert the caller of a frameless leaf. */
 #include "trapd/leafcaller.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* is_function_start - @addr is where a known function begins. */
@@ -62,4 +63,35 @@ const char *leafcaller_verdict_name(enum leaf_verdict v)
 	};
 
 	return v < LEAF_NR ? names[v] : "?";
+}
+
+enum stack_root stack_root_of(const char *outermost)
+{
+	/* glibc's and musl's process and thread entry points, and the
+	 * clone wrappers a thread's first frame returns into. */
+	static const char *const roots[] = {
+		"_start",	 "__libc_start_main", "__libc_start_call_main",
+		"start_thread", "clone",		"clone3",
+		"__clone",	 "__clone3",		"thread_start",
+		"__libc_start_main_impl",
+	};
+	size_t i;
+
+	if (!outermost)
+		return STACK_OUTER_UNNAMED;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(outermost, roots[i]))
+			return STACK_ROOTED;
+	return STACK_UNROOTED;
+}
+
+const char *stack_root_name(enum stack_root r)
+{
+	static const char *const names[STACK_ROOT_NR] = {
+		[STACK_ROOTED] = "rooted",
+		[STACK_UNROOTED] = "unrooted",
+		[STACK_OUTER_UNNAMED] = "outermost_unnamed",
+	};
+
+	return r < STACK_ROOT_NR ? names[r] : "?";
 }

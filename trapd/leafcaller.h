@@ -48,4 +48,22 @@ enum leaf_verdict leafcaller_fix(const uint64_t *ips, uint32_t n, const struct s
 /* leafcaller_verdict_name - "intact", "recovered", ... for metadata. */
 const char *leafcaller_verdict_name(enum leaf_verdict v);
 
+/* The other end of a stack. A walk that reaches the code that starts a
+ * process or thread (_start, __libc_start_call_main, start_thread,
+ * clone3...) is whole; one that stops at another function was cut short,
+ * most often by a library built without frame pointers in between. */
+enum stack_root {
+	STACK_ROOTED,	       /* the outermost frame starts a process or thread */
+	STACK_UNROOTED,	       /* it is a named function that does not */
+	STACK_OUTER_UNNAMED,   /* it has no name: cannot be told */
+	STACK_ROOT_NR,
+};
+
+/* stack_root_of - the verdict for a stack whose outermost frame is named
+ * @outermost (NULL: unnamed). */
+enum stack_root stack_root_of(const char *outermost);
+
+/* stack_root_name - "rooted", "unrooted", "outermost_unnamed". */
+const char *stack_root_name(enum stack_root r);
+
 #endif

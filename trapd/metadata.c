@@ -158,7 +158,9 @@ static void emit_sym_files(struct json_writer *w, const struct capture_info *inf
 }
 
 /* emit_leaf_callers - "leaf_callers": samples by what the frame-pointer
- * walk and its repair made of their leaf's caller (leafcaller.h). */
+ * walk and its repair made of their leaf's caller, and "stack_roots":
+ * samples with user frames by whether the walk reached the code that
+ * starts a process or thread (leafcaller.h). */
 static void emit_leaf_callers(struct json_writer *w, const struct capture_info *info)
 {
 	int v;
@@ -167,6 +169,11 @@ static void emit_leaf_callers(struct json_writer *w, const struct capture_info *
 	json_object_begin(w);
 	for (v = LEAF_INTACT; v < LEAF_NR; v++)
 		json_kv_u64(w, leafcaller_verdict_name(v), info->leaf[v]);
+	json_object_end(w);
+	json_key(w, "stack_roots");
+	json_object_begin(w);
+	for (v = STACK_ROOTED; v < STACK_ROOT_NR; v++)
+		json_kv_u64(w, stack_root_name(v), info->roots[v]);
 	json_object_end(w);
 }
 

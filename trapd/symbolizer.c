@@ -547,6 +547,14 @@ static const char *user_name(const struct pid_maps *pm, const struct sym_map *m,
 	return elfsym__lookup(elf, vaddr, NULL);
 }
 
+const char *symbolizer__name(struct symbolizer *s, int pid, uint64_t addr)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	const struct sym_map *m = pm ? find_map(pm, addr) : NULL;
+
+	return m ? user_name(pm, m, addr) : NULL;
+}
+
 int symbolizer__function_start(struct symbolizer *s, int pid, uint64_t addr, uint64_t *start)
 {
 	const struct pid_maps *pm = pid_find(s, pid);

@@ -53,6 +53,11 @@ int symbolizer__snapshot(struct symbolizer *s, int pid);
 int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
 			   const uint64_t *ips, uint32_t n, uint32_t *locs);
 
+/* symbolizer__name - the name of the function holding @addr in @pid (for
+ * a return address, pass it minus one), NULL if unknown; valid until the
+ * next symbolizer call. */
+const char *symbolizer__name(struct symbolizer *s, int pid, uint64_t addr);
+
 /* symbolizer__function_start - the address where the function holding
  * @addr starts in @pid (as the process sees it), from the symbols of the
  * file mapped there. 0, or -ENOENT when no known function holds @addr. */

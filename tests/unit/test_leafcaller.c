@@ -141,6 +141,19 @@ static void test_full_stack_drops_the_outermost(void **state)
 	assert_int_equal(out[2], MAIN + 0x40);
 }
 
+static void test_stack_roots(void **state)
+{
+	(void)state;
+	assert_int_equal(stack_root_of("__libc_start_call_main"), STACK_ROOTED);
+	assert_int_equal(stack_root_of("_start"), STACK_ROOTED);
+	assert_int_equal(stack_root_of("clone3"), STACK_ROOTED);
+	assert_int_equal(stack_root_of("start_thread"), STACK_ROOTED);
+	assert_int_equal(stack_root_of("main"), STACK_UNROOTED);
+	assert_int_equal(stack_root_of("memcpy"), STACK_UNROOTED);
+	assert_int_equal(stack_root_of(NULL), STACK_OUTER_UNNAMED);
+	assert_string_equal(stack_root_name(STACK_OUTER_UNNAMED), "outermost_unnamed");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_indirect_and_plt_calls_are_unproven),
 		cmocka_unit_test(test_single_frame),
 		cmocka_unit_test(test_full_stack_drops_the_outermost),
+		cmocka_unit_test(test_stack_roots),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

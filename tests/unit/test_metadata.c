@@ -76,6 +76,9 @@ static void base_info(struct capture_info *info)
 	info->leaf[LEAF_INTACT] = 500;
 	info->leaf[LEAF_RECOVERED] = 80;
 	info->leaf[LEAF_UNPROVEN] = 14;
+	info->roots[STACK_ROOTED] = 580;
+	info->roots[STACK_UNROOTED] = 10;
+	info->roots[STACK_OUTER_UNNAMED] = 4;
 	info->profile_bytes = 2811;
 }
 
