@@ -49,8 +49,9 @@ struct bench_opts {
 	size_t cache_bytes; /* -c */
 };
 
-/* Enough to keep every table of a few big programs (node's alone is tens
- * of MB): a warm pass must find everything the cold pass loaded. */
+/* Far more than the tables of a few big programs take (python3, node and
+ * their libraries: 8 MB): a warm pass must find everything the cold pass
+ * loaded. */
 #define DEFAULT_CACHE_BYTES (1ull << 30)
 #define MAX_LINE_FRAMES PROFILE_MAX_DEPTH
 
@@ -460,7 +461,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = run_pass(&in, cache, &opts, "warm", &warm);
 	if (err) {
-		fprintf(stderr, "symbench: symbolizing failed: %s\n", strerror(-err));
+		fprintf(stderr, "symbench: a pass failed: %s\n", strerror(-err));
 		goto cleanup;
 	}
 	print_pass("cold", &cold);

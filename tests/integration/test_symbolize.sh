@@ -55,7 +55,7 @@ test_symbolize_node_jit_from_its_perf_map() {
 test_symbolize_jit_inside_mount_and_pid_namespace() {
 	need_root_bpf || return
 	need_node || return
-	local pid i
+	local pid i rc
 	unshare --mount --pid --fork --mount-proc sh -c \
 		'mount -t tmpfs tmpfs /tmp && exec node --perf-basic-prof -e "$0"' "$NODE_HOT_JS" \
 		>ns.log 2>&1 &
@@ -72,6 +72,10 @@ test_symbolize_jit_inside_mount_and_pid_namespace() {
 		{ fail "the perf map is visible on the host: the test proves nothing"; return 1; }
 	sleep 1.5
 	expect_hot_js "$pid" "the namespace's /tmp/perf-1.map"
+	rc=$?
+	# Init of its pid namespace: only SIGKILL reaches it from here.
+	kill -KILL "$pid"
+	return $rc
 }
 
 # The spin workloads (tests/workloads/symtest/spin.c): the same code built
@@ -125,24 +129,31 @@ wait_comm() {
 	fail "process $1 never ran as $2"
 }
 
+# child_of PID - the first child of PID (unshare's), once it has one
+# (up to 3 s).
+child_of() {
+	local i
+	for i in $(seq 30); do
+		pgrep -P "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # The binary is on a tmpfs mounted inside the process's own mount
 # namespace; at the same path the host has the other build, so a
 # symbolizer that opened the host path names spin_beta_hot.
 test_symbolize_binary_only_inside_mount_and_pid_namespace() {
 	need_root_bpf || return
 	need_spin || return
-	local upid pid rc i
+	local upid pid rc
 	mkdir ns && cp "$SPIN_BETA" ns/spin || { fail "cannot set up ns/spin"; return 1; }
 	unshare --mount --pid --fork --mount-proc sh -c \
 		'mount -t tmpfs tmpfs "$1" && cp "$2" "$1/spin" && exec "$1/spin" 20 ns-spin' \
 		sh "$PWD/ns" "$SPIN_ALPHA" >ns.log 2>&1 &
 	upid=$!
 	BG_PIDS+=("$upid")
-	for i in $(seq 30); do
-		pid=$(pgrep -P "$upid") && break
-		sleep 0.1
-	done
-	[ -n "$pid" ] || { fail "no process in the namespace: $(cat ns.log)"; return 1; }
+	pid=$(child_of "$upid") || { fail "no process in the namespace: $(cat ns.log)"; return 1; }
 	# Init of its pid namespace: only SIGKILL reaches it from here, and
 	# unshare (killed by kill_bg) waits for it.
 	ns_spin_expect "$pid"
@@ -262,7 +273,7 @@ PY
 # through the process's root.
 test_symbolize_stripped_binary_with_build_id_debug_file() {
 	need_root_bpf || return
-	local gamma=$WORKLOADS/symtest/spin-gamma bid pid upid i
+	local gamma=$WORKLOADS/symtest/spin-gamma bid pid upid
 	[ -x "$gamma" ] || { fail "no $gamma: make integration builds it"; return 1; }
 	bid=$(readelf -n "$gamma" | awk '/Build ID/ { print $3 }')
 	[ -n "$bid" ] || { fail "$gamma has no build ID"; return 1; }
@@ -273,11 +284,7 @@ test_symbolize_stripped_binary_with_build_id_debug_file() {
 		exec "$4" 20 gamma-spin' sh "${bid:0:2}" "$gamma.debug" "${bid:2}" "$gamma" >ns.log 2>&1 &
 	upid=$!
 	BG_PIDS+=("$upid")
-	for i in $(seq 30); do
-		pid=$(pgrep -P "$upid") && break
-		sleep 0.1
-	done
-	[ -n "$pid" ] || { fail "no process in the namespace: $(cat ns.log)"; return 1; }
+	pid=$(child_of "$upid") || { fail "no process in the namespace: $(cat ns.log)"; return 1; }
 	wait_comm "$pid" gamma-spin || return 1
 	capture_folded -p "$pid" || return 1
 	kill -KILL "$pid"
