@@ -771,7 +771,8 @@ void symbolizer__free(struct symbolizer *s)
 	for (i = 0; i < s->files_cap; i++) {
 		for (f = s->files[i]; f; f = next) {
 			next = f->next;
-			symcache__put(s->cache, f->ent);
+			if (!s->own_cache) /* a private cache goes as a whole below */
+				symcache__put(s->cache, f->ent);
 			elfsym__free(f->vdso);
 			free(f->path);
 			free(f);

@@ -56,7 +56,8 @@ struct symcache;
  * tables. NULL and errno on failure. */
 struct symcache *symcache__new(size_t max_bytes);
 
-/* symcache__free - free @c and every entry; none may be referenced. */
+/* symcache__free - free @c and every entry, referenced or not (the owner
+ * of a private cache may skip the puts). */
 void symcache__free(struct symcache *c);
 
 /* symcache__set_limit - change the bound (evicting at once if needed). */
