@@ -223,13 +223,47 @@ static __always_inline __u64 call_target(__u64 ret)
 	return ret + (__s64)rel;
 }
 
+/* through_plt - where a call to @target ends up when @target is a PLT
+ * stub (jmp *SLOT(%rip), after an endbr64 and with a bnd prefix in
+ * .plt.sec): the address in its GOT slot. @target itself otherwise, or
+ * when the slot is unreadable. A call into a library goes through one. */
+static __always_inline __u64 through_plt(__u64 target)
+{
+	unsigned char c[12];
+	__u64 slot, dest;
+	__s32 rel;
+
+	if (!target || bpf_probe_read_user(c, sizeof(c), (void *)target))
+		return target;
+	if (c[0] == 0xff && c[1] == 0x25) {
+		__builtin_memcpy(&rel, c + 2, sizeof(rel));
+		slot = target + 6 + (__s64)rel;
+	} else if (c[0] == 0xf2 && c[1] == 0xff && c[2] == 0x25) {
+		__builtin_memcpy(&rel, c + 3, sizeof(rel));
+		slot = target + 7 + (__s64)rel;
+	} else if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa && c[4] == 0xf2 &&
+		   c[5] == 0xff && c[6] == 0x25) {
+		__builtin_memcpy(&rel, c + 7, sizeof(rel));
+		slot = target + 11 + (__s64)rel;
+	} else if (c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa && c[4] == 0xff &&
+		   c[5] == 0x25) {
+		__builtin_memcpy(&rel, c + 6, sizeof(rel));
+		slot = target + 10 + (__s64)rel;
+	} else {
+		return target;
+	}
+	if (bpf_probe_read_user(&dest, sizeof(dest), (void *)slot))
+		return target;
+	return dest;
+}
+
 /* find_leaf - fill st->leaf for the user stack @st (see sampler.h). */
 static __always_inline void find_leaf(struct bpf_perf_event_data *ctx, struct sampler_stack *st)
 {
 	__u64 sp = user_sp(ctx), w, target;
 
 	if (st->len >= 2)
-		st->leaf.caller_target = call_target(st->ips[1]);
+		st->leaf.caller_target = through_plt(call_target(st->ips[1]));
 	if (!sp)
 		return;
 #pragma unroll
@@ -239,7 +273,7 @@ static __always_inline void find_leaf(struct bpf_perf_event_data *ctx, struct sa
 		target = w ? call_target(w) : 0;
 		if (target) {
 			st->leaf.ret = w;
-			st->leaf.ret_target = target;
+			st->leaf.ret_target = through_plt(target);
 			return;
 		}
 	}

@@ -39,13 +39,14 @@ struct sampler_key {
  * its caller's frame, so the walk's second frame is the caller's caller
  * and the caller is lost. Its return address is still on the stack near
  * the stack pointer. The program records the first word there that
- * follows a direct call (e8 rel32) and where that call goes; user space
- * proves it (the call goes to the start of the leaf's function) before
- * inserting it. Addresses are as the process sees them; 0 = none. */
+ * follows a direct call (e8 rel32) and where that call goes (through a
+ * PLT stub: the address in its GOT slot); user space proves it (the call
+ * goes to the start of the leaf's function) before inserting it.
+ * Addresses are as the process sees them; 0 = none. */
 struct sampler_leaf {
 	__u64 ret;	     /* a return address found near the stack pointer */
-	__u64 ret_target;    /* the target of the direct call before @ret */
-	__u64 caller_target; /* the target of the call before ips[1], if direct */
+	__u64 ret_target;    /* where the direct call before @ret went */
+	__u64 caller_target; /* where the call before ips[1] went, if direct */
 };
 
 /* A stack as stored in the stacks map, keyed by a 64-bit hash of its

@@ -361,3 +361,20 @@ cache_run() {
 	done
 	CACHE_CACHED=${CACHE_CACHED% }
 }
+
+# A libc leaf reached through the PLT (libleaf: measure -> strlen@plt ->
+# glibc's IFUNC-chosen strlen, frameless): the call on the stack goes to
+# the PLT stub, whose GOT slot holds the leaf's start, which proves
+# measure is the caller.
+test_symbolize_library_leaf_through_plt_shows_its_caller() {
+	need_root_bpf || return
+	local share
+	"$TRAPD" capture -d 2 -F 199 -o out.pb.zst -- "$WORKLOADS/libleaf" 2 >out.log 2>&1 ||
+		{ fail "trapd capture failed: $(cat out.log)"; return 1; }
+	"$TRAPD" report out.pb.zst --folded out.folded >/dev/null 2>&1 ||
+		{ fail "trapd report failed"; return 1; }
+	share=$(awk '{ n = $NF; t += n; if ($0 ~ /;main;measure;__?strlen[a-z0-9_]* [0-9]+$/) hit += n }
+		END { print t ? int(100 * hit / t) : 0 }' out.folded)
+	echo "    $share % of samples are main;measure;strlen*: $(sort -k2 -nr out.folded | head -1)"
+	[ "$share" -ge 85 ] || { fail "only $share %: $(sort -k2 -nr out.folded | head -5)"; return 1; }
+}
