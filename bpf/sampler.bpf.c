@@ -40,6 +40,10 @@ volatile __u64 taken;	     /* samples taken in this window (against the cap) */
  * fork hook does nothing. */
 const volatile __u32 fork_child_pid_offset;
 
+/* Set before load: bpf_task_pt_regs and bpf_get_current_task_btf exist
+ * (5.15+, with BTF). When false the verifier never sees them called. */
+const volatile bool have_task_pt_regs;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -203,6 +207,8 @@ static __always_inline __u64 user_sp(struct bpf_perf_event_data *ctx)
 
 	if ((ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, cs)) & 3) == 3)
 		return ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
+	if (!have_task_pt_regs)
+		return 0;
 	saved = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (saved)
 		bpf_probe_read_kernel(&sp, sizeof(sp), &saved->sp);

@@ -312,8 +312,18 @@ struct ci_state {
 	struct capture_info info;
 	int64_t first_start_ns;
 	int64_t duration_ns;
+	uint64_t leaf[LEAF_NR];	       /* over all runs */
+	uint64_t roots[STACK_ROOT_NR]; /* over all runs */
 	int signo;
 };
+
+static void add_counts(uint64_t *sum, const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum[i] += v[i];
+}
 
 /* run_all - the runs, merged into one profile; stops at a failing run.
  * Returns 0 or an exit status. */
@@ -335,6 +345,8 @@ static int run_all(const struct ci_cmd *c, int sigfd, struct ci_state *st)
 		if (!i)
 			st->first_start_ns = st->info.start_ns;
 		st->duration_ns += st->info.duration_ns;
+		add_counts(st->leaf, st->info.leaf, LEAF_NR);
+		add_counts(st->roots, st->info.roots, STACK_ROOT_NR);
 		e = p ? profile_merge__add(st->merged, p, (int64_t)i + 1) : 0;
 		profile__free(p);
 		if (e) {
@@ -354,6 +366,8 @@ static int write_capture(const char *path, struct ci_state *st)
 	st->info.ci = &st->record;
 	st->info.start_ns = st->first_start_ns;
 	st->info.duration_ns = st->duration_ns;
+	memcpy(st->info.leaf, st->leaf, sizeof(st->leaf));
+	memcpy(st->info.roots, st->roots, sizeof(st->roots));
 	if (capture_write(path, st->merged, &st->info, err, sizeof(err))) {
 		log_error("writing the capture: %s", err);
 		return TRAPD_EXIT_FAILURE;

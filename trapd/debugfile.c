@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -21,23 +22,31 @@ bool debugfile__wanted(const struct elfsym *bin)
 }
 
 /* file_crc32 - the CRC-32 of the whole file open at @fd, as
- * .gnu_debuglink records it (zlib's). 0 or a negative errno. */
+ * .gnu_debuglink records it (zlib's): exactly the size fstat gives, so a
+ * file that never ends (a procfs file a target linked here) is not read
+ * forever. 0 or a negative errno. */
 static int file_crc32(int fd, uint32_t *crc)
 {
 	unsigned char buf[65536];
 	uLong c = crc32(0L, Z_NULL, 0);
+	struct stat st;
 	off_t off = 0;
 	ssize_t n;
 
-	while ((n = pread(fd, buf, sizeof(buf), off)) != 0) {
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_size <= 0 || (uint64_t)st.st_size > ELFSYM_MAX_FILE_SIZE)
+		return -EINVAL;
+	while (off < st.st_size) {
+		n = pread(fd, buf, st.st_size - off < (off_t)sizeof(buf) ? (size_t)(st.st_size - off)
+									 : sizeof(buf),
+			  off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return -errno;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
 		c = crc32(c, buf, (uInt)n);
 		off += n;
-		if ((uint64_t)off > ELFSYM_MAX_FILE_SIZE)
-			return -E2BIG;
 	}
 	*crc = (uint32_t)c;
 	return 0;
@@ -50,8 +59,11 @@ static bool belongs(int fd, const struct elfsym *bin)
 	char bid[ELFSYM_BUILD_ID_HEX];
 	uint32_t want, crc;
 
+	/* An ELF file at all (header, size and tables checked) first. */
+	if (elfsym__read_build_id(fd, bid))
+		return false;
 	if (elfsym__build_id(bin)[0])
-		return !elfsym__read_build_id(fd, bid) && !strcmp(bid, elfsym__build_id(bin));
+		return !strcmp(bid, elfsym__build_id(bin));
 	if (!elfsym__debuglink(bin, &want))
 		return false;
 	return !file_crc32(fd, &crc) && crc == want;

@@ -28,6 +28,8 @@
 #endif
 
 #define MAX_PHDRS 65536u
+#define MAX_SHSTRTAB (1u << 20) /* bytes of the section names */
+#define MAX_NOTES (1u << 20)	/* bytes of one note section or segment */
 /* Nested symbols (an assembly label typed as a function inside a bigger
  * one) are rare; look back this many symbols for one that covers. */
 #define LOOKBACK 16
@@ -274,7 +276,7 @@ static void load_build_id(struct elfsym *e, struct loader *ld)
 	Elf_Data *d;
 
 	for (i = 1; i < ld->shnum; i++) {
-		d = section_data(ld, i, SHT_NOTE, ld->file_size, &sh);
+		d = section_data(ld, i, SHT_NOTE, MAX_NOTES, &sh);
 		if (d && notes_build_id(e, d))
 			return;
 	}
@@ -283,7 +285,8 @@ static void load_build_id(struct elfsym *e, struct loader *ld)
 	for (i = 0; i < phnum && i < MAX_PHDRS; i++) {
 		if (!gelf_getphdr(ld->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
 			continue;
-		if (ph.p_offset > ld->file_size || ld->file_size - ph.p_offset < ph.p_filesz)
+		if (ph.p_offset > ld->file_size || ld->file_size - ph.p_offset < ph.p_filesz ||
+		    ph.p_filesz > MAX_NOTES)
 			continue;
 		d = elf_getdata_rawchunk(ld->elf, (int64_t)ph.p_offset, ph.p_filesz,
 					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
@@ -293,22 +296,29 @@ static void load_build_id(struct elfsym *e, struct loader *ld)
 }
 
 /* section_named - the index of the first section called @name, 0 if
- * none (or the section names are unreadable). */
+ * none or if the section names are unreadable or bigger than
+ * MAX_SHSTRTAB (the table is read whole: a crafted file must not make
+ * that gigabytes). */
 static size_t section_named(const struct loader *ld, const char *name)
 {
-	size_t shstrndx, i;
-	const char *n;
+	size_t shstrndx, i, len = strlen(name);
+	const char *names;
+	Elf_Data *strs;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 
 	if (elf_getshdrstrndx(ld->elf, &shstrndx) != 0)
 		return 0;
+	strs = section_data(ld, shstrndx, SHT_STRTAB, MAX_SHSTRTAB, &sh);
+	if (!strs)
+		return 0;
+	names = strs->d_buf;
 	for (i = 1; i < ld->shnum; i++) {
 		scn = elf_getscn(ld->elf, i);
-		if (!scn || !gelf_getshdr(scn, &sh))
+		if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_name >= strs->d_size ||
+		    strs->d_size - sh.sh_name < len + 1)
 			continue;
-		n = elf_strptr(ld->elf, shstrndx, sh.sh_name);
-		if (n && !strcmp(n, name))
+		if (!memcmp(names + sh.sh_name, name, len + 1))
 			return i;
 	}
 	return 0;
@@ -611,6 +621,7 @@ static Elf *begin_fd(int fd, uint64_t *size)
 {
 	struct image img = { .fd = fd };
 	struct stat st;
+	Elf *elf;
 	int err;
 
 	if (fstat(fd, &st) < 0)
@@ -631,7 +642,10 @@ static Elf *begin_fd(int fd, uint64_t *size)
 	}
 	elf_version(EV_CURRENT);
 	*size = img.size;
-	return elf_begin(fd, ELF_C_READ, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		errno = ENOEXEC;
+	return elf;
 }
 
 struct elfsym *elfsym__open_fd(int fd)
@@ -657,14 +671,15 @@ int elfsym__read_build_id(int fd, char *out)
 	struct loader ld = { 0 };
 	GElf_Ehdr eh;
 
+	out[0] = '\0';
 	ld.elf = begin_fd(fd, &ld.file_size);
 	if (!ld.elf)
 		return -errno;
-	if (elf_kind(ld.elf) != ELF_K_ELF || !gelf_getehdr(ld.elf, &eh) ||
-	    elf_getshdrnum(ld.elf, &ld.shnum) != 0)
-		ld.shnum = 0;
-	else
-		load_build_id(&e, &ld);
+	if (elf_kind(ld.elf) == ELF_K_ELF && gelf_getehdr(ld.elf, &eh)) {
+		if (elf_getshdrnum(ld.elf, &ld.shnum) != 0)
+			ld.shnum = 0;
+		load_build_id(&e, &ld); /* as load() does */
+	}
 	elf_end(ld.elf);
 	memcpy(out, e.build_id, sizeof(e.build_id));
 	return 0;

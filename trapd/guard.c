@@ -38,6 +38,8 @@ int guard__init(struct guard *g, const struct signal_env *env, int epfd,
 	if (!g->latency || !g->trap.symcache) {
 		latency_set__free(g->latency);
 		symcache__free(g->trap.symcache);
+		g->latency = NULL;
+		g->trap.symcache = NULL;
 		return -ENOMEM;
 	}
 	return 0;

@@ -17,10 +17,22 @@ static int is_function_start(leaf_function_start_fn start_of, void *ctx, uint64_
 static enum leaf_verdict verdict(const uint64_t *ips, uint32_t n, const struct sampler_leaf *hint,
 				 uint64_t leaf_start, leaf_function_start_fn start_of, void *ctx)
 {
+	uint64_t caller_start;
+
 	if (n >= 2 && hint->caller_target == leaf_start)
 		return LEAF_INTACT;
-	if (hint->ret && hint->ret_target == leaf_start)
-		return n >= 2 && hint->ret == ips[1] ? LEAF_INTACT : LEAF_RECOVERED;
+	if (hint->ret && hint->ret_target == leaf_start) {
+		if (n >= 2 && hint->ret == ips[1])
+			return LEAF_INTACT;
+		/* The second link: the walk's second frame called the function
+		 * found, when its call says where it went. A stale word that
+		 * once returned to the leaf from elsewhere fails here. */
+		if (n >= 2 && is_function_start(start_of, ctx, hint->caller_target) &&
+		    (start_of(ctx, hint->ret - 1, &caller_start) ||
+		     caller_start != hint->caller_target))
+			return LEAF_MISSING;
+		return LEAF_RECOVERED;
+	}
 	/* The second frame's call went to a known function other than the
 	 * leaf's: something in between is not in the stack. */
 	if (n >= 2 && is_function_start(start_of, ctx, hint->caller_target))

@@ -224,6 +224,15 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 			 "be symbolized from its old image");
 		bpf_program__set_autoload(s->skel->progs.on_exec, false);
 	}
+	/* Linux 5.15+ with BTF: the user stack pointer of a sample taken in
+	 * the kernel, for leaf hints; without it only samples in user mode
+	 * get them (the verifier drops the branch that would call it). */
+	s->skel->rodata->have_task_pt_regs =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) > 0 &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_current_task_btf,
+					NULL) > 0;
+	if (!s->skel->rodata->have_task_pt_regs)
+		log_debug("no bpf_task_pt_regs: leaf callers only for samples in user mode");
 }
 
 static int load(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)

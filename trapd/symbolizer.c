@@ -781,6 +781,8 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->files);
 	if (s->own_cache)
 		symcache__free(s->cache);
+	else if (s->cache)
+		symcache__trim(s->cache); /* once, after every entry is back */
 	free(s->file_stats);
 	ksyms__free(s->ksyms);
 	free(s->knames_buf);

@@ -240,12 +240,13 @@ struct symcache_entry *symcache__get(struct symcache *c, int fd,
 
 void symcache__put(struct symcache *c, struct symcache_entry *e)
 {
-	if (!e)
-		return;
-	if (e->refs)
+	if (e && e->refs)
 		e->refs--;
-	if (!e->refs && c->bytes > c->max_bytes)
-		evict(c);
+}
+
+void symcache__trim(struct symcache *c)
+{
+	evict(c);
 }
 
 const char *symcache__lookup(const struct symcache_entry *e, uint64_t vaddr, uint64_t *sym_addr)

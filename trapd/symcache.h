@@ -71,8 +71,13 @@ void symcache__set_limit(struct symcache *c, size_t max_bytes);
 struct symcache_entry *symcache__get(struct symcache *c, int fd,
 				     const struct debugfile_search *where, const char *path);
 
-/* symcache__put - drop a reference from symcache__get. */
+/* symcache__put - drop a reference from symcache__get. Nothing is evicted
+ * here: call symcache__trim after giving back a batch. */
 void symcache__put(struct symcache *c, struct symcache_entry *e);
+
+/* symcache__trim - evict unreferenced entries, least recently used first,
+ * down to the bound (symcache__get and symcache__set_limit do it too). */
+void symcache__trim(struct symcache *c);
 
 /* symcache__lookup - the function of @e containing @vaddr, from the debug
  * file when there is one; NULL if none. */

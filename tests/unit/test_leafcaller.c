@@ -110,6 +110,25 @@ static void test_indirect_and_plt_calls_are_unproven(void **state)
 	}
 }
 
+/* A word that once returned to the leaf from b, while the walk's second
+ * frame (main) called a: the word is stale, nothing is inserted. */
+static void test_stale_word_fails_the_second_link(void **state)
+{
+	const uint64_t ips[] = { LEAF + 0x10, MAIN + 0x40 };
+	const struct sampler_leaf hint = { .ret = B + 0x30, .ret_target = LEAF,
+					   .caller_target = A };
+	const struct sampler_leaf indirect = { .ret = B + 0x30, .ret_target = LEAF };
+	uint64_t out[4];
+	uint32_t n;
+
+	(void)state;
+	assert_int_equal(fix(ips, 2, &hint, out, 4, &n), LEAF_MISSING);
+	assert_int_equal(n, 2);
+	/* main's call was indirect: one link is all there is to prove */
+	assert_int_equal(fix(ips, 2, &indirect, out, 4, &n), LEAF_RECOVERED);
+	assert_int_equal(out[1], B + 0x30);
+}
+
 /* A one-frame stack (the walk stopped at once) can get its caller too. */
 static void test_single_frame(void **state)
 {
@@ -161,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_framed_leaf_is_intact),
 		cmocka_unit_test(test_call_to_another_function_is_not_taken),
 		cmocka_unit_test(test_indirect_and_plt_calls_are_unproven),
+		cmocka_unit_test(test_stale_word_fails_the_second_link),
 		cmocka_unit_test(test_single_frame),
 		cmocka_unit_test(test_full_stack_drops_the_outermost),
 		cmocka_unit_test(test_stack_roots),
