@@ -531,20 +531,28 @@ static int64_t function_id(struct profile *p, const char *name, uint32_t file)
 	return profile__add_function(p, (uint32_t)n, (uint32_t)n, file);
 }
 
-/* user_name - the function at @addr in @m (@addr is already the address
- * to look up: the pc, or a return address minus one). */
-static const char *user_name(const struct pid_maps *pm, const struct sym_map *m, uint64_t addr)
+/* elf_name - the function at @addr in the ELF file behind @m (from its
+ * debug file when it has one), NULL if none; *@sym_vaddr, if not NULL,
+ * gets the function's start as a virtual address of that file. */
+static const char *elf_name(const struct sym_map *m, uint64_t addr, uint64_t *sym_vaddr)
 {
 	const struct elfsym *elf = file_elf(m->file);
 	uint64_t vaddr;
 
-	if (!strcmp(m->file->path, JIT_PATH))
-		return pm->jit.n ? perfmap__lookup(&pm->jit, addr) : NULL;
 	if (!elf || elfsym__offset_to_vaddr(elf, addr - m->start + m->pgoff, &vaddr))
 		return NULL;
 	if (m->file->ent)
-		return symcache__lookup(m->file->ent, vaddr, NULL);
-	return elfsym__lookup(elf, vaddr, NULL);
+		return symcache__lookup(m->file->ent, vaddr, sym_vaddr);
+	return elfsym__lookup(elf, vaddr, sym_vaddr);
+}
+
+/* user_name - the function at @addr in @m (@addr is already the address
+ * to look up: the pc, or a return address minus one). */
+static const char *user_name(const struct pid_maps *pm, const struct sym_map *m, uint64_t addr)
+{
+	if (!strcmp(m->file->path, JIT_PATH))
+		return pm->jit.n ? perfmap__lookup(&pm->jit, addr) : NULL;
+	return elf_name(m, addr, NULL);
 }
 
 const char *symbolizer__name(struct symbolizer *s, int pid, uint64_t addr)
@@ -559,17 +567,10 @@ int symbolizer__function_start(struct symbolizer *s, int pid, uint64_t addr, uin
 {
 	const struct pid_maps *pm = pid_find(s, pid);
 	const struct sym_map *m = pm ? find_map(pm, addr) : NULL;
-	const struct elfsym *elf = m ? file_elf(m->file) : NULL;
-	uint64_t vaddr, sym_vaddr, off;
-	const char *name;
+	uint64_t sym_vaddr, off;
 
-	if (!elf || elfsym__offset_to_vaddr(elf, addr - m->start + m->pgoff, &vaddr))
-		return -ENOENT;
-	if (m->file->ent)
-		name = symcache__lookup(m->file->ent, vaddr, &sym_vaddr);
-	else
-		name = elfsym__lookup(elf, vaddr, &sym_vaddr);
-	if (!name || elfsym__vaddr_to_offset(elf, sym_vaddr, &off) || off < m->pgoff)
+	if (!m || !elf_name(m, addr, &sym_vaddr) ||
+	    elfsym__vaddr_to_offset(file_elf(m->file), sym_vaddr, &off) || off < m->pgoff)
 		return -ENOENT;
 	*start = m->start + (off - m->pgoff);
 	return 0;
