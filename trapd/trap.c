@@ -64,6 +64,10 @@ static void record_trigger(struct trap *t, const struct trap_fire *f, int64_t hi
 	c = &t->triggers[t->ntriggers];
 	st = &t->storage[t->ntriggers];
 	memset(c, 0, sizeof(*c));
+	/* the slot may hold an earlier capture's pointers: trap__reset freed
+	 * them, and a trigger without a histogram must not keep them */
+	st->history_t = st->history_v = NULL;
+	st->latency = NULL;
 	snprintf(st->rule, sizeof(st->rule), "%s", r->name);
 	rule__signal_name(r, st->signal, sizeof(st->signal));
 	rule_scope__format(&r->scope, st->scope, sizeof(st->scope));
@@ -291,6 +295,7 @@ void trap__reset(struct trap *t)
 		free(t->storage[i].history_v);
 		free(t->storage[i].latency);
 		t->storage[i].history_t = t->storage[i].history_v = NULL;
+		t->storage[i].latency = NULL;
 	}
 	t->ntriggers = 0;
 }
