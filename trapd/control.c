@@ -1,21 +1,17 @@
-/* control.c - the control socket: requests, peer checks, both ends. */
+/* control.c - the control socket's protocol: request lines, and the
+ * client's end (the daemon's is control_server.c). */
 #include "trapd/control.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #define IO_TIMEOUT_MS 1000
-#define MAX_PEER_GROUPS 256
 
 /* --- requests ------------------------------------------------------------ */
 
@@ -165,7 +161,7 @@ int control_request__format(const struct control_request *req, char *buf, size_t
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* --- server -------------------------------------------------------------- */
+/* --- client -------------------------------------------------------------- */
 
 static int make_addr(const char *path, struct sockaddr_un *sa)
 {
@@ -177,168 +173,15 @@ static int make_addr(const char *path, struct sockaddr_un *sa)
 	return 0;
 }
 
-/* make_parent - create the socket's directory (one level, like /run/trapd). */
-static int make_parent(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* someone_listens - whether a live daemon answers on @sa. */
-static bool someone_listens(const struct sockaddr_un *sa)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool live;
-
-	if (fd < 0)
-		return false;
-	live = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
-	close(fd);
-	return live;
-}
-
-int control__listen(const char *path, gid_t gid, char *err, size_t errlen)
-{
-	struct sockaddr_un sa;
-	int fd = -1, e;
-
-	e = make_addr(path, &sa);
-	if (!e)
-		e = make_parent(path);
-	if (e) {
-		snprintf(err, errlen, "control socket %s: %s", path, strerror(-e));
-		return e;
-	}
-	if (someone_listens(&sa)) {
-		snprintf(err, errlen, "control socket %s: another trapd daemon is listening on it",
-			 path);
-		return -EADDRINUSE;
-	}
-	unlink(path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd >= 0) {
-		/* no moment when the file is open to others, before the chmod */
-		mode_t old = umask(0177);
-
-		e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
-		umask(old);
-		errno = -e;
-	}
-	if (fd < 0 || e || chmod(path, gid == (gid_t)-1 ? 0600 : 0660) ||
-	    (gid != (gid_t)-1 && chown(path, 0, gid)) || listen(fd, 16)) {
-		e = -errno;
-		snprintf(err, errlen, "control socket %s: %s", path, strerror(-e));
-		if (fd >= 0)
-			close(fd);
-		return e;
-	}
-	return fd;
-}
-
-/* peer_allowed - root, or in group @gid (primary or supplementary). */
-static bool peer_allowed(int fd, gid_t gid, struct ucred *cred)
-{
-	gid_t groups[MAX_PEER_GROUPS];
-	socklen_t len = sizeof(*cred);
-	size_t i;
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len))
-		return false;
-	if (cred->uid == 0)
-		return true;
-	if (gid == (gid_t)-1)
-		return false;
-	if (cred->gid == gid)
-		return true;
-	len = sizeof(groups);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len))
-		return false;
-	for (i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == gid)
-			return true;
-	return false;
-}
-
+/* set_timeouts - before connect too: a daemon whose backlog is full (it
+ * is pausing its accepts) makes connect wait, and the send timeout bounds
+ * that wait. */
 static void set_timeouts(int fd)
 {
 	struct timeval tv = { .tv_sec = IO_TIMEOUT_MS / 1000 };
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-int control__accept(int lfd, gid_t gid, char *err, size_t errlen)
-{
-	struct ucred cred = { 0 };
-	int fd, e;
-
-	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0) {
-		e = -errno;
-		snprintf(err, errlen, "accepting a control connection: %s", strerror(-e));
-		return e;
-	}
-	set_timeouts(fd);
-	if (!peer_allowed(fd, gid, &cred)) {
-		char drain[CONTROL_REQUEST_MAX];
-
-		/* Consume what it sent, or closing would reset the connection
-		 * and the refusal might never be read. */
-		while (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
-			;
-		control__reply(fd,
-			       "error: permission denied: only root or the control_group "
-			       "may use the control socket",
-			       NULL, 0);
-		close(fd);
-		snprintf(err, errlen, "refused a control connection from uid %u (pid %d)",
-			 (unsigned)cred.uid, (int)cred.pid);
-		return -EACCES;
-	}
-	return fd;
-}
-
-int control__read_request(int fd, struct control_request *req, char *err, size_t errlen)
-{
-	char line[CONTROL_REQUEST_MAX + 1];
-	size_t n = 0;
-
-	/* Byte by byte up to the newline: a request is a few bytes, and
-	 * nothing after it may be consumed. */
-	while (n < sizeof(line) - 1) {
-		ssize_t r = read(fd, line + n, 1);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			snprintf(err, errlen, "reading a control request: %s",
-				 errno == EAGAIN ? "timed out" : strerror(errno));
-			return -errno;
-		}
-		if (r == 0 || line[n] == '\n')
-			break;
-		if (line[n] == '\0') {
-			snprintf(err, errlen, "a NUL byte in the request");
-			return -EINVAL;
-		}
-		n++;
-	}
-	if (n == sizeof(line) - 1) {
-		snprintf(err, errlen, "request longer than %d bytes", CONTROL_REQUEST_MAX - 1);
-		return -EINVAL;
-	}
-	line[n] = '\0';
-	return control_request__parse(line, req, err, errlen);
 }
 
 static int write_all(int fd, const char *p, size_t len)
@@ -356,19 +199,6 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-int control__reply(int fd, const char *status_line, const char *body, size_t body_len)
-{
-	int e = write_all(fd, status_line, strlen(status_line));
-
-	if (!e)
-		e = write_all(fd, "\n", 1);
-	if (!e && body)
-		e = write_all(fd, body, body_len);
-	return e;
-}
-
-/* --- client -------------------------------------------------------------- */
-
 static int connect_daemon(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
@@ -382,16 +212,20 @@ static int connect_daemon(const char *path, char *err, size_t errlen)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		set_timeouts(fd);
+	set_timeouts(fd);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
 		return fd;
-	}
 	e = -errno;
 	close(fd);
 	if (e == -ENOENT || e == -ECONNREFUSED)
 		snprintf(err, errlen,
 			 "no trapd daemon is listening on %s (is it running? "
 			 "start it with 'trapd daemon -c RULES')",
+			 path);
+	else if (e == -EAGAIN)
+		snprintf(err, errlen,
+			 "the trapd daemon on %s is not taking connections now (too many "
+			 "clients, or it is out of file descriptors); try again",
 			 path);
 	else if (e == -EACCES || e == -EPERM)
 		snprintf(err, errlen,

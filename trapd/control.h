@@ -15,7 +15,9 @@
  *
  * Only root, or members of the configured group, may connect: the socket
  * file is mode 0600 (0660 and that group with one), and the daemon checks
- * every peer's credentials (SO_PEERCRED, SO_PEERGROUPS) too.
+ * every peer's credentials (SO_PEERCRED, SO_PEERGROUPS) too. The daemon's
+ * end is control_server.h (connections) over control_socket.h (the file);
+ * this file holds the protocol and the client.
  */
 #ifndef TRAPD_CONTROL_H
 #define TRAPD_CONTROL_H
@@ -49,33 +51,11 @@ int control_request__parse(const char *line, struct control_request *req, char *
 /* control_request__format - the line for @req, newline included. */
 int control_request__format(const struct control_request *req, char *buf, size_t len);
 
-/* control__listen - create the socket at @path (its directory too, mode
- * 0755), owned by root and group @gid (-1: root only). A stale socket file
- * is replaced; one that a live daemon answers on is not (-EADDRINUSE).
- * Returns the listening fd (non-blocking, close-on-exec) or a negative
- * errno with @err filled. */
-int control__listen(const char *path, gid_t gid, char *err, size_t errlen);
-
-/* control__accept - accept one connection on @lfd and check its peer: root,
- * or a member of @gid when @gid is not -1. A refused peer is answered
- * with an error line and closed; -EACCES is returned with @err naming it.
- * On success returns the connection fd (blocking, with 1 s send and
- * receive timeouts so a stuck client cannot stall the daemon for long). */
-int control__accept(int lfd, gid_t gid, char *err, size_t errlen);
-
-/* control__read_request - read the request line from @fd and parse it.
- * Returns 0 or a negative errno with @err filled (-EINVAL: malformed). */
-int control__read_request(int fd, struct control_request *req, char *err, size_t errlen);
-
-/* control__reply - write the status line ("ok", "usage: ...", "error:
- * ...") and @body (may be NULL) to @fd. Returns 0 or a negative errno. */
-int control__reply(int fd, const char *status_line, const char *body, size_t body_len);
-
 /* control__call - client side: connect to @path, send @req, copy the body
  * of the answer to @out. Returns 0 for "ok", -EINVAL for "usage:",
  * -EIO for "error:" (the message in @err), or a negative errno for a
  * failure to talk to the daemon (@err says which: no daemon, permission
- * denied). */
+ * denied, not taking connections). Each step waits 1 s at most. */
 int control__call(const char *path, const struct control_request *req, FILE *out, char *err,
 		  size_t errlen);
 

@@ -110,11 +110,13 @@ static void reload(struct daemon *d)
 
 /* --- captures ------------------------------------------------------------ */
 
-static void on_captured(struct guard *g, const char *path, const char *err, void *ctx)
+static void on_captured(struct guard *g, const char *id, const char *path, const char *err,
+			void *ctx)
 {
 	struct daemon *d = ctx;
 
 	(void)g;
+	(void)id;
 	(void)err;
 	if (path)
 		uploader__kick(d->uploader);
@@ -198,8 +200,11 @@ static void on_signal(struct daemon *d)
 	}
 }
 
-static void answer(struct daemon *d, int fd, const struct control_request *req)
+/* answer - a control request (control_handler): on the loop's thread,
+ * queued for the client to read at its pace. */
+static void answer(void *ctx, struct control_conn *c, const struct control_request *req)
 {
+	struct daemon *d = ctx;
 	char reply[1024], line[1100];
 	char *body = NULL;
 	size_t len = 0;
@@ -207,61 +212,35 @@ static void answer(struct daemon *d, int fd, const struct control_request *req)
 
 	if (req->verb == CONTROL_STATUS) {
 		if (daemon__status(d, req->json, &body, &len))
-			control__reply(fd, "error: out of memory", NULL, 0);
+			control_conn__reply(c, "error: out of memory", NULL, 0);
 		else
-			control__reply(fd, "ok", body, len);
+			control_conn__reply(c, "ok", body, len);
 		free(body);
 		return;
 	}
 	if (req->verb == CONTROL_UPLOAD) {
 		if (!d->uploader) {
-			control__reply(fd,
-				       "usage: no [upload] in the rules file: captures stay in "
-				       "the spool",
-				       NULL, 0);
+			control_conn__reply(c,
+					    "usage: no [upload] in the rules file: captures stay "
+					    "in the spool",
+					    NULL, 0);
 			return;
 		}
 		uploader__retry(d->uploader, req->failed);
 		snprintf(reply, sizeof(reply), "uploading the spool now%s\n",
 			 req->failed ? ", captures that failed included" : "");
-		control__reply(fd, "ok", reply, strlen(reply));
+		control_conn__reply(c, "ok", reply, strlen(reply));
 		log_info("trapd upload%s: uploading the spool now", req->failed ? " --failed" : "");
 		return;
 	}
 	e = arm(d, req->rule, req->duration_ns, "trapd arm", reply, sizeof(reply));
 	if (!e) {
-		control__reply(fd, "ok", reply, strlen(reply));
+		control_conn__reply(c, "ok", reply, strlen(reply));
 		return;
 	}
 	snprintf(line, sizeof(line), "%s: %s", e == -ENOENT || e == -EINVAL ? "usage" : "error",
 		 reply);
-	control__reply(fd, line, NULL, 0);
-}
-
-static void on_control(struct daemon *d)
-{
-	struct control_request req;
-	char err[512], line[600];
-	int fd;
-
-	for (;;) {
-		fd = control__accept(d->ctlfd, d->ctl_gid, err, sizeof(err));
-		if (fd == -EAGAIN || fd == -EWOULDBLOCK)
-			return;
-		if (fd < 0) {
-			log_warn("%s", err);
-			if (fd != -EACCES)
-				return;
-			continue;
-		}
-		if (control__read_request(fd, &req, err, sizeof(err))) {
-			snprintf(line, sizeof(line), "usage: %s", err);
-			control__reply(fd, line, NULL, 0);
-		} else {
-			answer(d, fd, &req);
-		}
-		close(fd);
-	}
+	control_conn__reply(c, line, NULL, 0);
 }
 
 static void dispatch(struct daemon *d, const struct epoll_event *ev)
@@ -272,10 +251,20 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 		on_timer(d);
 	else if (fd == d->sigfd)
 		on_signal(d);
-	else if (fd == d->ctlfd)
-		on_control(d);
+	else if (control_server__owns(&d->ctl, fd))
+		control_server__dispatch(&d->ctl, fd, ev->events, session__now_ns());
 	else
 		guard__dispatch(&d->guard, fd);
+}
+
+/* loop_timeout - the capture's next deadline or a control connection's,
+ * whichever comes first (-1: neither). */
+static int loop_timeout(struct daemon *d)
+{
+	int g = guard__timeout_ms(&d->guard);
+	int c = control_server__timeout_ms(&d->ctl, session__now_ns());
+
+	return g < 0 ? c : c < 0 || g < c ? g : c;
 }
 
 static void loop(struct daemon *d)
@@ -285,13 +274,16 @@ static void loop(struct daemon *d)
 	while (!d->stopping) {
 		int n, i;
 
-		n = epoll_wait(d->epfd, evs, MAX_EVENTS, guard__timeout_ms(&d->guard));
+		n = epoll_wait(d->epfd, evs, MAX_EVENTS, loop_timeout(d));
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %s", strerror(errno));
 			break;
 		}
 		for (i = 0; i < n; i++)
 			dispatch(d, &evs[i]);
+		/* after the events: a request that came during a stall is
+		 * answered before its deadline closes it */
+		control_server__expire(&d->ctl, session__now_ns());
 		guard__tick(&d->guard);
 	}
 	guard__stop(&d->guard, "daemon stopping"); /* cut short, written, not lost */
@@ -315,27 +307,36 @@ static int open_signals(struct daemon *d)
 	return d->sigfd < 0 ? -errno : 0;
 }
 
+/* open_control - the control socket (errors logged). A directory that is
+ * not root's alone, or a file in the socket's place, is the configuration's
+ * to fix: d->ctl_bad_config. */
 static int open_control(struct daemon *d)
 {
 	const struct rules_global *g = &d->guard.watch->rules->global;
-	char err[512];
+	gid_t gid = (gid_t)-1;
+	char err[1024];
+	int e;
 
-	d->ctl_gid = (gid_t)-1;
+	d->ctl_bad_config = true;
 	if (g->control_group) {
 		struct group *gr = getgrnam(g->control_group);
 
 		if (!gr) {
-			log_error("control_group '%s': no such group", g->control_group);
+			log_error("%s: control_group '%s': no such group", d->rules_path,
+				  g->control_group);
 			return -ENOENT;
 		}
-		d->ctl_gid = gr->gr_gid;
+		gid = gr->gr_gid;
 	}
 	snprintf(d->ctl_path, sizeof(d->ctl_path), "%s", g->control_socket);
-	d->ctlfd = control__listen(d->ctl_path, d->ctl_gid, err, sizeof(err));
-	if (d->ctlfd < 0) {
+	e = control_server__open(&d->ctl, d->ctl_path, gid, d->epfd, answer, d, err, sizeof(err));
+	if (e) {
 		log_error("%s", err);
-		return d->ctlfd;
+		d->ctl_bad_config = e == -EPERM || e == -EEXIST || e == -ENOENT || e == -EINVAL ||
+				    e == -ENAMETOOLONG || e == -ENOTDIR;
+		return e;
 	}
+	d->ctl_bad_config = false;
 	return 0;
 }
 
@@ -364,8 +365,6 @@ static int setup(struct daemon *d, struct watch *w)
 		e = guard__watch_fd(d->epfd, d->timerfd, EPOLLIN);
 	if (!e)
 		e = guard__watch_fd(d->epfd, d->sigfd, EPOLLIN);
-	if (!e)
-		e = guard__watch_fd(d->epfd, d->ctlfd, EPOLLIN);
 	return e;
 }
 
@@ -373,10 +372,7 @@ static void teardown(struct daemon *d)
 {
 	uploader__stop(d->uploader);
 	guard__release(&d->guard);
-	if (d->ctlfd >= 0) {
-		close(d->ctlfd);
-		unlink(d->ctl_path);
-	}
+	control_server__close(&d->ctl); /* removes the socket file only if still ours */
 	if (d->sigfd >= 0)
 		close(d->sigfd);
 	if (d->timerfd >= 0)
@@ -409,7 +405,6 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 		.epfd = -1,
 		.timerfd = -1,
 		.sigfd = -1,
-		.ctlfd = -1,
 	};
 	const struct guard_hooks hooks = { .captured = on_captured, .ctx = &d };
 	struct watch *w;
@@ -417,6 +412,7 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 	bool bad;
 	int e;
 
+	control_server__init(&d.ctl);
 	if (guard__init(&d.guard, env, -1, &hooks)) {
 		log_error("starting the daemon: %s", strerror(ENOMEM));
 		return TRAPD_EXIT_FAILURE;
@@ -429,6 +425,10 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 	d.started_real = d.loaded_real = session__realtime_ns();
 	e = setup(&d, w);
 	if (e) {
+		if (d.ctl_bad_config) {
+			teardown(&d);
+			return TRAPD_EXIT_USAGE;
+		}
 		if (e != -ENOENT && e != -EADDRINUSE)
 			log_error("starting the daemon: %s", strerror(-e));
 		teardown(&d);

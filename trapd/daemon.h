@@ -21,6 +21,7 @@
 
 #include "rules/signal.h"
 #include "trapd/control.h"
+#include "trapd/control_server.h"
 #include "trapd/guard.h"
 #include "upload/uploader.h"
 
@@ -31,9 +32,9 @@ struct daemon {
 	int epfd;
 	int timerfd;
 	int sigfd;
-	int ctlfd;
-	char ctl_path[PATH_MAX]; /* the socket in use (a reload does not move it) */
-	gid_t ctl_gid;
+	struct control_server ctl; /* the control socket and its connections */
+	char ctl_path[PATH_MAX];   /* the socket in use (a reload does not move it) */
+	bool ctl_bad_config;	   /* it could not open for a reason the config must fix */
 	bool stopping;
 	int64_t started_real; /* realtime ns */
 	int64_t loaded_real;  /* when the rules in force were loaded */
@@ -44,7 +45,9 @@ struct daemon {
 
 /* daemon__run - load @rules_path, run until SIGTERM/SIGINT, return an exit
  * status: 0 after a clean stop, 2 when the rules file is bad at start
- * (every error printed), 1 for a runtime failure (no control socket...). */
+ * (every error printed) or its control socket cannot be made safely (a
+ * directory not root's alone, a file in its place: control_socket.h), 1
+ * for a runtime failure (another daemon on the socket...). */
 int daemon__run(const char *rules_path, const struct signal_env *env);
 
 /* daemon__status - the answer to `trapd status` ([json]): a text table or

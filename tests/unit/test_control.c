@@ -1,5 +1,7 @@
 /* test_control.c - control socket requests, and both ends of a real unix
- * socket: answers, permission checks (file mode and peer credentials). */
+ * socket: answers, permission checks (file mode and peer credentials).
+ * The server's connection table is test_control_server.c's, the socket
+ * file's safety test_control_socket.c's. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 #include <cmocka.h>
 
 #include "trapd/control.h"
+#include "trapd/control_server.h"
 
 static void test_parse_status(void **state)
 {
@@ -100,20 +104,40 @@ static void test_format_round_trip(void **state)
 struct sock_fixture {
 	char dir[64];
 	char path[128];
-	int lfd;
+	int epfd;
+	struct control_server srv;
+	struct control_request last;
+	unsigned handled;
 };
+
+/* fake_answer - answers like a daemon would, by the rule's name. */
+static void fake_answer(void *ctx, struct control_conn *c, const struct control_request *req)
+{
+	struct sock_fixture *f = ctx;
+
+	f->last = *req;
+	f->handled++;
+	if (req->verb == CONTROL_ARM && !strcmp(req->rule, "nosuch"))
+		control_conn__reply(c, "usage: no rule named 'nosuch'", NULL, 0);
+	else if (req->verb == CONTROL_ARM && !strcmp(req->rule, "broken"))
+		control_conn__reply(c, "error: the sampler could not be loaded", NULL, 0);
+	else
+		control_conn__reply(c, "ok", "rules: 2\n", 9);
+}
 
 static int sock_setup(void **state)
 {
 	static struct sock_fixture f;
-	char err[256];
+	char err[512];
 
+	memset(&f, 0, sizeof(f));
 	snprintf(f.dir, sizeof(f.dir), "/tmp/trapd-control-XXXXXX");
 	if (!mkdtemp(f.dir))
 		return -1;
 	snprintf(f.path, sizeof(f.path), "%s/run/control.sock", f.dir);
-	f.lfd = control__listen(f.path, (gid_t)-1, err, sizeof(err));
-	if (f.lfd < 0) {
+	f.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (control_server__open(&f.srv, f.path, (gid_t)-1, f.epfd, fake_answer, &f, err,
+				 sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -126,7 +150,8 @@ static int sock_teardown(void **state)
 	struct sock_fixture *f = *state;
 	char cmd[200];
 
-	close(f->lfd);
+	control_server__close(&f->srv);
+	close(f->epfd);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -182,30 +207,28 @@ static void read_all(int fd, char *buf, size_t len)
 	close(fd);
 }
 
-/* serve_one - accept one connection and answer it like a daemon would. */
-static int serve_one(int lfd, struct control_request *req)
+/* serve_one - run the server's side of the loop until it answered one
+ * request (0) or refused a peer (-EACCES); -ETIMEDOUT after 5 s. */
+static int serve_one(struct sock_fixture *f, struct control_request *req)
 {
-	char err[256];
-	int fd;
+	unsigned handled = f->handled;
+	uint64_t refused = f->srv.refused;
+	struct epoll_event evs[8];
+	int i, n, round;
 
-	for (;;) {
-		fd = control__accept(lfd, (gid_t)-1, err, sizeof(err));
-		if (fd != -EAGAIN)
-			break;
-		usleep(1000);
+	for (round = 0; round < 500; round++) {
+		n = epoll_wait(f->epfd, evs, 8, 10);
+		for (i = 0; i < n; i++)
+			control_server__dispatch(&f->srv, evs[i].data.fd, evs[i].events,
+						 (int64_t)round * 10000000);
+		if (f->srv.refused != refused)
+			return -EACCES;
+		if (f->handled != handled && !control_server__connections(&f->srv)) {
+			*req = f->last;
+			return 0;
+		}
 	}
-	if (fd < 0)
-		return fd;
-	if (control__read_request(fd, req, err, sizeof(err)))
-		control__reply(fd, "usage: bad request", NULL, 0);
-	else if (req->verb == CONTROL_ARM && !strcmp(req->rule, "nosuch"))
-		control__reply(fd, "usage: no rule named 'nosuch'", NULL, 0);
-	else if (req->verb == CONTROL_ARM && !strcmp(req->rule, "broken"))
-		control__reply(fd, "error: the sampler could not be loaded", NULL, 0);
-	else
-		control__reply(fd, "ok", "rules: 2\n", 9);
-	close(fd);
-	return 0;
+	return -ETIMEDOUT;
 }
 
 static void test_status_round_trip(void **state)
@@ -221,7 +244,7 @@ static void test_status_round_trip(void **state)
 	assert_true(S_ISSOCK(st.st_mode));
 	assert_int_equal(st.st_mode & 0777, 0600);
 	pid = client(f->path, "status json", 0, &rfd);
-	assert_int_equal(serve_one(f->lfd, &req), 0);
+	assert_int_equal(serve_one(f, &req), 0);
 	assert_int_equal(req.verb, CONTROL_STATUS);
 	assert_true(req.json);
 	read_all(rfd, body, sizeof(body));
@@ -238,13 +261,13 @@ static void test_usage_and_error_answers(void **state)
 	pid_t pid;
 
 	pid = client(f->path, "arm nosuch", 0, &rfd);
-	serve_one(f->lfd, &req);
+	serve_one(f, &req);
 	read_all(rfd, body, sizeof(body));
 	assert_int_equal(wait_exit(pid), 2);
 	assert_string_equal(body, "no rule named 'nosuch'");
 
 	pid = client(f->path, "arm broken 1000", 0, &rfd);
-	serve_one(f->lfd, &req);
+	serve_one(f, &req);
 	read_all(rfd, body, sizeof(body));
 	assert_int_equal(wait_exit(pid), 3);
 	assert_string_equal(body, "the sampler could not be loaded");
@@ -268,9 +291,11 @@ static void test_no_daemon(void **state)
 static void test_second_daemon_is_refused(void **state)
 {
 	struct sock_fixture *f = *state;
-	char err[256];
+	struct control_socket cs;
+	char err[512];
 
-	assert_int_equal(control__listen(f->path, (gid_t)-1, err, sizeof(err)), -EADDRINUSE);
+	assert_int_equal(control_socket__open(&cs, f->path, (gid_t)-1, err, sizeof(err)),
+			 -EADDRINUSE);
 	assert_non_null(strstr(err, "another trapd daemon is listening"));
 }
 
@@ -303,7 +328,7 @@ static void test_non_root_is_refused_by_peer_check(void **state)
 	chmod(f->dir, 0755);
 	chmod(f->path, 0666); /* someone loosened the file: the daemon still says no */
 	pid = client(f->path, "status", 65534, &rfd);
-	assert_int_equal(serve_one(f->lfd, &req), -EACCES);
+	assert_int_equal(serve_one(f, &req), -EACCES);
 	read_all(rfd, body, sizeof(body));
 	assert_int_equal(wait_exit(pid), 3);
 	assert_non_null(strstr(body, "permission denied"));
