@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -29,6 +30,42 @@ void rule_eval__init(struct rule_eval *e)
 	e->clear_since = -1;
 	e->last_fired = -1;
 	snprintf(e->why, sizeof(e->why), "no value read yet");
+}
+
+size_t rule_eval__history_points(const struct rules_global *g)
+{
+	uint64_t n = g->poll_interval_ns ? g->history_ns / g->poll_interval_ns + 1 : 1;
+
+	return n > EVAL_HISTORY_MAX ? EVAL_HISTORY_MAX : (size_t)n;
+}
+
+int rule_eval__size_history(struct rule_eval *e, size_t points)
+{
+	struct eval_point *h = NULL;
+	size_t keep, i;
+
+	if (points > EVAL_HISTORY_MAX)
+		points = EVAL_HISTORY_MAX;
+	if (points == e->hist_cap)
+		return 0;
+	if (points && !(h = calloc(points, sizeof(*h))))
+		return -ENOMEM;
+	keep = e->hist_n < points ? e->hist_n : points;
+	for (i = 0; i < keep; i++) /* the newest @keep, oldest first */
+		h[i] = e->history[(e->hist_head + e->hist_n - keep + i) % e->hist_cap];
+	free(e->history);
+	e->history = h;
+	e->hist_cap = points;
+	e->hist_head = 0;
+	e->hist_n = keep;
+	return 0;
+}
+
+void rule_eval__free(struct rule_eval *e)
+{
+	free(e->history);
+	e->history = NULL;
+	e->hist_cap = e->hist_head = e->hist_n = 0;
 }
 
 /* --- fire times ---------------------------------------------------------- */
@@ -100,11 +137,13 @@ static void history_push(struct rule_eval *e, int64_t now, int64_t value)
 {
 	struct eval_point *p;
 
-	if (e->hist_n == EVAL_HISTORY_MAX) {
-		e->hist_head = (e->hist_head + 1) % EVAL_HISTORY_MAX;
+	if (!e->hist_cap)
+		return;
+	if (e->hist_n == e->hist_cap) {
+		e->hist_head = (e->hist_head + 1) % e->hist_cap;
 		e->hist_n--;
 	}
-	p = &e->history[(e->hist_head + e->hist_n) % EVAL_HISTORY_MAX];
+	p = &e->history[(e->hist_head + e->hist_n) % e->hist_cap];
 	p->t_ns = now;
 	p->value = value;
 	e->hist_n++;
@@ -116,7 +155,7 @@ size_t rule_eval__history(const struct rule_eval *e, int64_t now, int64_t span_n
 	size_t i, n = 0;
 
 	for (i = 0; i < e->hist_n && n < max; i++) {
-		const struct eval_point *p = &e->history[(e->hist_head + i) % EVAL_HISTORY_MAX];
+		const struct eval_point *p = &e->history[(e->hist_head + i) % e->hist_cap];
 
 		if (p->t_ns >= now - span_ns && p->t_ns <= now)
 			out[n++] = *p;

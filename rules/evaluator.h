@@ -20,7 +20,7 @@
 
 #include "rules/rules.h"
 
-#define EVAL_HISTORY_MAX 512 /* points of signal history kept per rule */
+#define EVAL_HISTORY_MAX 512 /* the most points of signal history a rule keeps */
 #define EVAL_FIRES_MAX 1024  /* fire times remembered for the daily limits */
 #define EVAL_WHY_LEN 320
 
@@ -59,8 +59,10 @@ struct rule_eval {
 	uint64_t suppressed;  /* breaches held long enough but stopped by a limit */
 	struct eval_fires fires;
 	char why[EVAL_WHY_LEN]; /* why it is not firing, for `trapd status` */
-	/* the recent values, oldest first, in a ring */
-	struct eval_point history[EVAL_HISTORY_MAX];
+	/* the recent values, oldest first, in a ring of hist_cap points sized
+	 * by what [global] history needs (rule_eval__size_history) */
+	struct eval_point *history;
+	size_t hist_cap;
 	size_t hist_head;
 	size_t hist_n;
 };
@@ -71,8 +73,24 @@ enum eval_verdict {
 	EVAL_DRY_RUN, /* it would capture now; dry run: log only */
 };
 
-/* rule_eval__init - a rule that has seen nothing yet. */
+/* rule_eval__init - a rule that has seen nothing yet, keeping no history
+ * until rule_eval__size_history gives it room. */
 void rule_eval__init(struct rule_eval *e);
+
+/* rule_eval__history_points - the points of history @g asks a rule to
+ * keep: one per poll over `history`, and one more for the reading at its
+ * start; at most EVAL_HISTORY_MAX (the rules file is checked for that). */
+size_t rule_eval__history_points(const struct rules_global *g);
+
+/* rule_eval__size_history - room for @points of history (at most
+ * EVAL_HISTORY_MAX), keeping the newest points already held. Returns 0
+ * or -ENOMEM (the history is then unchanged). */
+int rule_eval__size_history(struct rule_eval *e, size_t points);
+
+/* rule_eval__free - free the history @e owns (@e may be reused after
+ * rule_eval__init). A struct rule_eval owns its history: move it, never
+ * copy it. */
+void rule_eval__free(struct rule_eval *e);
 
 /* evaluator__observe - feed @r's signal at @now: @err is 0 and @value its
  * value, or the negative errno of a failed read (the rule waits in

@@ -287,26 +287,52 @@ int proc_stat_read_comm(const char *proc_root, pid_t pid, char comm[PROC_STAT_CO
 	return 0;
 }
 
-int proc_stat_find_comm(const char *proc_root, const char *comm, pid_t *pids, size_t max, size_t *n,
-			char *err, size_t errlen)
+int proc_stat_scan(const char *proc_root, proc_stat_scan_fn fn, void *ctx, char *err,
+		   size_t errlen)
 {
-	char want[PROC_STAT_COMM_LEN], have[PROC_STAT_COMM_LEN];
+	char have[PROC_STAT_COMM_LEN];
 	size_t scanned = 0;
 	struct dirent *de;
 	DIR *d;
 	long pid;
 
-	*n = 0;
-	snprintf(want, sizeof(want), "%s", comm);
 	d = opendir(proc_root);
 	if (!d)
 		return errmsg_fail(err, errlen, -errno, "%s: %s", proc_root, strerror(errno));
-	while (*n < max && scanned++ < PROC_STAT_SCAN_MAX && (de = readdir(d))) {
+	while (scanned++ < PROC_STAT_SCAN_MAX && (de = readdir(d))) {
 		if (!all_digits(de->d_name, &pid) || pid == 0)
 			continue;
-		if (proc_stat_read_comm(proc_root, (pid_t)pid, have) == 0 && !strcmp(have, want))
-			pids[(*n)++] = (pid_t)pid;
+		if (proc_stat_read_comm(proc_root, (pid_t)pid, have) == 0 &&
+		    fn((pid_t)pid, have, ctx))
+			break;
 	}
 	closedir(d);
 	return 0;
+}
+
+struct find_comm {
+	char want[PROC_STAT_COMM_LEN];
+	pid_t *pids;
+	size_t max, *n;
+};
+
+static int find_comm_one(pid_t pid, const char *comm, void *ctx)
+{
+	struct find_comm *f = ctx;
+
+	if (!strcmp(comm, f->want))
+		f->pids[(*f->n)++] = pid;
+	return *f->n >= f->max;
+}
+
+int proc_stat_find_comm(const char *proc_root, const char *comm, pid_t *pids, size_t max, size_t *n,
+			char *err, size_t errlen)
+{
+	struct find_comm f = { .pids = pids, .max = max, .n = n };
+
+	*n = 0;
+	snprintf(f.want, sizeof(f.want), "%s", comm);
+	if (!max)
+		return 0;
+	return proc_stat_scan(proc_root, find_comm_one, &f, err, errlen);
 }

@@ -96,4 +96,17 @@ int proc_stat_read_comm(const char *proc_root, pid_t pid, char comm[PROC_STAT_CO
 int proc_stat_find_comm(const char *proc_root, const char *comm, pid_t *pids, size_t max, size_t *n,
 			char *err, size_t errlen);
 
+/* proc_stat_scan_fn - one process of a scan: its pid and comm (as the
+ * kernel keeps it, at most 15 bytes). Return nonzero to stop the scan. */
+typedef int (*proc_stat_scan_fn)(pid_t pid, const char *comm, void *ctx);
+
+/* proc_stat_scan - one pass over @proc_root: @fn for every process, in
+ * /proc order, looking at no more than PROC_STAT_SCAN_MAX entries;
+ * processes that exit during the scan are skipped. The one directory
+ * listing of /proc the daemon makes per poll, shared by every rule that
+ * finds a process by its name. Returns 0 or a negative errno when
+ * @proc_root cannot be read, with @err. */
+int proc_stat_scan(const char *proc_root, proc_stat_scan_fn fn, void *ctx, char *err,
+		   size_t errlen);
+
 #endif

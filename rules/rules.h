@@ -22,6 +22,10 @@
 #include <sys/types.h>
 
 #define RULE_NAME_MAX 64 /* bytes of a rule's name, NUL included */
+/* Rules one file may hold. Each costs the daemon memory, a share of every
+ * poll and, for a PSI rule over a window of its own, a file descriptor:
+ * a file cannot make the daemon's loop or memory unbounded. */
+#define RULES_RULES_MAX 256
 
 /* What a rule watches. Spelled in the file as in rule_signal__name. */
 enum rule_signal {
@@ -106,6 +110,17 @@ struct rule_scope {
 	char *process; /* RULE_SCOPE_PROCESS: a comm, at most 15 bytes */
 };
 
+/* What a process found by its name (process = NAME, sample =
+ * process:NAME) must also be: a comm is whatever its owner says (any
+ * user can name a process "postgres"), these are not. Every one set must
+ * hold; none set: the name alone decides. */
+struct rule_pin {
+	char *user;    /* process_user as written (a name or a uid); NULL: any */
+	uid_t uid;     /* ...resolved when the file is loaded: real and effective uid */
+	char *exe;     /* process_exe: an absolute path; NULL: any */
+	char *cgroup;  /* process_cgroup: "system.slice/x.service", in it or below */
+};
+
 struct rule {
 	char name[RULE_NAME_MAX];
 	int line; /* line of its [rule NAME] header */
@@ -124,6 +139,7 @@ struct rule {
 	char *lat_device;	 /* biolat: "sda" or "8:0"; NULL: every device */
 	char *lat_function;	 /* func: "/abs/path:symbol" (required) */
 	struct rule_scope scope;
+	struct rule_pin pin; /* of scope and sample process names */
 
 	/* when it fires */
 	bool above;	       /* "above = X" (true) or "below = X" (false) */
@@ -200,12 +216,18 @@ struct rules_upload {
 	char *auth_header_file, *auth_header_env;
 	char *ca_file;
 	bool tls_verify;
+	bool allow_insecure_credentials; /* credentials over http:// are not an error */
 	uint64_t connect_timeout_ns;
 	uint64_t stall_timeout_ns;
 	uint64_t timeout_ns;
 	uint64_t retry_min_ns;
 	uint64_t retry_max_ns;
 };
+
+/* rules_upload__insecure - whether @u sends credentials (a bearer header,
+ * a SAS token, S3 keys) over plain http://: an error in a rules file
+ * unless allow_insecure_credentials is set, and then worth a warning. */
+bool rules_upload__insecure(const struct rules_upload *u);
 
 struct rules_label {
 	char *key;
@@ -286,6 +308,12 @@ const struct rule *rules__find(const struct rules *r, const char *name);
 /* rule__equal - whether two rules watch, fire and capture alike (a reload
  * keeps the state of a rule that is equal to its old self). */
 bool rule__equal(const struct rule *a, const struct rule *b);
+
+/* rule__pinned_by_name_only - whether @r finds a process by its name
+ * (its signal's scope or its sample) with no process_user, process_exe
+ * or process_cgroup: any local user can then stand in for it. A latency
+ * rule's own process scope is not counted: pins cannot apply to it. */
+bool rule__pinned_by_name_only(const struct rule *r);
 
 /* rule_signal__name - "cpu", "psi.memory.full", "process.rss",
  * "runqlat.p99.9". A PSI or latency signal needs the rule for its

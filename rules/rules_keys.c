@@ -60,6 +60,10 @@ const struct rules_key rules_rule_keys[RK_NR] = {
 	[RK_CGROUP] = { "cgroup", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_PID] = { "pid", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_PROCESS] = { "process", KEY_SPECIAL, 0, 0, 0, NULL },
+	/* pins of a process name, checked in rules_pin.c */
+	[RK_PROCESS_USER] = { "process_user", KEY_SPECIAL, 0, 0, 0, NULL },
+	[RK_PROCESS_EXE] = { "process_exe", KEY_SPECIAL, 0, 0, 0, NULL },
+	[RK_PROCESS_CGROUP] = { "process_cgroup", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_WINDOW] = { "window", KEY_SPECIAL, 0, 0, 0, NULL },
 	/* latency signals only; its row with the range is in rules_latency.c */
 	[RK_MIN_COUNT] = { "min_count", KEY_SPECIAL, 0, 0, 0, NULL },

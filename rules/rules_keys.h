@@ -93,6 +93,7 @@ enum upload_key {
 	UK_AUTH_HEADER_ENV,
 	UK_CA_FILE,
 	UK_TLS_VERIFY,
+	UK_ALLOW_INSECURE_CREDENTIALS,
 	UK_CONNECT_TIMEOUT,
 	UK_STALL_TIMEOUT,
 	UK_TIMEOUT,
@@ -110,6 +111,9 @@ enum rule_key {
 	RK_CGROUP,
 	RK_PID,
 	RK_PROCESS,
+	RK_PROCESS_USER,
+	RK_PROCESS_EXE,
+	RK_PROCESS_CGROUP,
 	RK_WINDOW,
 	RK_MIN_COUNT,
 	RK_ABOVE,
@@ -238,6 +242,7 @@ struct rules_parser {
 	size_t nerrs;
 	size_t dropped;
 	bool nomem;
+	bool too_many; /* more than RULES_RULES_MAX rules: reported */
 
 	enum section sect;
 	char section[96]; /* "[global]", "[rule web]" */
@@ -274,6 +279,12 @@ void rules_parser__nomem(struct rules_parser *p);
  * caller), reporting every problem. Fills @meta. */
 void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
 		       struct rules_rule_meta *meta);
+
+/* rules_rule__check_pin - process_user, process_exe and process_cgroup
+ * of @raw into @r->pin, once @r's scope and sample are known: only where
+ * a process is found by its name. */
+void rules_rule__check_pin(struct rules_parser *p, const struct rules_raw_rule *raw,
+			   struct rule *r);
 
 /* rules_rule__free - free what @r owns (not @r). */
 void rules_rule__free(struct rule *r);

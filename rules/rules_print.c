@@ -157,6 +157,36 @@ static void print_latency(const struct rule *r, enum rule_key k, FILE *out)
 	}
 }
 
+/* print_pin - the pins of a process name, each when set; after the
+ * last, a comment when a process is found by its name alone. */
+static void print_pin(const struct rule *r, enum rule_key k, FILE *out)
+{
+	const struct rule_pin *p = &r->pin;
+
+	if (k == RK_PROCESS_USER && p->user)
+		rules_value__print(out, "process_user", p->user);
+	if (k == RK_PROCESS_EXE && p->exe)
+		rules_value__print(out, "process_exe", p->exe);
+	if (k == RK_PROCESS_CGROUP && p->cgroup)
+		rules_value__print(out, "process_cgroup", p->cgroup);
+	if (k == RK_PROCESS_CGROUP && rule__pinned_by_name_only(r))
+		fputs("# warning: a process found by its name alone: any local user can name a "
+		      "process so;\n# pin it with process_user, process_exe or process_cgroup\n",
+		      out);
+}
+
+bool rule__pinned_by_name_only(const struct rule *r)
+{
+	bool named = r->scope.kind == RULE_SCOPE_PROCESS || r->sample.kind == RULE_SCOPE_PROCESS;
+
+	/* a latency rule's process is filtered by comm in the kernel: it takes
+	 * no pins, so there is nothing to advise (docs/rules.md says so) */
+	if (r->signal == RULE_SIGNAL_LATENCY && r->scope.kind == RULE_SCOPE_PROCESS)
+		return false;
+
+	return named && !r->pin.user && !r->pin.exe && !r->pin.cgroup;
+}
+
 /* print_special - the keys whose spelling depends on the signal; nothing
  * for a key the rule's signal does not take. */
 static void print_special(const struct rule *r, enum rule_key k, FILE *out)
@@ -187,6 +217,11 @@ static void print_special(const struct rule *r, enum rule_key k, FILE *out)
 	case RK_FUNCTION:
 	case RK_MIN_COUNT:
 		print_latency(r, k, out);
+		break;
+	case RK_PROCESS_USER:
+	case RK_PROCESS_EXE:
+	case RK_PROCESS_CGROUP:
+		print_pin(r, k, out);
 		break;
 	case RK_WINDOW:
 		if (r->signal == RULE_SIGNAL_LATENCY)
@@ -264,7 +299,10 @@ bool rule__equal(const struct rule *a, const struct rule *b)
 	    a->psi_window != b->psi_window || a->psi_window_ns != b->psi_window_ns ||
 	    !rule_scope__equal(&a->scope, &b->scope) || a->above != b->above ||
 	    a->threshold != b->threshold || a->clear != b->clear ||
-	    !rule_scope__equal(&a->sample, &b->sample))
+	    !rule_scope__equal(&a->sample, &b->sample) ||
+	    !rules_value__equal(a->pin.user, b->pin.user) || a->pin.uid != b->pin.uid ||
+	    !rules_value__equal(a->pin.exe, b->pin.exe) ||
+	    !rules_value__equal(a->pin.cgroup, b->pin.cgroup))
 		return false;
 	for (k = 0; k < RK_NR; k++)
 		if (!rules_key__equal(&rules_rule_keys[k], a, b))

@@ -517,6 +517,8 @@ void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw,
 		check_threshold(p, raw, r);
 	}
 	check_sample(p, raw, r, have_signal);
+	if (have_signal)
+		rules_rule__check_pin(p, raw, r);
 }
 
 void rules_rule__free(struct rule *r)
@@ -527,4 +529,8 @@ void rules_rule__free(struct rule *r)
 	free(r->lat_device);
 	free(r->lat_function);
 	r->lat_syscalls = r->lat_device = r->lat_function = NULL;
+	free(r->pin.user);
+	free(r->pin.exe);
+	free(r->pin.cgroup);
+	memset(&r->pin, 0, sizeof(r->pin));
 }

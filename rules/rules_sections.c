@@ -79,6 +79,18 @@ static void start_rule(struct rules_parser *p, int line, const char *name)
 	char q[80];
 
 	name += strspn(name, " \t");
+	if (p->r->nrules >= RULES_RULES_MAX) {
+		/* reported once; the rest of the file is still read for its
+		 * other errors, but no more rules are kept */
+		if (!p->too_many)
+			rules_parser__error(p, line, NULL, NULL,
+					    "too many rules (limit %d); split the rules between "
+					    "hosts or merge rules that watch the same thing",
+					    RULES_RULES_MAX);
+		p->too_many = true;
+		p->sect = SECT_SKIP;
+		return;
+	}
 	p->sect = SECT_RULE;
 	raw->line = line;
 	raw->name[0] = '\0';

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "rules/cgroup_stat.h"
+#include "rules/proc_match.h"
 #include "rules/proc_stat.h"
 #include "rules/psi.h"
 
 #define SIGNAL_PROCS_MAX 1024 /* processes of one name followed for a rate */
+#define SIGNAL_PROCS_MIN 4    /* room made at first: most names match a few */
 #define NS_PER_SEC 1000000000ull
 #define CENTI 10000ull /* hundredths of a percent in a whole */
 
@@ -42,12 +44,15 @@ struct signal_source {
 	enum rule_scope_kind scope;
 	char *name; /* cgroup ("." for the root) or comm */
 	pid_t scope_pid;
+	struct rule_pin pin; /* of a process name; strings copied */
 	struct signal_env env;
 
-	/* cgroup signals and cgroup PSI */
+	/* cgroup signals and cgroup PSI: 32 KiB of paths, only for those */
 	bool have_mounts;
-	struct cgroup_stat_mounts mounts;
-	struct cgroup_stat_dirs dirs;
+	struct cgroup_where {
+		struct cgroup_stat_mounts mounts;
+		struct cgroup_stat_dirs dirs;
+	} *cg;
 	bool have_prev;
 	int64_t prev_ns;
 	struct cgroup_stat_counters prev;
@@ -56,11 +61,14 @@ struct signal_source {
 	struct psi_ring ring;
 	int trigger_fd;
 
-	/* process signals */
+	/* process signals; the tables grow with the processes of the name,
+	 * up to SIGNAL_PROCS_MAX */
 	pid_t pid; /* the process of the last value */
 	pid_t *pids;
 	struct proc_prev *procs, *next_procs;
 	size_t nprocs, cap;
+	bool fed;     /* pids holds this tick's scan (signal_sources__scan) */
+	size_t nfed;
 	bool have_procs;
 	int64_t procs_ns;
 };
@@ -89,6 +97,49 @@ static bool is_process_signal(enum rule_signal s)
 	       s == RULE_SIGNAL_PROC_THREADS || s == RULE_SIGNAL_PROC_FDS;
 }
 
+static void free_pin(struct rule_pin *p)
+{
+	free(p->user);
+	free(p->exe);
+	free(p->cgroup);
+	memset(p, 0, sizeof(*p));
+}
+
+static int copy_pin(struct rule_pin *to, const struct rule_pin *from)
+{
+	*to = (struct rule_pin){ .uid = from->uid };
+	if ((from->user && !(to->user = strdup(from->user))) ||
+	    (from->exe && !(to->exe = strdup(from->exe))) ||
+	    (from->cgroup && !(to->cgroup = strdup(from->cgroup)))) {
+		free_pin(to);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* grow_procs - room for @want processes in the pid and CPU tables (whose
+ * entries are kept). Returns 0 or -ENOMEM. */
+static int grow_procs(struct signal_source *s, size_t want)
+{
+	pid_t *pids;
+	struct proc_prev *a, *b;
+
+	if (want <= s->cap)
+		return 0;
+	pids = reallocarray(s->pids, want, sizeof(*pids));
+	if (pids)
+		s->pids = pids;
+	a = pids ? reallocarray(s->procs, want, sizeof(*a)) : NULL;
+	if (a)
+		s->procs = a;
+	b = a ? reallocarray(s->next_procs, want, sizeof(*b)) : NULL;
+	if (!b)
+		return -ENOMEM;
+	s->next_procs = b;
+	s->cap = want;
+	return 0;
+}
+
 struct signal_source *signal_source__new(const struct rule *r, const struct signal_env *env)
 {
 	struct signal_source *s = calloc(1, sizeof(*s));
@@ -115,14 +166,17 @@ struct signal_source *signal_source__new(const struct rule *r, const struct sign
 		name = "."; /* the root cgroup: the whole host */
 	if (name && !(s->name = strdup(name)))
 		goto fail;
-	if (is_process_signal(r->signal)) {
-		s->cap = r->scope.kind == RULE_SCOPE_PROCESS ? SIGNAL_PROCS_MAX : 1;
-		s->pids = calloc(s->cap, sizeof(*s->pids));
-		s->procs = calloc(s->cap, sizeof(*s->procs));
-		s->next_procs = calloc(s->cap, sizeof(*s->next_procs));
-		if (!s->pids || !s->procs || !s->next_procs)
-			goto fail;
-	}
+	if (r->scope.kind == RULE_SCOPE_PROCESS && strlen(s->name) >= PROC_STAT_COMM_LEN)
+		s->name[PROC_STAT_COMM_LEN - 1] = '\0'; /* compared as the kernel keeps it */
+	if (r->scope.kind == RULE_SCOPE_PROCESS && copy_pin(&s->pin, &r->pin))
+		goto fail;
+	if ((is_cgroup_signal(r->signal) ||
+	     (r->signal == RULE_SIGNAL_PSI && r->scope.kind == RULE_SCOPE_CGROUP)) &&
+	    !(s->cg = calloc(1, sizeof(*s->cg))))
+		goto fail;
+	if (is_process_signal(r->signal) &&
+	    grow_procs(s, r->scope.kind == RULE_SCOPE_PROCESS ? SIGNAL_PROCS_MIN : 1))
+		goto fail;
 	return s;
 fail:
 	signal_source__free(s);
@@ -137,6 +191,8 @@ void signal_source__free(struct signal_source *s)
 	if (s->trigger_fd >= 0)
 		close(s->trigger_fd);
 	free(s->name);
+	free_pin(&s->pin);
+	free(s->cg);
 	free(s->pids);
 	free(s->procs);
 	free(s->next_procs);
@@ -158,13 +214,13 @@ static int locate(struct signal_source *s, char *err, size_t errlen)
 	if (!s->name)
 		return errmsg_fail(err, errlen, -EINVAL, "a cgroup signal needs a cgroup scope");
 	if (!s->have_mounts) {
-		ret = cgroup_stat_find_mounts(s->env.mountinfo, s->env.fs_prefix, &s->mounts, err,
-					      errlen);
+		ret = cgroup_stat_find_mounts(s->env.mountinfo, s->env.fs_prefix, &s->cg->mounts,
+					      err, errlen);
 		if (ret)
 			return ret;
 		s->have_mounts = true;
 	}
-	ret = cgroup_stat_locate(&s->mounts, s->name, &s->dirs, err, errlen);
+	ret = cgroup_stat_locate(&s->cg->mounts, s->name, &s->cg->dirs, err, errlen);
 	if (ret == -ENOENT)
 		s->have_mounts = false;
 	return ret;
@@ -187,7 +243,7 @@ static int counters(struct signal_source *s, struct cgroup_stat_counters *c, cha
 	int ret = locate(s, err, errlen);
 
 	if (!ret)
-		ret = cgroup_stat_read(&s->dirs, wanted(s->signal), c, err, errlen);
+		ret = cgroup_stat_read(&s->cg->dirs, wanted(s->signal), c, err, errlen);
 	if (ret)
 		return ret;
 	if ((wanted(s->signal) & CGROUP_STAT_THROTTLE) && c->throttle_src == CGROUP_STAT_SRC_NONE)
@@ -294,11 +350,11 @@ static int psi_path(struct signal_source *s, char *path, size_t len, char *err, 
 	ret = locate(s, err, errlen);
 	if (ret)
 		return ret;
-	if (!s->dirs.v2[0])
+	if (!s->cg->dirs.v2[0])
 		return errmsg_fail(err, errlen, -ENODATA,
 				   "cgroup %s: in no v2 tree (only cgroup v1, which has no PSI)",
 				   s->name);
-	snprintf(path, len, "%s/%s.pressure", s->dirs.v2, res);
+	snprintf(path, len, "%s/%s.pressure", s->cg->dirs.v2, res);
 	return 0;
 }
 
@@ -461,9 +517,34 @@ static int proc_value(struct signal_source *s, pid_t pid, int64_t now, size_t *n
 	return ret;
 }
 
-/* scope_pids - the processes the rule watches, into s->pids. */
+/* offer - a scan met @pid, of this source's name: keep it when it holds
+ * the rule's pins. Returns nonzero once the tables are full (at
+ * SIGNAL_PROCS_MAX, or out of memory: the rule sees the processes so far). */
+static int offer(struct signal_source *s, pid_t pid)
+{
+	size_t want = s->cap * 2 < SIGNAL_PROCS_MAX ? s->cap * 2 : SIGNAL_PROCS_MAX;
+
+	if (!proc_match_pin(s->env.proc_root, pid, &s->pin))
+		return 0;
+	if (s->nfed >= s->cap && (s->cap >= SIGNAL_PROCS_MAX || grow_procs(s, want)))
+		return 1;
+	s->pids[s->nfed++] = pid;
+	return 0;
+}
+
+static int own_one(pid_t pid, const char *comm, void *ctx)
+{
+	struct signal_source *s = ctx;
+
+	return strcmp(comm, s->name) ? 0 : offer(s, pid);
+}
+
+/* scope_pids - the processes the rule watches, into s->pids: those the
+ * tick's shared scan handed over, else from a scan of its own. */
 static int scope_pids(struct signal_source *s, size_t *n, char *err, size_t errlen)
 {
+	int ret = 0;
+
 	if (s->scope == RULE_SCOPE_PID) {
 		s->pids[0] = s->scope_pid;
 		*n = 1;
@@ -472,7 +553,77 @@ static int scope_pids(struct signal_source *s, size_t *n, char *err, size_t errl
 	if (s->scope != RULE_SCOPE_PROCESS)
 		return errmsg_fail(err, errlen, -EINVAL,
 				   "a process signal needs a pid or process scope");
-	return proc_stat_find_comm(s->env.proc_root, s->name, s->pids, s->cap, n, err, errlen);
+	if (!s->fed) {
+		s->nfed = 0;
+		ret = proc_stat_scan(s->env.proc_root, own_one, s, err, errlen);
+	}
+	s->fed = false;
+	*n = ret ? 0 : s->nfed;
+	return ret;
+}
+
+static bool is_name_source(const struct signal_source *s)
+{
+	return s && is_process_signal(s->signal) && s->scope == RULE_SCOPE_PROCESS;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((*(struct signal_source *const *)a)->name,
+		      (*(struct signal_source *const *)b)->name);
+}
+
+struct tick_scan {
+	struct signal_source **by_name; /* sorted by name */
+	size_t n;
+};
+
+/* tick_one - hand @pid to every source of its comm (found by bisection,
+ * so a process costs log(rules) comparisons, not one per rule). */
+static int tick_one(pid_t pid, const char *comm, void *ctx)
+{
+	struct tick_scan *t = ctx;
+	size_t lo = 0, hi = t->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(t->by_name[mid]->name, comm) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->n && !strcmp(t->by_name[lo]->name, comm); lo++)
+		offer(t->by_name[lo], pid);
+	return 0;
+}
+
+int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char *proc_root,
+			 char *err, size_t errlen)
+{
+	struct tick_scan t = { 0 };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		t.n += is_name_source(srcs[i]);
+	if (!t.n)
+		return 0;
+	t.by_name = calloc(t.n, sizeof(*t.by_name));
+	if (!t.by_name)
+		return errmsg_fail(err, errlen, -ENOMEM, "out of memory");
+	for (i = 0, t.n = 0; i < n; i++) {
+		if (!is_name_source(srcs[i]))
+			continue;
+		srcs[i]->fed = false;
+		srcs[i]->nfed = 0;
+		t.by_name[t.n++] = srcs[i];
+	}
+	qsort(t.by_name, t.n, sizeof(*t.by_name), cmp_name);
+	ret = proc_stat_scan(proc_root, tick_one, &t, err, errlen);
+	for (i = 0; !ret && i < t.n; i++)
+		t.by_name[i]->fed = true;
+	free(t.by_name);
+	return ret;
 }
 
 /* read_process - the value of the pid, or the highest of the processes
@@ -526,8 +677,10 @@ static int read_process(struct signal_source *s, int64_t now, int64_t *value, ch
 		return errmsg_fail(err, errlen, -ENOENT, "pid %d: no such process",
 				   (int)s->scope_pid);
 	return errmsg_fail(err, errlen, -ENOENT,
-			   "process %s: none running (no %s/PID/comm matches)", s->name,
-			   s->env.proc_root);
+			   "process %s: none running (no %s/PID/comm matches%s)", s->name,
+			   s->env.proc_root,
+			   proc_match_pinned(&s->pin) ? " with its process_user, process_exe "
+							"and process_cgroup" : "");
 }
 
 int signal_source__read(struct signal_source *s, int64_t now_ns, int64_t *value, char *err,

@@ -27,7 +27,9 @@
  * absolute directory in any of them (its counterparts in the others are
  * used too), or "/..." as /proc/PID/cgroup writes it. The system scope
  * of a cgroup signal is the root cgroup; of PSI, /proc/pressure. A
- * process name follows at most the first 1024 matching processes.
+ * process name follows at most the first 1024 matching processes, and
+ * only those that hold the rule's pins (process_user, process_exe,
+ * process_cgroup; rules/proc_match.h).
  */
 #ifndef TRAPD_SIGNAL_H
 #define TRAPD_SIGNAL_H
@@ -83,6 +85,17 @@ int signal_source__read(struct signal_source *s, int64_t now_ns, int64_t *value,
  * value (the one a capture should sample). 0 when not a process signal or
  * nothing matched. */
 pid_t signal_source__pid(const struct signal_source *s);
+
+/* signal_sources__scan - the poll tick's one pass over @proc_root for
+ * every source of @srcs (@n; NULL and sources that do not follow a
+ * process name are skipped) that follows processes by name: each is
+ * handed the pids of its name that hold its rule's pins, which its next
+ * signal_source__read uses instead of scanning /proc itself. So N such
+ * rules cost one directory listing and one comm read per process, not N.
+ * Returns 0, or a negative errno with @err when @proc_root cannot be
+ * read (each source then scans at its read, and says why it fails). */
+int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char *proc_root,
+			 char *err, size_t errlen);
 
 /* signal_source__trigger_fd - for a PSI rule over a custom window: open a
  * kernel PSI trigger ("some|full STALL_US WINDOW_US" written to the

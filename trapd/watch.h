@@ -14,10 +14,15 @@
 #include <stdint.h>
 
 #include "rules/evaluator.h"
+#include "rules/proc_match.h" /* the guard resolves a capture's process with its rule's pins */
 #include "rules/rules.h"
 #include "rules/signal.h"
 #include "trapd/latency_set.h"
 #include "trapd/latency_source.h"
+
+/* PSI trigger fds a watch holds at most (fewer when a quarter of the soft
+ * RLIMIT_NOFILE is less); the PSI rules beyond are polled. */
+#define WATCH_TRIGGERS_MAX 64
 
 struct watched_rule {
 	const struct rule *rule; /* in watch->rules */
@@ -36,6 +41,8 @@ struct watch {
 	struct eval_fires global_fires;
 	struct signal_env env;
 	struct latency_set *latency; /* the daemon's probes, not owned */
+	struct signal_source **srcs; /* every rule's src in a row, for the tick's scan */
+	size_t nsrcs;
 };
 
 /* A rule fired (EVAL_FIRE) or would have (EVAL_DRY_RUN). */
@@ -55,7 +62,9 @@ void watch__free(struct watch *w);
 size_t watch__adopt(struct watch *w, struct watch *old);
 
 /* watch__open_triggers - give PSI rules over a custom window a kernel
- * trigger where the kernel takes it; the others are polled (logged). */
+ * trigger where the kernel takes it, at most WATCH_TRIGGERS_MAX (or a
+ * quarter of the soft RLIMIT_NOFILE) in all; the others are polled
+ * (logged, the over-budget ones in one line). */
 void watch__open_triggers(struct watch *w);
 
 /* watch__observe - read @wr's signal at @now, evaluate it, log what
@@ -63,7 +72,8 @@ void watch__open_triggers(struct watch *w);
 void watch__observe(struct watch *w, struct watched_rule *wr, int64_t now, watch_fire_fn fn,
 		    void *ctx);
 
-/* watch__observe_all - the poll tick: read the latency probes, then
+/* watch__observe_all - the poll tick: read the latency probes, scan /proc
+ * once for every rule that follows a process by name, then
  * watch__observe every rule. */
 void watch__observe_all(struct watch *w, int64_t now, watch_fire_fn fn, void *ctx);
 

@@ -264,6 +264,7 @@ static void test_history_keeps_the_recent_values(void **state)
 	struct eval_point pts[EVAL_HISTORY_MAX];
 	size_t n;
 
+	assert_int_equal(rule_eval__size_history(&fx.eval, EVAL_HISTORY_MAX), 0);
 	feed(S(0), S(999), PCT(10));
 	n = rule_eval__history(&fx.eval, S(999), S(60), pts, EVAL_HISTORY_MAX);
 	assert_int_equal(n, 61); /* 939..999 inclusive */
@@ -275,6 +276,45 @@ static void test_history_keeps_the_recent_values(void **state)
 	assert_int_equal(pts[0].t_ns, S(1000 - EVAL_HISTORY_MAX));
 	/* and copies no more than asked */
 	assert_int_equal(rule_eval__history(&fx.eval, S(999), S(60), pts, 5), 5);
+	rule_eval__free(&fx.eval);
+}
+
+/* The history is as long as [global] history needs at one point per
+ * poll, not the most any file could ask for: 60s at 1s is 61 points. */
+static void test_history_sized_by_what_it_holds(void **state)
+{
+	struct rules_global g = { .poll_interval_ns = S(1), .history_ns = S(60) };
+	struct eval_point pts[EVAL_HISTORY_MAX];
+	size_t n;
+
+	assert_int_equal(rule_eval__history_points(&g), 61);
+	g.history_ns = S(3600); /* never more than the most */
+	assert_int_equal(rule_eval__history_points(&g), EVAL_HISTORY_MAX);
+	g.history_ns = S(60);
+	/* nothing kept before it is sized: the evaluator still decides */
+	feed(S(0), S(9), PCT(10));
+	assert_int_equal(rule_eval__history(&fx.eval, S(9), S(60), pts, EVAL_HISTORY_MAX), 0);
+	assert_int_equal(rule_eval__size_history(&fx.eval, rule_eval__history_points(&g)), 0);
+	assert_int_equal(fx.eval.hist_cap, 61);
+	feed(S(10), S(199), PCT(10));
+	n = rule_eval__history(&fx.eval, S(199), S(3600), pts, EVAL_HISTORY_MAX);
+	assert_int_equal(n, 61);
+	assert_int_equal(pts[0].t_ns, S(139));
+	/* shrinking (a reload with a shorter history) keeps the newest */
+	assert_int_equal(rule_eval__size_history(&fx.eval, 10), 0);
+	n = rule_eval__history(&fx.eval, S(199), S(3600), pts, EVAL_HISTORY_MAX);
+	assert_int_equal(n, 10);
+	assert_int_equal(pts[0].t_ns, S(190));
+	assert_int_equal(pts[9].t_ns, S(199));
+	/* growing keeps them all, and the ring goes on after them */
+	assert_int_equal(rule_eval__size_history(&fx.eval, 20), 0);
+	feed(S(200), S(204), PCT(10));
+	n = rule_eval__history(&fx.eval, S(204), S(3600), pts, EVAL_HISTORY_MAX);
+	assert_int_equal(n, 15);
+	assert_int_equal(pts[0].t_ns, S(190));
+	assert_int_equal(pts[14].t_ns, S(204));
+	rule_eval__free(&fx.eval);
+	assert_null(fx.eval.history);
 }
 
 static void test_fire_ring_forgets_after_a_day(void **state)
@@ -319,6 +359,7 @@ int main(void)
 		cmocka_unit_test_setup(test_error_keeps_a_fired_rule_latched, setup),
 		cmocka_unit_test_setup(test_manual_fire_starts_cooldown_and_counts, setup),
 		cmocka_unit_test_setup(test_history_keeps_the_recent_values, setup),
+		cmocka_unit_test_setup(test_history_sized_by_what_it_holds, setup),
 		cmocka_unit_test_setup(test_fire_ring_forgets_after_a_day, setup),
 		cmocka_unit_test_setup(test_state_names, setup),
 	};
