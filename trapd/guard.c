@@ -161,10 +161,14 @@ static void finish_capture(struct guard *g)
 }
 
 /* resolve_process - the pid a process-name scope samples: the one the
- * rule's own signal pointed at, else the first of that name. */
+ * rule's own signal pointed at (found with the rule's pins), else the
+ * first of that name that holds the rule's pins (process_user,
+ * process_exe, process_cgroup), so a process any user renamed is never
+ * the one sampled. A manual capture (no rule) has no pins. */
 static pid_t resolve_process(const struct guard *g, const struct watched_rule *wr,
 			     const struct rule_scope *s)
 {
+	const struct rule_pin *pin = wr ? &wr->rule->pin : NULL;
 	pid_t pids[1] = { 0 };
 	char err[256];
 	size_t n = 0;
@@ -173,7 +177,7 @@ static pid_t resolve_process(const struct guard *g, const struct watched_rule *w
 	    !strcmp(wr->rule->scope.process, s->process) && wr->src &&
 	    signal_source__pid(wr->src) > 0)
 		return signal_source__pid(wr->src);
-	proc_stat_find_comm(g->env.proc_root, s->process, pids, 1, &n, err, sizeof(err));
+	proc_match_find(g->env.proc_root, s->process, pin, pids, 1, &n, err, sizeof(err));
 	return n ? pids[0] : 0;
 }
 
