@@ -614,7 +614,7 @@ static void test_upload_s3(void **state)
 	r = parse_ok("[upload]\nurl = s3://abc/p\nendpoint = http://127.0.0.1:9000\n"
 		     "region = eu-central-1\npath_style = false\n"
 		     "access_key_id_file = /etc/trapd/id\nsecret_access_key_file = /etc/trapd/key\n"
-		     "session_token_env = AWS_SESSION_TOKEN\n");
+		     "session_token_env = AWS_SESSION_TOKEN\nallow_insecure_credentials = yes\n");
 	assert_string_equal(r->upload.endpoint, "http://127.0.0.1:9000");
 	assert_string_equal(r->upload.region, "eu-central-1");
 	assert_false(r->upload.path_style);
@@ -1652,9 +1652,138 @@ static void test_cmd_check_usage(void **state)
 	}
 }
 
+/* process_user, process_exe and process_cgroup: read, printed back,
+ * compared; refused where no process is found by name. */
+static void test_process_pins(void **state)
+{
+	struct rules *r, *r2;
+	const struct rule *a;
+	char *printed;
+
+	r = parse_ok("[rule a]\nsignal = process.rss\nprocess = postgres\n"
+		     "process_user = root\nprocess_exe = /usr/lib/postgresql/15/bin/postgres\n"
+		     "process_cgroup = /system.slice/postgresql.service\nabove = 1GiB\n"
+		     "[rule b]\nsignal = cpu\ncgroup = x\nabove = 50%\nsample = process:pg\n"
+		     "process_user = 105\n");
+	a = rules__find(r, "a");
+	assert_string_equal(a->pin.user, "root");
+	assert_int_equal(a->pin.uid, 0);
+	assert_string_equal(a->pin.exe, "/usr/lib/postgresql/15/bin/postgres");
+	assert_string_equal(a->pin.cgroup, "system.slice/postgresql.service");
+	assert_false(rule__pinned_by_name_only(a));
+	assert_int_equal(rules__find(r, "b")->pin.uid, 105);
+	printed = assert_round_trip(r);
+	assert_non_null(strstr(printed, "process = postgres\nprocess_user = root\n"
+					"process_exe = /usr/lib/postgresql/15/bin/postgres\n"
+					"process_cgroup = system.slice/postgresql.service\n"));
+	assert_null(strstr(printed, "# warning"));
+	free(printed);
+	/* a pin is part of the rule: a reload that changes it starts afresh */
+	r2 = parse_ok("[rule a]\nsignal = process.rss\nprocess = postgres\n"
+		      "process_user = root\nprocess_exe = /usr/lib/postgresql/15/bin/postgres\n"
+		      "process_cgroup = system.slice/postgresql.service\nabove = 1GiB\n");
+	assert_true(rule__equal(a, rules__find(r2, "a")));
+	rules__free(r2);
+	r2 = parse_ok("[rule a]\nsignal = process.rss\nprocess = postgres\n"
+		      "process_user = root\nprocess_exe = /usr/lib/postgresql/16/bin/postgres\n"
+		      "process_cgroup = system.slice/postgresql.service\nabove = 1GiB\n");
+	assert_false(rule__equal(a, rules__find(r2, "a")));
+	rules__free(r2);
+	rules__free(r);
+
+	/* the name alone: check says so, in a comment that keeps the print a
+	 * valid file */
+	r = parse_ok("[rule a]\nsignal = process.fds\nprocess = my-app\nabove = 100\n");
+	assert_true(rule__pinned_by_name_only(&r->rules[0]));
+	printed = assert_round_trip(r);
+	assert_non_null(strstr(printed, "process = my-app\n# warning: a process found by its "
+					"name alone: any local user can name a process so;\n"
+					"# pin it with process_user, process_exe or "
+					"process_cgroup\n"));
+	free(printed);
+	rules__free(r);
+
+	expect_errors("[rule a]\nsignal = cpu\ncgroup = x\nabove = 1%\nprocess_user = root\n",
+		      "t.ini:5: [rule a] process_user: not allowed here; it pins a process found "
+		      "by its name: the rule needs process = NAME or sample = process:NAME\n");
+	expect_errors("[rule a]\nsignal = process.rss\npid = 1\nabove = 1\nprocess_exe = /x\n",
+		      "t.ini:5: [rule a] process_exe: not allowed here; it pins a process found "
+		      "by its name: the rule needs process = NAME or sample = process:NAME\n");
+	expect_errors("[rule a]\nsignal = syscall.p99\nprocess = x\nabove = 1ms\n"
+		      "process_cgroup = a\n",
+		      "t.ini:5: [rule a] process_cgroup: not allowed here; the kernel filters a "
+		      "latency rule's process by its comm alone; pins apply to process.* rules "
+		      "and to sample = process:NAME\n");
+	expect_errors("[rule a]\nsignal = process.rss\nprocess = x\nabove = 1\n"
+		      "process_user = no-such-user-xyz\nprocess_exe = bin/x\n"
+		      "process_cgroup = a/../b\n",
+		      "t.ini:5: [rule a] process_user: bad value 'no-such-user-xyz': no such "
+		      "user; expected a user name or a uid\n"
+		      "t.ini:6: [rule a] process_exe: bad value 'bin/x': expected the absolute "
+		      "path of the binary, as /proc/PID/exe names it\n"
+		      "t.ini:7: [rule a] process_cgroup: bad value 'a/../b': expected a cgroup "
+		      "below the root as /proc/PID/cgroup names it, like "
+		      "system.slice/postgresql.service, without '.' or '..'\n");
+	expect_errors("[rule a]\nsignal = process.rss\nprocess = x\nabove = 1\n"
+		      "process_cgroup = /\n",
+		      "t.ini:5: [rule a] process_cgroup: bad value '/': expected a cgroup below "
+		      "the root as /proc/PID/cgroup names it, like "
+		      "system.slice/postgresql.service, without '.' or '..'\n");
+}
+
+/* many_rules - a file of @n process rules (each different), as text. */
+static char *many_rules(size_t n)
+{
+	size_t cap = n * 96 + 64, used = 0, i;
+	char *t = malloc(cap);
+
+	assert_non_null(t);
+	t[0] = '\0';
+	for (i = 0; i < n; i++)
+		used += (size_t)snprintf(t + used, cap - used,
+					 "[rule r%zu]\nsignal = process.rss\nprocess = p%zu\n"
+					 "above = 1GiB\n",
+					 i, i % 1000);
+	return t;
+}
+
+/* A file holds at most RULES_RULES_MAX rules: the one beyond is reported
+ * once, at its header, and `trapd check` exits 2. */
+static void test_rules_limit(void **state)
+{
+	char *text = many_rules(RULES_RULES_MAX), *msgs, path[128], want[256];
+	struct rules *r = parse_text("t.ini", text, strlen(text), &msgs);
+	struct result res;
+
+	assert_non_null(r);
+	assert_int_equal(r->nrules, RULES_RULES_MAX);
+	rules__free(r);
+	free(msgs);
+	free(text);
+	text = many_rules(10000);
+	r = parse_text("t.ini", text, strlen(text), &msgs);
+	assert_null(r);
+	snprintf(want, sizeof(want),
+		 "t.ini:%d: too many rules (limit %d); split the rules between hosts or merge "
+		 "rules that watch the same thing\n",
+		 RULES_RULES_MAX * 4 + 1, RULES_RULES_MAX);
+	assert_string_equal(msgs, want);
+	free(msgs);
+	write_tmp(path, sizeof(path), "many.ini", text);
+	res = check("-c", path, NULL);
+	assert_int_equal(res.status, TRAPD_EXIT_USAGE);
+	assert_string_equal(res.out, "");
+	assert_non_null(strstr(res.err, "too many rules (limit 256)"));
+	result_free(&res);
+	unlink(path);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_process_pins),
+		cmocka_unit_test(test_rules_limit),
 		cmocka_unit_test(test_good_files),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_examples_load),

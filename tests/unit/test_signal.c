@@ -2,13 +2,18 @@
  * of the fixture trees (tests/data/sys), the kernel counters changed in
  * between, and the exact value checked, on pure v2, v1 (apart and
  * co-mounted) and hybrid layouts; the -EAGAIN, -ENOENT and -ENODATA cases
- * with their messages; PSI triggers; and a sanity read of the live host. */
+ * with their messages; PSI triggers; process names pinned by user, binary
+ * and cgroup against renamed impostors; one /proc scan per poll shared by
+ * every process-name rule (opendir counted); and a sanity read of the
+ * live host. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +23,27 @@
 #include "rules/signal.h"
 
 #define SEC 1000000000ll
+
+/* opendir, counted per directory: this binary's definition takes the
+ * place of libc's for every module linked in, so a test can tell how
+ * often /proc itself was listed. */
+static char opendir_watched[512];
+static int opendir_count;
+
+DIR *opendir(const char *name)
+{
+	int fd = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (opendir_watched[0] && !strcmp(name, opendir_watched))
+		opendir_count++;
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
 
 struct fix {
 	char root[256];
@@ -661,6 +687,162 @@ cleanup:
 	signal_source__free(rss);
 }
 
+/* add_proc - a fixture process @pid named @comm, run by @uid, of @rss_kb
+ * resident, whose exe link reads @exe and whose cgroup file is @cgroup
+ * (a "0::/PATH" line). */
+static void add_proc(struct fix *f, int pid, const char *comm, unsigned uid, unsigned rss_kb,
+		     const char *exe, const char *cgroup)
+{
+	char dir[512], path[1200];
+	FILE *fp;
+
+	snprintf(dir, sizeof(dir), "%s/%d", f->proc, pid);
+	snprintf(path, sizeof(path), "mkdir -p '%s/fd' '%s/ns'", dir, dir);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/comm", dir);
+	fp = fopen(path, "w");
+	fprintf(fp, "%s\n", comm);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/status", dir);
+	fp = fopen(path, "w");
+	fprintf(fp, "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nThreads:\t1\n", comm, uid,
+		uid, uid, uid, rss_kb);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/cgroup", dir);
+	fp = fopen(path, "w");
+	fprintf(fp, "%s\n", cgroup);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/exe", dir);
+	assert_int_equal(symlink(exe, path), 0);
+	snprintf(path, sizeof(path), "%s/ns/mnt", dir);
+	assert_int_equal(symlink("mnt:[4026531841]", path), 0);
+}
+
+/* pinned_fix - the real postgres (7001, uid 105, its binary, its service's
+ * cgroup, 100 MiB) and an impostor any user can start (7002, uid 65534,
+ * python renamed postgres, a session scope, 900 MiB: it would win the
+ * highest-value pick); both as seen from the v2 layout. */
+static void pinned_fix(struct fix *f, char *pg, size_t len)
+{
+	char py[400], cmd[1024], ns[400];
+
+	use(f, "v2");
+	snprintf(pg, len, "%s/bin/postgres", f->root);
+	snprintf(py, sizeof(py), "%s/bin/python3.11", f->root);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/bin' && echo pg > '%s' && echo py > '%s'", f->root,
+		 pg, py);
+	assert_int_equal(system(cmd), 0);
+	add_proc(f, 7001, "postgres", 105, 100 * 1024, pg,
+		 "0::/system.slice/postgresql.service");
+	add_proc(f, 7002, "postgres", 65534, 900 * 1024, py,
+		 "0::/user.slice/user-65534.slice/session-3.scope");
+	/* the fixture's self (4242) is in the same mount namespace */
+	snprintf(ns, sizeof(ns), "%s/4242/ns", f->proc);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && ln -sf 'mnt:[4026531841]' '%s/mnt'", ns, ns);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void expect_pid(struct fix *f, const struct rule *r, int ret, int64_t v, pid_t pid)
+{
+	struct signal_source *s = signal_source__new(r, &f->env);
+
+	assert_non_null(s);
+	expect(f, s, SEC, ret, v, NULL);
+	assert_int_equal(signal_source__pid(s), pid);
+	signal_source__free(s);
+}
+
+/* A user who renames a process after the rule's comm (prctl PR_SET_NAME
+ * needs no privilege) takes a rule that trusts the name alone; with any
+ * pin the rule sees only the real process. */
+static void test_process_pins(void **state)
+{
+	struct fix *f = *state;
+	char pg[400], link[600], cmd[1400];
+	struct rule r = rule(RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PROCESS, "postgres");
+
+	pinned_fix(f, pg, sizeof(pg));
+	expect_pid(f, &r, 0, 900 << 20, 7002); /* the name alone: the impostor */
+	r.pin.user = "postgres";
+	r.pin.uid = 105;
+	expect_pid(f, &r, 0, 100 << 20, 7001);
+	r.pin.user = NULL;
+	r.pin.exe = pg;
+	expect_pid(f, &r, 0, 100 << 20, 7001);
+	r.pin.exe = NULL;
+	r.pin.cgroup = "system.slice"; /* the cgroup or below */
+	expect_pid(f, &r, 0, 100 << 20, 7001);
+	r.pin.cgroup = "system.slice/postgresql.service";
+	expect_pid(f, &r, 0, 100 << 20, 7001);
+	r.pin.cgroup = "system.slice/postgresql.serv"; /* not a prefix of a name */
+	expect_pid(f, &r, -ENOENT, 0, 0);
+	/* every pin must hold */
+	r.pin.cgroup = "system.slice";
+	r.pin.uid = 65534;
+	r.pin.user = "nobody";
+	expect_pid(f, &r, -ENOENT, 0, 0);
+	r.pin.cgroup = NULL;
+	r.pin.exe = NULL;
+	expect_pid(f, &r, 0, 900 << 20, 7002);
+	/* a binary upgraded under the process reads "PATH (deleted)": taken
+	 * from our own mount namespace, not from another one */
+	r.pin.user = NULL;
+	r.pin.exe = pg;
+	snprintf(link, sizeof(link), "%s/7001/exe", f->proc);
+	snprintf(cmd, sizeof(cmd), "ln -sfn '%s (deleted)' '%s'", pg, link);
+	assert_int_equal(system(cmd), 0);
+	expect_pid(f, &r, 0, 100 << 20, 7001);
+	snprintf(cmd, sizeof(cmd), "ln -sfn 'mnt:[4026532999]' '%s/7001/ns/mnt'", f->proc);
+	assert_int_equal(system(cmd), 0);
+	expect_pid(f, &r, -ENOENT, 0, 0);
+	assert_non_null(strstr(f->err, "with its process_user, process_exe and process_cgroup"));
+}
+
+static void test_one_proc_scan_per_tick(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s[60];
+	struct rule r;
+	char pg[400];
+	int64_t v;
+	size_t i;
+
+	pinned_fix(f, pg, sizeof(pg));
+	for (i = 0; i < 60; i++) {
+		r = rule(i % 3 == 0 ? RULE_SIGNAL_PROC_RSS : RULE_SIGNAL_PROC_FDS,
+			 RULE_SCOPE_PROCESS, i % 2 ? "nginx" : "postgres");
+		if (i % 4 == 0) {
+			r.pin.user = "105";
+			r.pin.uid = 105;
+		}
+		s[i] = signal_source__new(&r, &f->env);
+		assert_non_null(s[i]);
+	}
+	snprintf(opendir_watched, sizeof(opendir_watched), "%s", f->proc);
+	opendir_count = 0;
+	assert_int_equal(signal_sources__scan(s, 60, f->proc, f->err, sizeof(f->err)), 0);
+	assert_int_equal(opendir_count, 1);
+	for (i = 0; i < 60; i++) {
+		f->err[0] = '\0';
+		assert_int_equal(signal_source__read(s[i], SEC, &v, f->err, sizeof(f->err)), 0);
+		if (i % 2)
+			assert_true(signal_source__pid(s[i]) == 4242 ||
+				    signal_source__pid(s[i]) == 4243);
+		else if (i % 4 == 0)
+			assert_int_equal(signal_source__pid(s[i]), 7001);
+		else if (i % 3 == 0)
+			assert_int_equal(signal_source__pid(s[i]), 7002); /* the most RSS */
+	}
+	assert_int_equal(opendir_count, 1); /* 60 rules, one listing of /proc */
+	/* the next read without a tick's scan lists /proc itself */
+	assert_int_equal(signal_source__read(s[0], 2 * SEC, &v, f->err, sizeof(f->err)), 0);
+	assert_int_equal(opendir_count, 2);
+	assert_int_equal(signal_source__pid(s[0]), 7001);
+	opendir_watched[0] = '\0';
+	for (i = 0; i < 60; i++)
+		signal_source__free(s[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +861,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_process_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trigger_fd_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trigger_fd_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_pins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_proc_scan_per_tick, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_host, setup, teardown),
 	};
 
