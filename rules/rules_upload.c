@@ -44,6 +44,8 @@ const struct rules_key rules_upload_keys[UK_NR] = {
 	[UK_AUTH_HEADER_ENV] = { "auth_header_env", KEY_ENV, U(auth_header_env), 0, 0, NULL },
 	[UK_CA_FILE] = { "ca_file", KEY_PATH, U(ca_file), 0, PATH_MAX_BYTES, NULL },
 	[UK_TLS_VERIFY] = { "tls_verify", KEY_BOOL, U(tls_verify), 0, 0, "true" },
+	[UK_ALLOW_INSECURE_CREDENTIALS] = { "allow_insecure_credentials", KEY_BOOL,
+					    U(allow_insecure_credentials), 0, 0, "false" },
 	[UK_CONNECT_TIMEOUT] = { "connect_timeout", KEY_DURATION, U(connect_timeout_ns), SEC,
 				 10 * MIN, "10s" },
 	[UK_STALL_TIMEOUT] = { "stall_timeout", KEY_DURATION, U(stall_timeout_ns), SEC, HOUR,
@@ -76,6 +78,7 @@ static const unsigned key_schemes[UK_NR] = {
 	[UK_AUTH_HEADER_ENV] = ONLY(RULES_UPLOAD_HTTP),
 	[UK_CA_FILE] = ANY_REMOTE,
 	[UK_TLS_VERIFY] = ANY_REMOTE,
+	[UK_ALLOW_INSECURE_CREDENTIALS] = ANY_REMOTE,
 	[UK_CONNECT_TIMEOUT] = ANY_REMOTE,
 	[UK_STALL_TIMEOUT] = ANY_REMOTE,
 	[UK_TIMEOUT] = ANY_REMOTE,
@@ -319,6 +322,56 @@ static void check_values(struct rules_parser *p)
 	}
 }
 
+/* credential_key - the first credential key set for @u's scheme (UK_NR:
+ * none): what would travel with every request. */
+static int credential_key(const struct rules_parser *p, enum rules_upload_scheme scheme)
+{
+	static const int keys[] = {
+		UK_AUTH_HEADER_FILE,	   UK_AUTH_HEADER_ENV,	     UK_SAS_TOKEN_FILE,
+		UK_SAS_TOKEN_ENV,	   UK_ACCESS_KEY_ID_FILE,    UK_ACCESS_KEY_ID_ENV,
+		UK_SECRET_ACCESS_KEY_FILE, UK_SECRET_ACCESS_KEY_ENV, UK_SESSION_TOKEN_FILE,
+		UK_SESSION_TOKEN_ENV,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (p->uline[keys[i]] && key_schemes[keys[i]] & ONLY(scheme))
+			return keys[i];
+	return UK_NR;
+}
+
+/* check_cleartext - credentials over plain http:// (the url, or the
+ * endpoint of s3 and azblob) can be read and replayed by anyone on the
+ * path: an error unless allow_insecure_credentials says the network is
+ * trusted (the daemon then warns at start, rules_upload__insecure). */
+static void check_cleartext(struct rules_parser *p)
+{
+	struct rules_upload *u = &p->r->upload;
+	int where = u->scheme == RULES_UPLOAD_HTTP ? UK_URL : UK_ENDPOINT;
+	int cred = credential_key(p, u->scheme);
+	char msg[MSG_MAX];
+
+	if (cred == UK_NR || u->allow_insecure_credentials || !rules_upload__insecure(u))
+		return;
+	snprintf(msg, sizeof(msg),
+		 "http:// would send the credentials (%s) in clear text to anyone on the path; "
+		 "use https://, or set allow_insecure_credentials = yes for a network you trust",
+		 rules_upload_keys[cred].name);
+	error_at(p, where, msg);
+}
+
+bool rules_upload__insecure(const struct rules_upload *u)
+{
+	const char *target = u->scheme == RULES_UPLOAD_HTTP ? u->url : u->endpoint;
+	bool creds = u->auth_header_file || u->auth_header_env || u->sas_token_file ||
+		     u->sas_token_env || u->scheme == RULES_UPLOAD_S3;
+
+	if (u->scheme != RULES_UPLOAD_HTTP && u->scheme != RULES_UPLOAD_S3 &&
+	    u->scheme != RULES_UPLOAD_AZBLOB)
+		return false;
+	return creds && target && !strncmp(target, "http://", 7);
+}
+
 void rules_upload__check(struct rules_parser *p)
 {
 	struct rules_upload *u = &p->r->upload;
@@ -350,6 +403,7 @@ void rules_upload__check(struct rules_parser *p)
 	}
 	check_scheme_keys(p);
 	check_values(p);
+	check_cleartext(p);
 }
 
 /* --- printing, comparing, freeing ----------------------------------------- */
@@ -370,6 +424,8 @@ void rules_upload__print(const struct rules_upload *u, FILE *out)
 			continue;
 		if (pointer && !*(char *const *)((const char *)u + key->off))
 			continue;
+		if (k == UK_ALLOW_INSECURE_CREDENTIALS && !u->allow_insecure_credentials)
+			continue; /* an exception, shown only where made */
 		rules_key__print(key, u, out);
 	}
 }
