@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trapd/atomic_file.h"
 #include "trapd/capture_file.h"
 #include "trapd/knames.h"
 #include "trapd/leafcaller.h"
@@ -266,6 +267,11 @@ int capture_sidecar_path(const char *path, char *out, size_t len)
 	const char *ext = ".pb.zst";
 	size_t el = strlen(ext);
 
+	if (atomic_file_is_stream(path)) {
+		if (len)
+			out[0] = '\0'; /* a stream has no file next to it */
+		return -ENOENT;
+	}
 	if (n > el && strcmp(path + n - el, ext) == 0)
 		n -= el;
 	if ((size_t)snprintf(out, len, "%.*s.json", (int)n, path) >= len)
@@ -273,27 +279,43 @@ int capture_sidecar_path(const char *path, char *out, size_t len)
 	return 0;
 }
 
+/* profile_bytes - the size of what was just renamed to @path (never
+ * following a link: it is our own regular file now). */
+static uint64_t profile_bytes(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
 int capture_write(const char *path, const struct profile *p, struct capture_info *info, char *err,
 		  size_t errlen)
 {
 	char sidecar[4200];
-	struct stat st;
 	int e;
 
+	/* the profile alone to a stream: its sidecar has nowhere to go */
+	if (atomic_file_is_stream(path))
+		return capture_file__write(path, p, err, errlen);
 	e = capture_sidecar_path(path, sidecar, sizeof(sidecar));
 	if (e) {
 		snprintf(err, errlen, "%s: name too long", path);
 		return e;
 	}
-	e = capture_file__write(path, p, err, errlen);
+	/* both names checked before either is written: a sidecar name
+	 * another user planted costs no profile */
+	e = atomic_file_check(path, err, errlen);
+	if (!e)
+		e = atomic_file_check(sidecar, err, errlen);
+	if (!e)
+		e = capture_file__write(path, p, err, errlen);
 	if (e)
 		return e;
-	info->profile_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+	info->profile_bytes = profile_bytes(path);
 	e = metadata_write(sidecar, info, path, err, errlen);
 	/* A profile without its sidecar is half a capture (a spool would
-	 * never send it): none at all, and the error, say more. Devices and
-	 * FIFOs were written in place and are left alone. */
-	if (e && !lstat(path, &st) && S_ISREG(st.st_mode))
+	 * never send it): none at all, and the error, say more. */
+	if (e && info->profile_bytes)
 		unlink(path);
 	return e;
 }

@@ -100,13 +100,16 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 /* capture_write - write @p to @path (.pb.zst) and the metadata sidecar
  * next to it (the same name with .json instead of .pb.zst), both or
  * neither: a profile whose sidecar could not be written (a full disk) is
- * removed. Sets info->profile_bytes. Returns 0 or a negative errno with
- * @err filled. */
+ * removed. Both go through atomic_file (never written through a link or
+ * FIFO at either name; both names checked before either is written).
+ * @path "-", "/dev/stdout" or a character device: the profile alone. Sets
+ * info->profile_bytes. Returns 0 or a negative errno with @err filled. */
 int capture_write(const char *path, const struct profile *p, struct capture_info *info, char *err,
 		  size_t errlen);
 
 /* capture_sidecar_path - "x.pb.zst" -> "x.json" (any other name gets
- * ".json" appended). Returns 0 or -ENAMETOOLONG. */
+ * ".json" appended). Returns 0, -ENAMETOOLONG, or -ENOENT for stdout
+ * ("-", "/dev/stdout") and character devices, which have no sidecar. */
 int capture_sidecar_path(const char *path, char *out, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "rules/cgroup_path.h"
 #include "rules/units.h"
+#include "trapd/atomic_file.h"
 #include "trapd/capture.h"
 #include "trapd/capture_loop.h"
 #include "trapd/commands.h"
@@ -56,7 +58,8 @@ static void usage(FILE *out)
 		"  -d, --duration DUR    window length (default 10s; for a command, until it\n"
 		"                        exits): 500ms, 30s, 2m\n"
 		"  -F, --frequency HZ    samples per second per CPU (default %d): 99, 999Hz\n"
-		"  -o, --output FILE     where to write (default trapd-TIME-TARGET.pb.zst)\n"
+		"  -o, --output FILE     where to write (default trapd-TIME-TARGET.pb.zst);\n"
+		"                        - or /dev/stdout: the profile alone to stdout\n"
 		"      --max-samples N   stop storing samples after N (counted as lost)\n"
 		"  -h, --help            this text\n\n"
 		"Examples:\n"
@@ -226,12 +229,31 @@ static void print_summary(const struct capture_cmd *c, const struct capture_info
 	uint64_t lost = sampler__samples_lost(&info->stats);
 	char sidecar[4200];
 
-	capture_sidecar_path(c->output, sidecar, sizeof(sidecar));
 	log_info("captured %" PRIu64 " samples in %.2fs at %" PRIu64 " Hz on %d CPUs (%s); "
 		 "%" PRIu64 " samples or stacks lost",
 		 info->samples_stored, (double)info->duration_ns / NSEC_PER_SEC, info->freq_hz,
 		 info->ncpus, info->end_reason, lost);
-	log_info("wrote %s (%" PRIu64 " bytes) and %s", c->output, info->profile_bytes, sidecar);
+	if (capture_sidecar_path(c->output, sidecar, sizeof(sidecar)))
+		log_info("wrote the profile to %s; no metadata sidecar for a stream", c->output);
+	else
+		log_info("wrote %s (%" PRIu64 " bytes) and %s", c->output, info->profile_bytes,
+			 sidecar);
+}
+
+/* check_output - refuse -o now rather than after the window: something
+ * not a regular file at FILE or its sidecar's name, or another user's
+ * entry in a sticky directory such as /tmp (atomic_file.h). */
+static int check_output(const struct capture_cmd *c)
+{
+	char sidecar[4200], err[PATH_MAX + 256];
+
+	if (atomic_file_check(c->output, err, sizeof(err)) ||
+	    (!capture_sidecar_path(c->output, sidecar, sizeof(sidecar)) &&
+	     atomic_file_check(sidecar, err, sizeof(err)))) {
+		log_error("%s", err);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static struct session *open_session(struct capture_cmd *c, int *ret)
@@ -268,6 +290,8 @@ static int run_capture(struct capture_cmd *c, struct session **sp, int *sigfd,
 		log_error("setting up signals: %s", strerror(errno));
 		return TRAPD_EXIT_FAILURE;
 	}
+	if (c->output && check_output(c))
+		return TRAPD_EXIT_USAGE;
 	*sp = open_session(c, &ret);
 	if (!*sp)
 		return ret;

@@ -3,13 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
-
-#include "trapd/mapped_file.h"
 
 #define STATUS_MAX (64u << 10) /* bytes of /proc/PID/status read */
 #define MAX_OVERLAP 64	       /* earlier symbols a lookup looks back at */
@@ -173,77 +174,192 @@ int perfmap__parse(const char *text, size_t len, struct perfmap *out)
 
 /* --- reading ------------------------------------------------------------- */
 
-/* namespaced_pid - @pid as the process sees itself: the last number of
- * the NSpid line of its status; @pid itself on kernels without it. */
-static int namespaced_pid(const char *proc_root, int pid)
+/* status_number - the @nth number (0: first) after "\n@key" in @buf;
+ * with @last, the last one of the line instead. -1 when none. */
+static long status_number(const char *buf, const char *key, int nth, bool last)
 {
-	char path[128], *buf, *line, *last;
-	ssize_t n;
+	const char *p = strstr(buf, key), *eol;
+	long v = -1;
+	char *end;
+	int i;
+
+	if (!p)
+		return -1;
+	p += strlen(key);
+	eol = strchr(p, '\n');
+	if (!eol)
+		eol = p + strlen(p);
+	for (i = 0; p < eol; i++) {
+		while (p < eol && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p == eol || *p < '0' || *p > '9')
+			break;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end > eol)
+			return -1;
+		if (i == nth && !last)
+			return v;
+		p = end;
+	}
+	return last ? v : -1;
+}
+
+int perfmap__parse_status(const char *buf, int pid, struct perfmap_owner *out)
+{
 	long v;
-	int fd, ns = pid;
+
+	out->nspid = pid;
+	out->ruid = out->euid = -1;
+	v = status_number(buf, "\nNSpid:", 0, true);
+	if (v > 0 && v <= 0x400000)
+		out->nspid = (int)v;
+	v = status_number(buf, "\nUid:", 0, false);
+	if (v >= 0 && v <= 0xfffffffe)
+		out->ruid = v;
+	v = status_number(buf, "\nUid:", 1, false);
+	if (v >= 0 && v <= 0xfffffffe)
+		out->euid = v;
+	return 0;
+}
+
+/* read_status - @pid's namespaced pid and user, from its status. */
+static int read_status(const char *proc_root, int pid, struct perfmap_owner *out)
+{
+	char path[128], *buf;
+	ssize_t n;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%d/status", proc_root, pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	buf = malloc(STATUS_MAX + 1);
-	n = buf ? read(fd, buf, STATUS_MAX) : -1;
+	buf = malloc(STATUS_MAX + 2);
+	n = buf ? read(fd, buf + 1, STATUS_MAX) : -1;
 	close(fd);
 	if (n < 0) {
 		free(buf);
 		return buf ? -errno : -ENOMEM;
 	}
-	buf[n] = '\0';
-	line = strstr(buf, "\nNSpid:");
-	if (line) {
-		line += 7;
-		line[strcspn(line, "\n")] = '\0';
-		last = strrchr(line, '\t');
-		if (!last)
-			last = strrchr(line, ' ');
-		v = last ? strtol(last + 1, NULL, 10) : 0;
-		if (v > 0 && v <= 0x400000)
-			ns = (int)v;
-	}
+	buf[0] = '\n'; /* every key, the first line's too, follows a newline */
+	buf[n + 1] = '\0';
+	perfmap__parse_status(buf, pid, out);
 	free(buf);
-	return ns;
+	return 0;
+}
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISLNK(m)    ? "a symbolic link (not followed)"
+	       : S_ISFIFO(m) ? "a FIFO, not a regular file"
+	       : S_ISCHR(m)  ? "a character device, not a regular file"
+	       : S_ISBLK(m)  ? "a block device, not a regular file"
+	       : S_ISDIR(m)  ? "a directory, not a regular file"
+	       : S_ISSOCK(m) ? "a socket, not a regular file"
+			     : "not a regular file";
+}
+
+/* refuse - the reason @st (of @path) is not a perf map trapd reads: not
+ * a regular file, or owned by neither the process's user nor root (what
+ * perf requires too: anyone else could have planted it). */
+static int refuse(const struct stat *st, const struct perfmap_owner *o, const char *path,
+		  char *why, size_t len)
+{
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, len, "%s: %s", path, file_kind(st->st_mode));
+		return S_ISLNK(st->st_mode) ? -ELOOP : -EPERM;
+	}
+	if (st->st_uid && (long)st->st_uid != o->ruid && (long)st->st_uid != o->euid) {
+		snprintf(why, len, "%s: owned by uid %u, not by the process's user (uid %ld) or root",
+			 path, (unsigned)st->st_uid, o->euid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* open_map - @path inside @pid's root, checked before anything reads it:
+ * opened O_PATH|O_NOFOLLOW (a FIFO or device is not opened, a link is not
+ * followed) and only then, if refuse() has nothing against it, again for
+ * reading. Returns the fd or a negative errno (@why says why). */
+static int open_map(const char *proc_root, int pid, const char *path,
+		    const struct perfmap_owner *o, char *why, size_t len)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char root[PATH_MAX], self[64];
+	struct stat st;
+	int rfd, pfd = -1, fd;
+
+	snprintf(root, sizeof(root), "%s/%d/root", proc_root, pid);
+	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd >= 0)
+		pfd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
+	fd = pfd < 0 ? -errno : 0;
+	if (!fd && fstat(pfd, &st))
+		fd = -errno;
+	if (!fd)
+		fd = refuse(&st, o, path, why, len);
+	if (!fd) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0 && !why[0] && fd != -ENOENT)
+		snprintf(why, len, "%s: %s", path, strerror(-fd));
+	if (pfd >= 0)
+		close(pfd);
+	if (rfd >= 0)
+		close(rfd);
+	return fd;
+}
+
+/* read_text - what @fd holds now, at most PERFMAP_MAX_FILE bytes; a
+ * runtime appending meanwhile waits for the next read. */
+static int read_text(int fd, char **text, size_t *len, bool *cut)
+{
+	struct stat st;
+	size_t cap;
+	ssize_t n = 1;
+
+	*len = 0;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	cap = st.st_size > PERFMAP_MAX_FILE ? PERFMAP_MAX_FILE : (size_t)st.st_size;
+	*cut = (size_t)st.st_size > cap;
+	*text = malloc(cap + 1);
+	if (!*text)
+		return -ENOMEM;
+	while (*len < cap && (n = read(fd, *text + *len, cap - *len)) > 0)
+		*len += (size_t)n;
+	return n < 0 ? -errno : 0;
 }
 
 int perfmap__read(const char *proc_root, int pid, struct perfmap *out)
 {
-	char path[64], *text;
-	struct stat st;
-	size_t len = 0, cap;
-	ssize_t n = 1;
-	int fd, ns, err;
+	struct perfmap_owner o;
+	char path[64], why[sizeof(out->error)] = "", *text = NULL;
+	size_t len;
+	bool cut = false;
+	int fd, err;
 
 	memset(out, 0, sizeof(*out));
-	ns = namespaced_pid(proc_root, pid);
-	if (ns < 0)
-		return ns;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", ns);
-	fd = mapped_file_open_in_root(proc_root, pid, path);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		close(fd);
+	err = read_status(proc_root, pid, &o);
+	if (err)
 		return err;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", o.nspid);
+	fd = open_map(proc_root, pid, path, &o, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(out->error, sizeof(out->error), "%s", why);
+		return fd;
 	}
-	/* what is there now; a runtime appending meanwhile waits for the next read */
-	cap = st.st_size > PERFMAP_MAX_FILE ? PERFMAP_MAX_FILE : (size_t)st.st_size;
-	text = malloc(cap + 1);
-	if (!text) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (len < cap && (n = read(fd, text + len, cap - len)) > 0)
-		len += (size_t)n;
-	err = n < 0 ? -errno : 0;
+	err = read_text(fd, &text, &len, &cut);
 	close(fd);
 	if (!err)
 		err = perfmap__parse(text, len, out);
-	if (!err && (size_t)st.st_size > cap)
+	if (!err && cut)
 		out->truncated = true;
 	free(text);
 	return err;

@@ -8,12 +8,15 @@
  * again at an address, so of overlapping entries the later line wins
  * (among the 64 that start nearest below the address).
  *
- * The file is untrusted input written by the target: it is read through
- * the target's own root (a symbolic link it planted cannot reach the
- * host's files) with the pid as the target sees it (its innermost
- * namespaced pid), only up to PERFMAP_MAX_FILE bytes and PERFMAP_MAX_ENTRIES
- * symbols, and a runtime may still be appending to it: a last line
- * without its newline is left for the next read, never half parsed.
+ * The file is untrusted input written by the target, and any local user
+ * can create /tmp/perf-PID.map before the process does. It is read only
+ * as perf reads it: a regular file (not a symbolic link, which is never
+ * followed; a FIFO or device is never opened), owned by the process's
+ * user (real or effective uid) or root; found inside the target's own
+ * root with the pid as the target sees it (its innermost namespaced pid).
+ * At most PERFMAP_MAX_FILE bytes and PERFMAP_MAX_ENTRIES symbols are
+ * read, and a runtime may still be appending to it: a last line without
+ * its newline is left for the next read, never half parsed.
  */
 #ifndef TRAPD_PERFMAP_H
 #define TRAPD_PERFMAP_H
@@ -39,6 +42,13 @@ struct perfmap {
 	char *names;
 	size_t nbad;	/* lines that did not parse */
 	bool truncated; /* a cap was hit */
+	char error[160]; /* why perfmap__read refused a file ("" otherwise) */
+};
+
+/* What /proc/PID/status says about a process's perf map. */
+struct perfmap_owner {
+	int nspid;	 /* the pid it sees itself as */
+	long ruid, euid; /* -1: not known (only root's files are then read) */
 };
 
 /* perfmap__parse - the complete lines of @text[0..len) into @out (which
@@ -48,8 +58,16 @@ int perfmap__parse(const char *text, size_t len, struct perfmap *out);
 
 /* perfmap__read - the perf map of process @pid (with /proc at
  * @proc_root): /tmp/perf-NSPID.map inside its root. Returns 0, -ENOENT
- * when it writes none, or another negative errno. */
+ * when it writes none, -ELOOP for a symbolic link, -EPERM for a file
+ * that is not regular or belongs to another user, or another negative
+ * errno; out->error then says what was refused, in words (an empty @out
+ * otherwise). */
 int perfmap__read(const char *proc_root, int pid, struct perfmap *out);
+
+/* perfmap__parse_status - the NSpid and Uid lines of the NUL-terminated
+ * status text @buf (which starts with a newline) of @pid into @out;
+ * what is missing or malformed stays unknown (@pid, -1). Returns 0. */
+int perfmap__parse_status(const char *buf, int pid, struct perfmap_owner *out);
 
 /* perfmap__lookup - the name of the symbol holding @addr, or NULL. */
 const char *perfmap__lookup(const struct perfmap *m, uint64_t addr);

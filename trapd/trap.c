@@ -203,19 +203,22 @@ int trap__fire(struct trap *t, const struct trap_fire *f, const struct rules_glo
 	return 0;
 }
 
+/* spool_path - where the capture goes: the spool names it (spool.h; it
+ * also creates and checks the directory). A refused directory is logged
+ * here with the spool's own words, which say what to fix. */
 static int spool_path(const struct trap *t, const struct rules *r, char *path, size_t len)
 {
-	char when[32], what[RULE_NAME_MAX];
-	time_t secs = (time_t)(t->started_real / NSEC_PER_SEC);
-	struct tm tm;
+	const char *dir = r->global.spool_dir;
+	char name[NAME_MAX + 1], err[PATH_MAX + 200];
+	int e;
 
-	if (mkdir(r->global.spool_dir, 0750) && errno != EEXIST)
-		return -errno;
-	gmtime_r(&secs, &tm);
-	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(what, sizeof(what), "%s", t->ntriggers ? t->triggers[0].rule : "manual");
-	if (snprintf(path, len, "%s/%s-%s-%.8s.pb.zst", r->global.spool_dir, when, what, t->id) >=
-	    (int)len)
+	e = spool_next_name(dir, t->started_real, t->ntriggers ? t->triggers[0].rule : "manual",
+			    t->id, name, sizeof(name), err, sizeof(err));
+	if (e) {
+		log_error("%s", err);
+		return e;
+	}
+	if (snprintf(path, len, "%s/%s", dir, name) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
 }

@@ -6,16 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool spool_date(const char *name, char *ymd)
-{
-	size_t i;
-
-	for (i = 0; i < 8; i++)
-		if (!isdigit((unsigned char)name[i]))
-			return false;
-	memcpy(ymd, name, 8);
-	return name[8] == 'T';
-}
+#include "upload/spool.h"
 
 int upload_object_key(const char *host, const char *spool_name, const char *sha256,
 		      const char *suffix, char *out, size_t len)
@@ -23,7 +14,7 @@ int upload_object_key(const char *host, const char *spool_name, const char *sha2
 	char ymd[8], safe_host[256];
 	size_t i;
 
-	if (!spool_date(spool_name, ymd))
+	if (!spool_name_date(spool_name, ymd)) /* the spool owns its names */
 		return -EINVAL;
 	snprintf(safe_host, sizeof(safe_host), "%s", *host ? host : "unknown");
 	for (i = 0; safe_host[i]; i++)

@@ -1,4 +1,10 @@
-/* spool.c - the spool directory's usage and bounds. */
+/* spool.c - the spool directory: trusted only when nobody else can write
+ * it, its names and their order, its usage and bounds (spool.h).
+ *
+ * Everything below works on a descriptor spool_dir_open checked, with
+ * *at() calls and O_NOFOLLOW, so a path is resolved once and no entry is
+ * ever followed to somewhere else.
+ */
 #include "upload/spool.h"
 
 #include <dirent.h>
@@ -9,30 +15,164 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CAPTURE_SUFFIX ".pb.zst"
 #define SIDECAR_SUFFIX ".json"
 #define MARKER_SUFFIX ".failed"
-#define TEMP_INFIX ".tmp." /* atomic_file's NAME.tmp.PID */
+#define TEMP_INFIX ".tmp." /* atomic_file's NAME.tmp.PID[.RANDOM] */
+#define SEQ_FILE ".sequence" /* the last sequence given out */
 
 struct entry {
 	char *name;	/* NAME.pb.zst */
 	uint64_t bytes; /* the capture and its sidecar */
+	uint64_t seq;
+	bool has_seq;
 };
 
 struct listing {
 	struct entry *e;
 	size_t n, cap;
 	uint64_t bytes; /* every regular file */
+	struct spool_skipped skipped;
 };
+
+/* --- the directory ------------------------------------------------------- */
+
+/* unsafe - why the directory behind @st cannot be trusted, or NULL. */
+static const char *unsafe(const struct stat *st, char *why, size_t len)
+{
+	uid_t me = geteuid();
+	const char *fix = me ? "make it 0750 and owned by trapd's user" : "make it 0750 root-owned";
+
+	if (st->st_uid != me)
+		snprintf(why, len, "owned by uid %u, not by uid %u (trapd); %s", (unsigned)st->st_uid,
+			 (unsigned)me, fix);
+	else if (st->st_mode & S_IWOTH)
+		snprintf(why, len, "writable by others (mode %04o); %s",
+			 (unsigned)(st->st_mode & 07777), fix);
+	else if (st->st_mode & S_IWGRP)
+		snprintf(why, len, "writable by its group (mode %04o); %s",
+			 (unsigned)(st->st_mode & 07777), fix);
+	else
+		return NULL;
+	return why;
+}
+
+int spool_dir_open(const char *dir, bool create, char *err, size_t errlen)
+{
+	char why[160];
+	struct stat st;
+	int fd, e;
+
+	if (create && mkdir(dir, 0750) && errno != EEXIST) {
+		e = -errno;
+		snprintf(err, errlen, "spool_dir %s: cannot create it: %s", dir, strerror(-e));
+		return e;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, errlen, "spool_dir %s: %s", dir,
+			 e == -ELOOP ? "a symbolic link; name the directory itself" : strerror(-e));
+		return e;
+	}
+	if (fstat(fd, &st)) {
+		e = -errno;
+		snprintf(err, errlen, "spool_dir %s: %s", dir, strerror(-e));
+		close(fd);
+		return e;
+	}
+	if (unsafe(&st, why, sizeof(why))) {
+		snprintf(err, errlen, "spool_dir %s: %s", dir, why);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* open_dir - spool_dir_open without create; @err may be NULL. */
+static int open_dir(const char *dir, char *err, size_t errlen)
+{
+	char scratch[8];
+
+	return err ? spool_dir_open(dir, false, err, errlen)
+		   : spool_dir_open(dir, false, scratch, sizeof(scratch));
+}
+
+/* open_stream - a readdir stream of its own over @dfd. */
+static DIR *open_stream(int dfd)
+{
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	else
+		rewinddir(d);
+	return d;
+}
+
+/* --- names --------------------------------------------------------------- */
+
+static bool all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* old_date - @s starts "YYYYMMDDT": the time part of any spool name. */
+static bool old_date(const char *s)
+{
+	return strnlen(s, 9) == 9 && all_digits(s, 8) && s[8] == 'T';
+}
+
+bool spool_name_seq(const char *name, uint64_t *seq)
+{
+	size_t n = strspn(name, "0123456789");
+	uint64_t v = 0;
+	size_t i;
+
+	if (!n || n > 19 || name[n] != '-' || !old_date(name + n + 1))
+		return false;
+	for (i = 0; i < n; i++)
+		v = v * 10 + (uint64_t)(name[i] - '0');
+	*seq = v;
+	return true;
+}
+
+bool spool_name_date(const char *name, char ymd[8])
+{
+	uint64_t seq;
+
+	if (spool_name_seq(name, &seq))
+		name = strchr(name, '-') + 1;
+	if (!old_date(name))
+		return false;
+	memcpy(ymd, name, 8);
+	return true;
+}
+
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t nl = strlen(name), sl = strlen(suffix);
+
+	return nl > sl && !strcmp(name + nl - sl, suffix);
+}
 
 static bool is_capture(const char *name)
 {
-	size_t nl = strlen(name), sl = strlen(CAPTURE_SUFFIX);
-
-	return name[0] != '.' && nl > sl && !strcmp(name + nl - sl, CAPTURE_SUFFIX);
+	return name[0] != '.' && has_suffix(name, CAPTURE_SUFFIX);
 }
 
 /* companion - NAME.pb.zst -> NAME@suffix (".json", ".failed"). */
@@ -52,18 +192,132 @@ static int sidecar_of(const char *name, char *out, size_t len)
 	return companion(name, SIDECAR_SUFFIX, out, len);
 }
 
-static uint64_t file_bytes(int dfd, const char *name)
+/* highest_seq - the highest sequence any entry of @dfd starts with. */
+static int highest_seq(int dfd, uint64_t *out)
+{
+	struct dirent *de;
+	size_t seen = 0;
+	uint64_t seq;
+	DIR *d = open_stream(dfd);
+
+	*out = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && seen++ < SPOOL_SCAN_MAX)
+		if (spool_name_seq(de->d_name, &seq) && seq > *out)
+			*out = seq;
+	closedir(d);
+	return 0;
+}
+
+/* last_issued - the sequence SEQ_FILE remembers (0: none, or unreadable).
+ * It covers what the directory cannot show: a name given out whose
+ * capture is still being written, and captures already sent. */
+static uint64_t last_issued(int dfd)
+{
+	char buf[32];
+	struct stat st;
+	uint64_t v = 0;
+	ssize_t n = -1;
+	char *end;
+	int fd;
+
+	fd = openat(dfd, SEQ_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+		n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	return errno || end == buf || (*end && *end != '\n') ? 0 : v;
+}
+
+static int write_small(int dfd, const char *name, const char *text);
+
+/* issue_seq - the next sequence of @dfd, remembered in SEQ_FILE. */
+static int issue_seq(int dfd, uint64_t *out)
+{
+	char text[32];
+	uint64_t seen, kept;
+	int e;
+
+	e = highest_seq(dfd, &seen);
+	if (e)
+		return e;
+	kept = last_issued(dfd);
+	*out = (seen > kept ? seen : kept) + 1;
+	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)*out);
+	return write_small(dfd, SEQ_FILE, text);
+}
+
+int spool_next_name(const char *dir, int64_t real_ns, const char *what, const char *id, char *out,
+		    size_t len, char *err, size_t errlen)
+{
+	char when[32], safe[64];
+	time_t secs = (time_t)(real_ns / 1000000000ll);
+	uint64_t seq;
+	struct tm tm;
+	size_t i;
+	int dfd, e;
+
+	dfd = spool_dir_open(dir, true, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	e = issue_seq(dfd, &seq);
+	close(dfd);
+	if (e) {
+		snprintf(err, errlen, "spool_dir %s: numbering a capture: %s", dir, strerror(-e));
+		return e;
+	}
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(safe, sizeof(safe), "%s", what && *what ? what : "manual");
+	for (i = 0; safe[i]; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-",
+			    safe[i]))
+			safe[i] = '_';
+	if (snprintf(out, len, "%0*llu-%s-%s-%.8s" CAPTURE_SUFFIX, SPOOL_SEQ_DIGITS,
+		     (unsigned long long)seq, when, safe, id) >= (int)len) {
+		snprintf(err, errlen, "spool_dir %s: capture name too long", dir);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* --- listing ------------------------------------------------------------- */
+
+/* regular_bytes - the size of @name in @dfd, or -1 when it is not a
+ * regular file (or not there). Never follows a link. */
+static int64_t regular_bytes(int dfd, const char *name)
 {
 	struct stat st;
 
-	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)
-		       ? 0
-		       : (uint64_t)st.st_size;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return -1;
+	return (int64_t)st.st_size;
 }
 
-static int add_entry(struct listing *l, int dfd, const char *name)
+static uint64_t file_bytes(int dfd, const char *name)
+{
+	int64_t n = regular_bytes(dfd, name);
+
+	return n < 0 ? 0 : (uint64_t)n;
+}
+
+static void note_skipped(struct spool_skipped *s, const char *name)
+{
+	if (!s->n++ || strcmp(name, s->first) < 0)
+		snprintf(s->first, sizeof(s->first), "%s", name);
+}
+
+static int add_entry(struct listing *l, int dfd, const char *name, uint64_t bytes)
 {
 	char sidecar[NAME_MAX + 1];
+	struct entry *en;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
@@ -74,12 +328,14 @@ static int add_entry(struct listing *l, int dfd, const char *name)
 		l->e = e;
 		l->cap = cap;
 	}
-	l->e[l->n].name = strdup(name);
-	if (!l->e[l->n].name)
+	en = &l->e[l->n];
+	en->name = strdup(name);
+	if (!en->name)
 		return -ENOMEM;
-	l->e[l->n].bytes = file_bytes(dfd, name);
+	en->bytes = bytes;
 	if (!sidecar_of(name, sidecar, sizeof(sidecar)))
-		l->e[l->n].bytes += file_bytes(dfd, sidecar);
+		en->bytes += file_bytes(dfd, sidecar);
+	en->has_seq = spool_name_seq(name, &en->seq);
 	l->n++;
 	return 0;
 }
@@ -93,44 +349,63 @@ static void free_listing(struct listing *l)
 	free(l->e);
 }
 
-static int by_name(const void *a, const void *b)
+/* oldest_first - names of earlier versions (no sequence) by name, then
+ * sequenced names by sequence. */
+static int oldest_first(const void *pa, const void *pb)
 {
-	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+	const struct entry *a = pa, *b = pb;
+
+	if (a->has_seq != b->has_seq)
+		return a->has_seq ? 1 : -1;
+	if (a->has_seq && a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return strcmp(a->name, b->name);
 }
 
-/* list - every capture of @d, oldest first, and the bytes of all files. */
-static int list(DIR *d, struct listing *l)
+/* list - every capture of @dfd, oldest first, and the bytes of all files. */
+static int list(int dfd, struct listing *l)
 {
 	struct dirent *de;
 	size_t seen = 0;
+	int64_t bytes;
 	int e = 0;
+	DIR *d = open_stream(dfd);
 
+	if (!d)
+		return -errno;
 	while (!e && (de = readdir(d)) && seen++ < SPOOL_SCAN_MAX) {
 		if (de->d_name[0] == '.')
 			continue;
-		l->bytes += file_bytes(dirfd(d), de->d_name);
-		if (is_capture(de->d_name))
-			e = add_entry(l, dirfd(d), de->d_name);
+		bytes = regular_bytes(dfd, de->d_name);
+		if (bytes >= 0)
+			l->bytes += (uint64_t)bytes;
+		if (!is_capture(de->d_name))
+			continue;
+		if (bytes < 0)
+			note_skipped(&l->skipped, de->d_name);
+		else
+			e = add_entry(l, dfd, de->d_name, (uint64_t)bytes);
 	}
+	closedir(d);
 	if (!e && l->n)
-		qsort(l->e, l->n, sizeof(*l->e), by_name);
+		qsort(l->e, l->n, sizeof(*l->e), oldest_first);
 	return e;
 }
 
 int spool_usage(const char *dir, struct spool_usage *out)
 {
 	struct listing l = { 0 };
-	DIR *d = opendir(dir);
-	int e;
+	int dfd, e;
 
 	memset(out, 0, sizeof(*out));
-	if (!d)
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
 		return -errno;
-	e = list(d, &l);
+	e = list(dfd, &l);
 	out->captures = l.n;
 	out->bytes = l.bytes;
 	free_listing(&l);
-	closedir(d);
+	close(dfd);
 	return e;
 }
 
@@ -148,32 +423,26 @@ static int remove_capture(int dfd, const char *name)
 	return 0;
 }
 
-static int drop(DIR *d, const struct entry *en)
-{
-	return remove_capture(dirfd(d), en->name);
-}
-
 int spool_enforce(const char *dir, uint64_t max_bytes, uint64_t max_files, const char *keep,
 		  spool_drop_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct listing l = { 0 };
 	uint64_t files, bytes;
-	int e, dropped = 0;
+	int dfd, e, dropped = 0;
 	size_t i;
-	DIR *d = opendir(dir);
 
-	if (!d) {
-		e = -errno;
-		snprintf(err, errlen, "spool %s: %s", dir, strerror(-e));
-		return e;
-	}
-	e = list(d, &l);
+	dfd = open_dir(dir, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	e = list(dfd, &l);
+	if (e && e != -ENOMEM)
+		snprintf(err, errlen, "spool %s: listing it: %s", dir, strerror(-e));
 	files = l.n;
 	bytes = l.bytes;
 	for (i = 0; !e && i < l.n && (files > max_files || bytes > max_bytes); i++) {
 		if (keep && !strcmp(l.e[i].name, keep))
 			continue;
-		e = drop(d, &l.e[i]);
+		e = remove_capture(dfd, l.e[i].name);
 		if (e) {
 			snprintf(err, errlen, "spool %s: dropping %s: %s", dir, l.e[i].name,
 				 strerror(-e));
@@ -188,7 +457,7 @@ int spool_enforce(const char *dir, uint64_t max_bytes, uint64_t max_files, const
 	if (e == -ENOMEM)
 		snprintf(err, errlen, "spool %s: out of memory", dir);
 	free_listing(&l);
-	closedir(d);
+	close(dfd);
 	return e ? e : dropped;
 }
 
@@ -196,60 +465,108 @@ int spool_enforce(const char *dir, uint64_t max_bytes, uint64_t max_files, const
 
 static bool exists_at(int dfd, const char *name)
 {
-	struct stat st;
+	return regular_bytes(dfd, name) >= 0;
+}
 
-	return !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+static int to_items(int dfd, const struct listing *l, struct spool_item **out)
+{
+	char other[NAME_MAX + 1];
+	struct spool_item *it;
+	size_t i;
+
+	*out = NULL;
+	if (!l->n)
+		return 0;
+	it = calloc(l->n, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++) {
+		snprintf(it[i].name, sizeof(it[i].name), "%s", l->e[i].name);
+		it[i].bytes = file_bytes(dfd, l->e[i].name);
+		it[i].sidecar = !companion(l->e[i].name, SIDECAR_SUFFIX, other, sizeof(other)) &&
+				exists_at(dfd, other);
+		it[i].failed = !companion(l->e[i].name, MARKER_SUFFIX, other, sizeof(other)) &&
+			       exists_at(dfd, other);
+	}
+	*out = it;
+	return 0;
 }
 
 int spool_list(const char *dir, struct spool_item **items, size_t *n)
 {
+	return spool_list_skipping(dir, items, n, NULL);
+}
+
+int spool_list_skipping(const char *dir, struct spool_item **items, size_t *n,
+			struct spool_skipped *skipped)
+{
 	struct listing l = { 0 };
-	struct spool_item *it = NULL;
-	char other[NAME_MAX + 1];
-	DIR *d = opendir(dir);
-	size_t i;
-	int e;
+	int dfd, e;
 
 	*items = NULL;
 	*n = 0;
-	if (!d)
-		return -errno;
-	e = list(d, &l);
-	if (!e && l.n && !(it = calloc(l.n, sizeof(*it))))
-		e = -ENOMEM;
-	for (i = 0; !e && i < l.n; i++) {
-		snprintf(it[i].name, sizeof(it[i].name), "%s", l.e[i].name);
-		it[i].bytes = file_bytes(dirfd(d), l.e[i].name);
-		it[i].sidecar = !companion(l.e[i].name, SIDECAR_SUFFIX, other, sizeof(other)) &&
-				exists_at(dirfd(d), other);
-		it[i].failed = !companion(l.e[i].name, MARKER_SUFFIX, other, sizeof(other)) &&
-			       exists_at(dirfd(d), other);
-	}
-	if (!e) {
-		*items = it;
+	if (skipped)
+		memset(skipped, 0, sizeof(*skipped));
+	dfd = open_dir(dir, NULL, 0);
+	if (dfd < 0)
+		return dfd;
+	e = list(dfd, &l);
+	if (!e)
+		e = to_items(dfd, &l, items);
+	if (!e)
 		*n = l.n;
-		it = NULL;
-	}
-	free(it);
+	if (skipped)
+		*skipped = l.skipped;
 	free_listing(&l);
-	closedir(d);
+	close(dfd);
 	return e;
 }
 
-/* write_small - @text as the whole of @dir/@name, through a temporary
- * renamed into place (a marker or recovered sidecar is never half there). */
-static int write_small(const char *dir, const char *name, const char *text)
+int spool_open_file(const char *dir, const char *name, uint64_t *size)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	int dfd, fd, e = 0;
+
+	if (!*name || strchr(name, '/'))
+		return -EINVAL;
+	dfd = open_dir(dir, NULL, 0);
+	if (dfd < 0)
+		return dfd;
+	/* O_NONBLOCK: a FIFO opens at once (and is refused below) instead of
+	 * waiting for a writer; it changes nothing for a regular file */
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		e = -errno;
+	else if (fstat(fd, &st))
+		e = -errno;
+	else if (!S_ISREG(st.st_mode))
+		e = -EINVAL;
+	close(dfd);
+	if (e) {
+		if (fd >= 0)
+			close(fd);
+		return e;
+	}
+	*size = (uint64_t)st.st_size;
+	return fd;
+}
+
+/* write_small - @text as the whole of @name in @dfd, through a temporary
+ * renamed into place (a marker or recovered sidecar is never half there). */
+static int write_small(int dfd, const char *name, const char *text)
+{
+	char tmp[NAME_MAX + 1];
 	size_t len = strlen(text);
+	uint32_t r = 0;
 	ssize_t w;
 	int fd, e = 0;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s%s%ld", path, TEMP_INFIX, (long)getpid()) >=
-		    (int)sizeof(tmp))
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint32_t)time(NULL);
+	if (snprintf(tmp, sizeof(tmp), "%s" TEMP_INFIX "%ld.%08x", name, (long)getpid(), r) >=
+	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return -errno;
 	w = write(fd, text, len);
@@ -257,10 +574,10 @@ static int write_small(const char *dir, const char *name, const char *text)
 		e = w >= 0 && (size_t)w != len ? -ENOSPC : -errno;
 	if (close(fd) && !e)
 		e = -errno;
-	if (!e && rename(tmp, path))
+	if (!e && renameat(dfd, tmp, dfd, name))
 		e = -errno;
 	if (e)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	return e;
 }
 
@@ -268,6 +585,7 @@ int spool_mark_failed(const char *dir, const char *name, const char *reason)
 {
 	char marker[NAME_MAX + 1], line[1024];
 	size_t i;
+	int dfd, e;
 
 	if (!is_capture(name) || strchr(name, '/') ||
 	    companion(name, MARKER_SUFFIX, marker, sizeof(marker)))
@@ -276,21 +594,26 @@ int spool_mark_failed(const char *dir, const char *name, const char *reason)
 	for (i = 0; line[i + 1]; i++) /* one line */
 		if (line[i] == '\n' || line[i] == '\r')
 			line[i] = ' ';
-	return write_small(dir, marker, line);
+	dfd = open_dir(dir, NULL, 0);
+	if (dfd < 0)
+		return dfd;
+	e = write_small(dfd, marker, line);
+	close(dfd);
+	return e;
 }
 
 int spool_read_failed(const char *dir, const char *name, char *buf, size_t len)
 {
-	char marker[NAME_MAX + 1], path[PATH_MAX];
+	char marker[NAME_MAX + 1];
+	uint64_t size;
 	ssize_t n;
 	int fd;
 
-	if (!len || companion(name, MARKER_SUFFIX, marker, sizeof(marker)) ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, marker) >= (int)sizeof(path))
+	if (!len || !is_capture(name) || companion(name, MARKER_SUFFIX, marker, sizeof(marker)))
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = spool_open_file(dir, marker, &size);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n < 0)
@@ -303,22 +626,25 @@ int spool_read_failed(const char *dir, const char *name, char *buf, size_t len)
 int spool_clear_failed(const char *dir, const char *name)
 {
 	struct spool_item *items = NULL;
-	char marker[NAME_MAX + 1], path[PATH_MAX];
+	char marker[NAME_MAX + 1];
 	size_t n = 0, i;
-	int e, cleared = 0;
+	int dfd, e, cleared = 0;
 
+	dfd = open_dir(dir, NULL, 0);
+	if (dfd < 0)
+		return dfd;
 	e = spool_list(dir, &items, &n);
 	for (i = 0; !e && i < n; i++) {
 		if (!items[i].failed || (name && strcmp(items[i].name, name)))
 			continue;
 		companion(items[i].name, MARKER_SUFFIX, marker, sizeof(marker));
-		snprintf(path, sizeof(path), "%s/%s", dir, marker);
-		if (unlink(path) && errno != ENOENT)
+		if (unlinkat(dfd, marker, 0) && errno != ENOENT)
 			e = -errno;
 		else
 			cleared++;
 	}
 	free(items);
+	close(dfd);
 	return e ? e : cleared;
 }
 
@@ -328,9 +654,9 @@ int spool_remove(const char *dir, const char *name)
 
 	if (!is_capture(name) || strchr(name, '/'))
 		return -EINVAL;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir(dir, NULL, 0);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	e = remove_capture(dfd, name);
 	if (!e && fsync(dfd))
 		e = -errno;
@@ -340,8 +666,8 @@ int spool_remove(const char *dir, const char *name)
 
 /* --- recovery ------------------------------------------------------------ */
 
-/* stale_temporary - NAME.tmp.PID of a process that is gone (or of an
- * earlier life of ours: a pid is reused across restarts). */
+/* stale_temporary - NAME.tmp.PID[.RANDOM] of a process that is gone (or
+ * of an earlier life of ours: a pid is reused across restarts). */
 static bool stale_temporary(const char *name)
 {
 	const char *t = strstr(name, TEMP_INFIX), *digits;
@@ -355,7 +681,11 @@ static bool stale_temporary(const char *name)
 	digits = t + strlen(TEMP_INFIX);
 	errno = 0;
 	pid = strtol(digits, &end, 10);
-	if (end == digits || *end || errno || pid <= 0)
+	if (end == digits || errno || pid <= 0)
+		return false;
+	if (*end == '.' && end[1] && strspn(end + 1, "0123456789abcdef") == strlen(end + 1))
+		end += strlen(end);
+	if (*end)
 		return false;
 	return pid == (long)getpid() || (kill((pid_t)pid, 0) && errno == ESRCH);
 }
@@ -375,9 +705,10 @@ static bool profile_of(const char *name, char *out, size_t len)
 	return false;
 }
 
-static int recover_entry(const char *dir, int dfd, const char *name, struct spool_recovery *r)
+static int recover_entry(int dfd, const char *name, struct spool_recovery *r)
 {
 	char other[NAME_MAX + 1], text[NAME_MAX + 160];
+	int64_t bytes;
 	int e;
 
 	if (stale_temporary(name)) {
@@ -385,20 +716,28 @@ static int recover_entry(const char *dir, int dfd, const char *name, struct spoo
 			r->temporaries++;
 		return 0;
 	}
+	/* unlinkat removes a link or a FIFO itself, never what it names */
 	if (profile_of(name, other, sizeof(other)) && !exists_at(dfd, other)) {
 		if (!unlinkat(dfd, name, 0))
 			r->leftovers++;
 		return 0;
 	}
-	if (!is_capture(name) || sidecar_of(name, other, sizeof(other)) || exists_at(dfd, other))
+	if (!is_capture(name))
+		return 0;
+	bytes = regular_bytes(dfd, name);
+	if (bytes < 0) {
+		note_skipped(&r->skipped, name);
+		return 0;
+	}
+	if (sidecar_of(name, other, sizeof(other)) || exists_at(dfd, other))
 		return 0;
 	/* Spool names are [A-Za-z0-9_.-]: nothing in them needs escaping. */
 	snprintf(text, sizeof(text),
 		 "{\n  \"format\": \"trapd-capture/1\",\n  \"recovered\": true,\n"
 		 "  \"profile\": {\n    \"file\": \"%s\",\n    \"format\": \"pprof+zstd\",\n"
 		 "    \"bytes\": %llu\n  }\n}\n",
-		 name, (unsigned long long)file_bytes(dfd, name));
-	e = write_small(dir, other, text);
+		 name, (unsigned long long)bytes);
+	e = write_small(dfd, other, text);
 	if (!e)
 		r->sidecars++;
 	return e;
@@ -408,25 +747,30 @@ int spool_recover(const char *dir, struct spool_recovery *out, char *err, size_t
 {
 	struct dirent *de;
 	size_t seen = 0;
-	DIR *d = opendir(dir);
-	int e = 0;
+	DIR *d = NULL;
+	int dfd, e = 0;
 
 	memset(out, 0, sizeof(*out));
+	dfd = open_dir(dir, err, errlen);
+	if (dfd == -ENOENT)
+		return 0; /* nothing written yet */
+	if (dfd < 0)
+		return dfd;
+	d = open_stream(dfd);
 	if (!d) {
 		e = -errno;
-		if (e == -ENOENT)
-			return 0; /* nothing written yet */
 		snprintf(err, errlen, "spool %s: %s", dir, strerror(-e));
-		return e;
 	}
-	while (!e && (de = readdir(d)) && seen++ < SPOOL_SCAN_MAX) {
-		if (de->d_name[0] == '.')
-			continue;
-		e = recover_entry(dir, dirfd(d), de->d_name, out);
+	while (d && !e && (de = readdir(d)) && seen++ < SPOOL_SCAN_MAX) {
+		if (de->d_name[0] == '.' && !stale_temporary(de->d_name))
+			continue; /* .sequence and others' files; but our temporaries go */
+		e = recover_entry(dfd, de->d_name, out);
 		if (e)
 			snprintf(err, errlen, "spool %s: recovering %s: %s", dir, de->d_name,
 				 strerror(-e));
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	close(dfd);
 	return e;
 }

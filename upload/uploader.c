@@ -32,6 +32,7 @@ struct uploader {
 	pthread_cond_t wake;
 	bool stop, kicked, retry_now, retry_failed;
 	struct uploader_status st;
+	char skipped_warned[NAME_MAX + 1]; /* the last entry next_capture warned of */
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -58,22 +59,18 @@ struct part {
 	uint64_t size;
 };
 
+/* open_part - @name of the spool, through spool_open_file: a symbolic
+ * link is not followed, a FIFO never blocks the thread, and only a
+ * regular file is read. */
 static int open_part(struct part *p, const char *dir, const char *name)
 {
-	struct stat st;
+	int fd;
 
-	p->fd = -1;
 	if (snprintf(p->path, sizeof(p->path), "%s/%s", dir, name) >= (int)sizeof(p->path))
 		return -ENAMETOOLONG;
-	p->fd = open(p->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (p->fd < 0)
-		return -errno;
-	if (fstat(p->fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	p->size = (uint64_t)st.st_size;
-	return 0;
+	fd = spool_open_file(dir, name, &p->size);
+	p->fd = fd < 0 ? -1 : fd;
+	return fd < 0 ? fd : 0;
 }
 
 static void close_part(struct part *p)
@@ -181,19 +178,39 @@ out:
 
 /* --- the queue ----------------------------------------------------------- */
 
+/* warn_skipped - once per entry: what the spool would not open. */
+static void warn_skipped(struct uploader *u, const struct spool_skipped *sk)
+{
+	struct uploader_event ev = { .kind = UPLOADER_WARNING };
+	char msg[NAME_MAX + 160];
+
+	if (!sk->n || !strcmp(sk->first, u->skipped_warned))
+		return;
+	snprintf(u->skipped_warned, sizeof(u->skipped_warned), "%s", sk->first);
+	snprintf(msg, sizeof(msg),
+		 "%s in the spool is not a regular file: skipped, never opened (%llu such)",
+		 sk->first, (unsigned long long)sk->n);
+	ev.name = sk->first;
+	ev.message = msg;
+	emit(u, &ev);
+}
+
 /* next_capture - the oldest complete capture not marked failed, into
  * @name; counts pending and failed for the status. Returns 1 when there
  * is one, 0 when none, or a negative errno. */
 static int next_capture(struct uploader *u, char *name, size_t len)
 {
 	struct spool_item *items = NULL;
+	struct spool_skipped skipped;
 	uint64_t pending = 0, failed = 0;
 	size_t n = 0, i;
 	int e, found = 0;
 
-	e = spool_list(u->o.spool_dir, &items, &n);
+	e = spool_list_skipping(u->o.spool_dir, &items, &n, &skipped);
 	if (e == -ENOENT)
 		e = 0;
+	else if (!e)
+		warn_skipped(u, &skipped);
 	for (i = 0; !e && i < n; i++) {
 		if (!items[i].sidecar)
 			continue; /* still being written */

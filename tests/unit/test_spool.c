@@ -177,7 +177,7 @@ static void test_missing_spool_is_an_error(void **state)
 	assert_int_equal(spool_enforce("/nonexistent/spool", 1, 1, NULL, NULL, NULL, err,
 				       sizeof(err)),
 			 -ENOENT);
-	assert_string_equal(err, "spool /nonexistent/spool: No such file or directory");
+	assert_string_equal(err, "spool_dir /nonexistent/spool: No such file or directory");
 }
 
 /* --- the state of each capture -------------------------------------------- */
