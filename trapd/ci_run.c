@@ -86,9 +86,10 @@ int ci_run__once(const struct ci_run_opts *o, int sigfd, struct capture_info *in
 	}
 	*signo = capture_loop__run(s, sigfd);
 	e = finish(s, cg, started, run, info, out);
-	/* They point into the session's symbolizer, freed below. */
+	/* They point into the session's symbolizer and worker, freed below. */
 	info->sym_files = NULL;
 	info->nsym_files = 0;
+	info->budget = NULL;
 out:
 	session__free(s);
 	if (ci_cgroup__destroy(cg, err, sizeof(err)))

@@ -89,12 +89,14 @@ static void on_fired(struct guard *g, const struct watched_rule *wr, enum eval_v
 			      captured ? g->trap.id : NULL, err);
 }
 
-/* on_captured - a capture written or lost; g->trap.id is still its id. */
-static void on_captured(struct guard *g, const char *path, const char *err, void *ctx)
+/* on_captured - a capture written or lost. */
+static void on_captured(struct guard *g, const char *id, const char *path, const char *err,
+			void *ctx)
 {
 	struct ci_watch *cw = ctx;
 
-	ci_rules_report__capture(&cw->rep, g->trap.id, path, err);
+	(void)g;
+	ci_rules_report__capture(&cw->rep, id, path, err);
 }
 
 /* observe - the poll tick, and each rule's reading into the report. */

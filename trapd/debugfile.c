@@ -12,6 +12,7 @@
 
 #include "trapd/log.h"
 #include "trapd/mapped_file.h"
+#include "trapd/symbudget.h"
 
 #define DEBUG_DIR "/usr/lib/debug"
 
@@ -25,7 +26,7 @@ bool debugfile__wanted(const struct elfsym *bin)
  * .gnu_debuglink records it (zlib's): exactly the size fstat gives, so a
  * file that never ends (a procfs file a target linked here) is not read
  * forever. 0 or a negative errno. */
-static int file_crc32(int fd, uint32_t *crc)
+static int file_crc32(int fd, struct symbudget *budget, uint32_t *crc)
 {
 	unsigned char buf[65536];
 	uLong c = crc32(0L, Z_NULL, 0);
@@ -37,6 +38,8 @@ static int file_crc32(int fd, uint32_t *crc)
 		return -errno;
 	if (st.st_size <= 0 || (uint64_t)st.st_size > ELFSYM_MAX_FILE_SIZE)
 		return -EINVAL;
+	if (!symbudget__take(budget, SYMBUDGET_BYTES, (uint64_t)st.st_size))
+		return -EDQUOT;
 	while (off < st.st_size) {
 		n = pread(fd, buf, st.st_size - off < (off_t)sizeof(buf) ? (size_t)(st.st_size - off)
 									 : sizeof(buf),
@@ -54,7 +57,7 @@ static int file_crc32(int fd, uint32_t *crc)
 
 /* belongs - whether the file at @fd is a debug file of @bin: the same
  * build ID, or the debuglink's CRC when @bin has no build ID. */
-static bool belongs(int fd, const struct elfsym *bin)
+static bool belongs(int fd, const struct elfsym *bin, struct symbudget *budget)
 {
 	char bid[ELFSYM_BUILD_ID_HEX];
 	uint32_t want, crc;
@@ -66,19 +69,23 @@ static bool belongs(int fd, const struct elfsym *bin)
 		return !strcmp(bid, elfsym__build_id(bin));
 	if (!elfsym__debuglink(bin, &want))
 		return false;
-	return !file_crc32(fd, &crc) && crc == want;
+	return !file_crc32(fd, budget, &crc) && crc == want;
 }
 
 /* try_fd - the symbols of the candidate open at @fd (closed here) if it
  * belongs to @bin and has a full symbol table. */
-static struct elfsym *try_fd(int fd, const struct elfsym *bin)
+static struct elfsym *try_fd(int fd, const struct elfsym *bin, struct symbudget *budget)
 {
+	struct elfsym_limits lim;
 	struct elfsym *dbg = NULL;
 
 	if (fd < 0)
 		return NULL;
-	if (belongs(fd, bin))
-		dbg = elfsym__open_fd(fd);
+	if (belongs(fd, bin, budget)) {
+		symbudget__elf_limits(budget, &lim);
+		dbg = elfsym__open_fd_limited(fd, budget ? &lim : NULL);
+		symbudget__charge_elf(budget, dbg);
+	}
 	close(fd);
 	if (dbg && elfsym__source(dbg) != ELFSYM_SOURCE_SYMTAB) {
 		elfsym__free(dbg); /* the stripped binary itself, say */
@@ -95,7 +102,7 @@ static struct elfsym *try_path(const struct debugfile_search *w, const char *can
 	struct elfsym *dbg;
 	int n;
 
-	dbg = try_fd(mapped_file_open_in_root(w->proc_root, w->pid, cand), bin);
+	dbg = try_fd(mapped_file_open_in_root(w->proc_root, w->pid, cand), bin, w->budget);
 	if (dbg) {
 		if (found)
 			snprintf(found, foundlen, "root:%s", cand);
@@ -104,7 +111,7 @@ static struct elfsym *try_path(const struct debugfile_search *w, const char *can
 	n = snprintf(host, sizeof(host), "%s%s", w->host_root ? w->host_root : "", cand);
 	if (n < 0 || (size_t)n >= sizeof(host))
 		return NULL;
-	dbg = try_fd(mapped_file_open_host(host), bin);
+	dbg = try_fd(mapped_file_open_host(host), bin, w->budget);
 	if (dbg && found)
 		snprintf(found, foundlen, "host:%s", cand);
 	return dbg;

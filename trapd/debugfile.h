@@ -22,6 +22,8 @@
 
 #include "trapd/elfsym.h"
 
+struct symbudget;
+
 /* Where to look: the target @pid, with /proc at @proc_root, and the root
  * of trapd's own view (@host_root: "" for "/"; tests point it at a
  * fixture tree). */
@@ -29,6 +31,9 @@ struct debugfile_search {
 	const char *proc_root;
 	const char *host_root;
 	int pid;
+	/* what proving and loading candidates may cost (a debuglink's CRC
+	 * reads the whole candidate); NULL: the fixed caps only */
+	struct symbudget *budget;
 };
 
 /* debugfile__wanted - whether @bin lacks a full symbol table but names a

@@ -10,6 +10,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -57,6 +58,8 @@ struct elfsym {
 	char build_id[ELFSYM_MAX_BUILD_ID * 2 + 1];
 	char debuglink[ELFSYM_MAX_DEBUGLINK + 1]; /* "" if none */
 	uint32_t debuglink_crc;
+	uint64_t table_bytes; /* of symbol and string tables read */
+	unsigned over_limits; /* ELFSYM_OVER_*: a table was skipped for the caller's limits */
 };
 
 /* Where the image comes from, for the header checks done before libelf. */
@@ -85,6 +88,9 @@ struct loader {
 	struct raw_sym *raw;
 	size_t nraw, cap;
 	size_t name_bytes;
+	struct elfsym_limits lim; /* what may still be read */
+	uint64_t table_bytes;	  /* read so far */
+	unsigned over_limits;
 };
 
 static int image_read(const struct image *img, uint64_t off, void *buf, size_t len)
@@ -430,6 +436,33 @@ static int add_raw(struct loader *ld, const GElf_Sym *sym, const char *name, siz
 	return 0;
 }
 
+/* within_limits - whether the table in section @idx and its string table
+ * fit what the caller lets this load read, judged by their headers alone;
+ * charged when they do. */
+static bool within_limits(struct loader *ld, size_t idx, uint64_t entsize)
+{
+	GElf_Shdr sh, strsh;
+	Elf_Scn *scn = elf_getscn(ld->elf, idx), *strscn;
+	uint64_t bytes;
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return false;
+	strscn = elf_getscn(ld->elf, sh.sh_link);
+	if (!strscn || !gelf_getshdr(strscn, &strsh))
+		return false;
+	bytes = sh.sh_size + strsh.sh_size;
+	if (bytes < sh.sh_size || bytes > ld->lim.table_bytes - ld->table_bytes)
+		ld->over_limits |= ELFSYM_OVER_BYTES;
+	else if (sh.sh_size / entsize > ld->lim.table_entries)
+		ld->over_limits |= ELFSYM_OVER_ENTRIES;
+	else {
+		ld->table_bytes += bytes;
+		return true;
+	}
+	log_debug("elfsym: a symbol table of %" PRIu64 " bytes is over the limits", bytes);
+	return false;
+}
+
 /* load_table - collect the defined function symbols of the symbol table in
  * section @idx. Returns 0 or -ENOMEM; a malformed table adds nothing. */
 static int load_table(struct loader *ld, size_t idx, uint32_t type)
@@ -444,6 +477,8 @@ static int load_table(struct loader *ld, size_t idx, uint32_t type)
 
 	entsize = gelf_fsize(ld->elf, ELF_T_SYM, 1, EV_CURRENT);
 	if (!entsize)
+		return 0;
+	if (!within_limits(ld, idx, entsize))
 		return 0;
 	syms = section_data(ld, idx, type, (uint64_t)ELFSYM_MAX_TABLE_ENTRIES * entsize, &sh);
 	if (!syms)
@@ -579,9 +614,13 @@ static int load_symbols(struct elfsym *e, struct loader *ld)
 	return finish_symbols(e, ld);
 }
 
-static struct elfsym *load(Elf *elf, uint64_t file_size)
+static struct elfsym *load(Elf *elf, uint64_t file_size, const struct elfsym_limits *lim)
 {
-	struct loader ld = { .elf = elf, .file_size = file_size };
+	struct loader ld = {
+		.elf = elf,
+		.file_size = file_size,
+		.lim = { UINT64_MAX, UINT64_MAX },
+	};
 	struct elfsym *e = NULL;
 	GElf_Ehdr eh;
 	int err = -ENOEXEC;
@@ -603,7 +642,11 @@ static struct elfsym *load(Elf *elf, uint64_t file_size)
 		goto cleanup;
 	load_build_id(e, &ld);
 	load_debuglink(e, &ld);
+	if (lim)
+		ld.lim = *lim;
 	err = load_symbols(e, &ld);
+	e->table_bytes = ld.table_bytes;
+	e->over_limits = ld.over_limits;
 cleanup:
 	free(ld.raw);
 	if (err) {
@@ -650,6 +693,11 @@ static Elf *begin_fd(int fd, uint64_t *size)
 
 struct elfsym *elfsym__open_fd(int fd)
 {
+	return elfsym__open_fd_limited(fd, NULL);
+}
+
+struct elfsym *elfsym__open_fd_limited(int fd, const struct elfsym_limits *lim)
+{
 	struct elfsym *e;
 	uint64_t size;
 	Elf *elf;
@@ -658,7 +706,7 @@ struct elfsym *elfsym__open_fd(int fd)
 	elf = begin_fd(fd, &size);
 	if (!elf)
 		return NULL;
-	e = load(elf, size);
+	e = load(elf, size, lim);
 	err = errno;
 	elf_end(elf);
 	errno = err;
@@ -720,7 +768,7 @@ struct elfsym *elfsym__open_mem(void *buf, size_t len)
 	}
 	elf_version(EV_CURRENT);
 	elf = elf_memory(buf, len);
-	e = load(elf, len);
+	e = load(elf, len, NULL);
 	err = errno;
 	elf_end(elf);
 	errno = err;
@@ -842,4 +890,14 @@ size_t elfsym__memory(const struct elfsym *e)
 		names = e->syms[e->nsyms - 1].name + strlen(e->names + e->syms[e->nsyms - 1].name) + 1;
 	return sizeof(*e) + e->nsyms * sizeof(*e->syms) + names +
 	       (e->segs ? ELFSYM_MAX_SEGMENTS * sizeof(*e->segs) : 0);
+}
+
+unsigned elfsym__over_limits(const struct elfsym *e)
+{
+	return e->over_limits;
+}
+
+uint64_t elfsym__table_bytes(const struct elfsym *e)
+{
+	return e->table_bytes;
 }

@@ -24,6 +24,7 @@
 #ifndef TRAPD_ELFSYM_H
 #define TRAPD_ELFSYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,30 @@ struct elfsym *elfsym__open(const char *path);
 /* elfsym__open_fd - the same from an open file descriptor @fd (read with
  * pread from offset 0; the caller keeps ownership of @fd). */
 struct elfsym *elfsym__open_fd(int fd);
+
+/* What one load may read of symbol tables: the bytes of a table and its
+ * string table together, and the entries of a table (symbols of every
+ * kind, so a table is judged by its header before it is read). A table
+ * over either is skipped whole, never cut: .dynsym is tried when .symtab
+ * is over, and elfsym__over_limits says so. A table whose header names
+ * an invalid string table is skipped too (it would give nothing). */
+struct elfsym_limits {
+	uint64_t table_bytes;
+	uint64_t table_entries;
+};
+
+/* elfsym__open_fd_limited - elfsym__open_fd within @lim (NULL: only the
+ * fixed caps above). */
+struct elfsym *elfsym__open_fd_limited(int fd, const struct elfsym_limits *lim);
+
+/* elfsym__over_limits - which limits made a table be skipped: 0, or
+ * ELFSYM_OVER_BYTES and/or ELFSYM_OVER_ENTRIES. */
+#define ELFSYM_OVER_BYTES 1u
+#define ELFSYM_OVER_ENTRIES 2u
+unsigned elfsym__over_limits(const struct elfsym *e);
+
+/* elfsym__table_bytes - bytes of symbol and string tables read. */
+uint64_t elfsym__table_bytes(const struct elfsym *e);
 
 /* elfsym__open_mem - the same from the image @buf[0..len), which must be
  * writable and unchanged while the call runs (libelf may convert it in

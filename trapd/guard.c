@@ -3,6 +3,7 @@
 #include "trapd/guard.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -144,19 +145,43 @@ static void watch_session(struct guard *g)
 		g->session_watched = true;
 }
 
-static void finish_capture(struct guard *g)
+/* collect - a pending capture is written or lost: tell the owner. */
+static void collect(struct guard *g, struct trap_pending *p, bool wait)
 {
-	char err[512];
+	char path[PATH_MAX], err[512], id[sizeof(p->id)];
 	int e;
 
+	memcpy(id, p->id, sizeof(id));
+	epoll_ctl(g->epfd, EPOLL_CTL_DEL, session__fd(p->session), NULL);
+	e = trap__collect(&g->trap, p, g->watch->rules, wait, path, sizeof(path), err,
+			  sizeof(err));
+	if (e == -EINPROGRESS)
+		return;
+	if (e)
+		log_error("capture %s lost: %s", id, err);
+	if (g->hooks.captured)
+		g->hooks.captured(g, id, e ? NULL : path, e ? err : "", g->hooks.ctx);
+}
+
+/* finish_capture - the window is over: it is copied out of the sampler
+ * and written in the background; the sampler is free at once. */
+static void finish_capture(struct guard *g)
+{
+	struct trap_pending *p;
+	char err[512], id[sizeof(g->trap.id)];
+
+	memcpy(id, g->trap.id, sizeof(id));
 	if (g->session_watched)
 		epoll_ctl(g->epfd, EPOLL_CTL_DEL, session__fd(g->trap.session), NULL);
 	g->session_watched = false;
-	e = trap__finish(&g->trap, g->watch->rules, err, sizeof(err));
-	if (e)
-		log_error("capture lost: %s", err);
-	if (g->hooks.captured)
-		g->hooks.captured(g, e ? NULL : g->trap.last_path, e ? err : "", g->hooks.ctx);
+	p = trap__finish(&g->trap, g->watch->rules, err, sizeof(err));
+	if (!p) {
+		log_error("capture %s lost: %s", id, err);
+		if (g->hooks.captured)
+			g->hooks.captured(g, id, NULL, err, g->hooks.ctx);
+	} else if (guard__watch_fd(g->epfd, session__fd(p->session), EPOLLIN)) {
+		collect(g, p, true); /* cannot be told when it is done: wait */
+	}
 	open_sampler(g); /* bigger maps a reload asked for meanwhile */
 }
 
@@ -244,9 +269,17 @@ void guard__observe_all(struct guard *g, int64_t now)
 bool guard__dispatch(struct guard *g, int fd)
 {
 	struct watched_rule *wr;
+	struct trap_pending *p;
 
 	if (trap__running(&g->trap) && fd == session__fd(g->trap.session)) {
 		session__handle(g->trap.session);
+		return true;
+	}
+	p = trap__pending_by_fd(&g->trap, fd);
+	if (p) {
+		session__handle(p->session);
+		if (session__finished(p->session))
+			collect(g, p, false);
 		return true;
 	}
 	wr = watch__by_trigger(g->watch, fd);
@@ -270,10 +303,12 @@ void guard__tick(struct guard *g)
 
 void guard__stop(struct guard *g, const char *why)
 {
-	if (!trap__running(&g->trap))
-		return;
-	session__end(g->trap.session, why);
-	finish_capture(g);
+	if (trap__running(&g->trap)) {
+		session__end(g->trap.session, why);
+		finish_capture(g);
+	}
+	while (g->trap.pending)
+		collect(g, g->trap.pending, true);
 }
 
 void guard__release(struct guard *g)

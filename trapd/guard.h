@@ -10,8 +10,9 @@
  * guard__observe_all at every poll tick and guard__tick after each
  * wakeup, and waits no longer than guard__timeout_ms.
  *
- * Finished captures go to the spool directory of the rules in force;
- * the owner hears of each fire and each capture through its hooks.
+ * Finished captures go to the spool directory of the rules in force,
+ * written in the background (trap.h): the guard watches each one's fd
+ * and tells the owner through its hooks, as it does of each fire.
  */
 #ifndef TRAPD_GUARD_H
 #define TRAPD_GUARD_H
@@ -35,9 +36,11 @@ struct guard_hooks {
 	 * (EVAL_DRY_RUN). */
 	void (*fired)(struct guard *g, const struct watched_rule *wr, enum eval_verdict v,
 		      int64_t now, const char *err, void *ctx);
-	/* the running capture ended: written to @path, or lost (@path NULL,
-	 * @err says why) */
-	void (*captured)(struct guard *g, const char *path, const char *err, void *ctx);
+	/* capture @id is written to @path, or lost (@path NULL, @err says
+	 * why); captures are written in the background, so this may come
+	 * while the next capture runs */
+	void (*captured)(struct guard *g, const char *id, const char *path, const char *err,
+			 void *ctx);
 	void *ctx;
 };
 
@@ -104,7 +107,7 @@ int guard__fire(struct guard *g, struct trap_fire *f, struct watched_rule *wr, i
 		char *err, size_t errlen);
 
 /* guard__stop - cut the running capture short, saying @why, and write
- * it: nothing is lost. */
+ * it, then wait for every capture still being written: nothing is lost. */
 void guard__stop(struct guard *g, const char *why);
 
 /* guard__release - free everything (call guard__stop first). */

@@ -126,6 +126,7 @@ static void emit_window(struct json_writer *w, const struct capture_info *info)
 	json_kv_i64(w, "start_ns", info->start_ns);
 	json_kv_i64(w, "duration_ns", info->duration_ns);
 	json_kv_i64(w, "arm_ns", info->arm_ns);
+	json_kv_i64(w, "late_ns", info->late_ns);
 	json_kv_string(w, "end_reason", info->end_reason ? info->end_reason : "duration");
 	json_object_end(w);
 }
@@ -177,6 +178,31 @@ static void emit_leaf_callers(struct json_writer *w, const struct capture_info *
 	json_object_end(w);
 }
 
+/* emit_budget - what symbolizing cost against its budget, and what the
+ * budget refused: a capture whose frames stayed unnamed says why. */
+static void emit_budget(struct json_writer *w, const struct symbudget *b)
+{
+	static const char *const parts[] = { "limits", "used", "refused" };
+	const uint64_t *v;
+	int i, k;
+
+	if (!b)
+		return;
+	json_key(w, "budget");
+	json_object_begin(w);
+	json_key(w, "hit");
+	json_bool(w, symbudget__hit(b));
+	for (k = 0; k < 3; k++) {
+		v = k == 0 ? b->max : k == 1 ? b->used : b->refused;
+		json_key(w, parts[k]);
+		json_object_begin(w);
+		for (i = 0; i < SYMBUDGET_NR; i++)
+			json_kv_u64(w, symbudget__kind_name(i), v[i]);
+		json_object_end(w);
+	}
+	json_object_end(w);
+}
+
 static void emit_counts(struct json_writer *w, const struct capture_info *info)
 {
 	int i;
@@ -203,6 +229,8 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	json_kv_u64(w, "files_cached", info->symbols.files_cached);
 	json_kv_u64(w, "snapshot_ns", info->symbols.snapshot_ns);
 	json_kv_i64(w, "build_ns", info->build_ns);
+	json_kv_u64(w, "snapshots_dropped", info->snapshots_dropped);
+	emit_budget(w, info->budget);
 	emit_sym_files(w, info);
 	json_object_end(w);
 	emit_leaf_callers(w, info);

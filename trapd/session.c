@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "trapd/log.h"
+#include "trapd/sample_dump.h"
+#include "trapd/symwork.h"
 #include "trapd/target.h"
 
 #define NSEC_PER_SEC 1000000000ll
@@ -38,10 +40,11 @@ struct session {
 	struct capture_target target;
 	struct target_handle handle;
 	struct sampler_opts sopts; /* as the sampler was last set */
-	struct sampler *sampler;
-	bool own_sampler; /* opened here, freed here */
-	struct symbolizer *sym;
-	int epfd; /* session__fd: announcements and the target's pidfd */
+	struct sampler *sampler; /* NULL once the window is copied out (borrowed) */
+	bool own_sampler;	 /* opened here, freed here */
+	struct symwork *work;	 /* the symbolizer's thread */
+	int epfd; /* session__fd: announcements, the target's pidfd, the worker */
+	bool events_watched;
 	bool pidfd_watched;
 	uint64_t duration_ns;
 	bool started; /* armed at least once: stop before freeing */
@@ -51,12 +54,23 @@ struct session {
 	int64_t arm_ns;
 	int64_t window_ns;    /* as measured at the stop */
 	int64_t deadline;     /* 0 = none */
+	int64_t late_ns;      /* how long after the deadline the window closed */
 	int64_t next_refresh; /* next re-read of cgroup v1 members */
 	const char *end_reason;
 	bool widened;
 	char widened_why[WIDENED_MAX];
 	struct resnap resnap[RESNAP_MAX]; /* exec'd processes to snapshot again */
 	unsigned nresnap;
+	/* after the window */
+	struct sample_dump *dump; /* its samples, copied out of the maps */
+	int ncpus;
+	bool finishing;		  /* the worker has the final job */
+	bool finished;		  /* ...and has done it */
+	const char *path;	  /* where the job writes; NULL: build only */
+	struct capture_info *info; /* the caller's, filled by the job */
+	struct profile *profile;   /* build only: the result */
+	int result;		   /* the job's: 0 or a negative errno */
+	char result_msg[600];	   /* ...and what went wrong */
 };
 
 int64_t session__now_ns(void)
@@ -75,12 +89,13 @@ int64_t session__realtime_ns(void)
 	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
+/* snapshot - have the worker snapshot @pid (it loads the files there). */
 static void snapshot(struct session *s, int pid)
 {
-	int err = symbolizer__snapshot(s->sym, pid);
+	int err = symwork__snapshot(s->work, pid);
 
-	if (err && err != -ESRCH)
-		log_debug("snapshot of pid %d: %s", pid, strerror(-err));
+	if (err == -ENOSPC)
+		log_debug("snapshot of pid %d: the worker's queue is full", pid);
 }
 
 static void on_event(const struct sampler_event *ev, void *ctx)
@@ -132,6 +147,7 @@ static bool follows_members(const struct session *s)
  * s->sopts: the caller's, retargeted, or a new one. */
 static int open_sampler(struct session *s, const struct session_opts *o, char *err, size_t errlen)
 {
+	struct symbolizer *sym;
 	int e = 0;
 
 	s->sopts.freq_hz = o->freq_hz;
@@ -148,14 +164,15 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 	}
 	if (e)
 		return e;
-	s->sym = symbolizer__new("/proc");
-	if (!s->sym) {
+	sym = symbolizer__new("/proc");
+	if (sym && o->symcache)
+		symbolizer__use_cache(sym, o->symcache);
+	s->work = sym ? symwork__start(sym, o->budget) : NULL;
+	if (!s->work) {
 		e = -errno;
 		snprintf(err, errlen, "creating the symbolizer: %s", strerror(-e));
 		return e;
 	}
-	if (o->symcache)
-		symbolizer__use_cache(s->sym, o->symcache);
 	target_watch(&s->target, s->sampler);
 	return 0;
 }
@@ -169,6 +186,10 @@ static int watch_fds(struct session *s, char *err, size_t errlen)
 	if (s->epfd < 0)
 		goto cleanup;
 	ev.data.fd = sampler__events_fd(s->sampler);
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto cleanup;
+	s->events_watched = true;
+	ev.data.fd = symwork__fd(s->work);
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		goto cleanup;
 	if (s->handle.pidfd < 0)
@@ -221,7 +242,7 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 	if (!e)
 		e = watch_fds(s, err, errlen);
 	if (!e && s->target.kind == CAPTURE_TARGET_PID)
-		symbolizer__snapshot(s->sym, s->target.pid);
+		snapshot(s, s->target.pid);
 	if (e) {
 		session__free(s);
 		errno = bad_input ? EINVAL : e == -EINVAL ? EIO : -e;
@@ -288,15 +309,24 @@ void session__handle(struct session *s)
 
 	n = epoll_wait(s->epfd, evs, 4, 0);
 	for (i = 0; i < n; i++) {
-		if (evs[i].data.fd == sampler__events_fd(s->sampler))
+		if (s->events_watched && evs[i].data.fd == sampler__events_fd(s->sampler))
 			sampler__drain_events(s->sampler, on_event, s);
 		else if (s->pidfd_watched && evs[i].data.fd == s->handle.pidfd)
 			target_exited(s);
+		else if (evs[i].data.fd == symwork__fd(s->work) && s->finishing)
+			s->finished = symwork__done(s->work);
 	}
 	/* Without a pidfd, a command's exit is only seen here, on SIGCHLD. */
 	if (s->target.kind == CAPTURE_TARGET_COMMAND && s->handle.pidfd < 0 && s->started &&
 	    target_reap(&s->target, &s->handle, false))
 		session__end(s, "command exited");
+}
+
+/* late - whether the window closed so long after its deadline that its
+ * length misleads: more than a tenth of it, and over 100 ms. */
+static bool late(const struct session *s)
+{
+	return s->late_ns > 100 * NSEC_PER_MSEC && s->late_ns > (int64_t)s->duration_ns / 10;
 }
 
 bool session__tick(struct session *s, int64_t now)
@@ -306,7 +336,8 @@ bool session__tick(struct session *s, int64_t now)
 	if (!s->started)
 		return false;
 	if (s->deadline && now >= s->deadline) {
-		session__end(s, "duration");
+		s->late_ns = now - s->deadline;
+		session__end(s, late(s) ? "duration, closed late" : "duration");
 		return true;
 	}
 	resnap_due(s, now);
@@ -414,6 +445,38 @@ static void close_window(struct session *s)
 	resnap_due(s, INT64_MAX);
 }
 
+/* release_sampler - the window is copied out: a borrowed sampler goes
+ * back to its owner, free for the next capture, and its announcements no
+ * longer wake this session. */
+static void release_sampler(struct session *s)
+{
+	if (s->events_watched)
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, sampler__events_fd(s->sampler), NULL);
+	s->events_watched = false;
+	s->ncpus = sampler__ncpus(s->sampler);
+	if (s->own_sampler)
+		sampler__free(s->sampler);
+	s->sampler = NULL;
+}
+
+int session__close(struct session *s, char *err, size_t errlen)
+{
+	if (!s->started) {
+		snprintf(err, errlen, "the capture was never started");
+		return -EINVAL;
+	}
+	if (s->dump)
+		return 0;
+	close_window(s);
+	s->dump = sample_dump__collect(s->sampler);
+	if (!s->dump) {
+		snprintf(err, errlen, "reading the capture: %s", strerror(errno));
+		return -errno;
+	}
+	release_sampler(s);
+	return 0;
+}
+
 static void fill_info(const struct session *s, struct capture_info *info)
 {
 	info->target = s->target;
@@ -422,55 +485,129 @@ static void fill_info(const struct session *s, struct capture_info *info)
 	info->start_ns = s->start_ns;
 	info->duration_ns = s->window_ns;
 	info->end_reason = s->end_reason ? s->end_reason : "duration";
+	info->late_ns = s->late_ns;
 	info->arm_ns = s->arm_ns;
-	info->ncpus = sampler__ncpus(s->sampler);
+	info->ncpus = s->ncpus;
 	info->scope_widened = s->widened ? s->widened_why : NULL;
+}
+
+/* finish_job - on the worker: symbolize the copied window, then write it
+ * when the session was given a path. */
+static void finish_job(struct symbolizer *sym, struct symbudget *budget, void *ctx)
+{
+	struct session *s = ctx;
+	struct profile *p = NULL;
+	char why[512];
+	int e;
+
+	symbolizer__refresh_jit(sym);
+	e = capture_build_profile(s->dump, sym, s->info, &p);
+	s->info->budget = budget;
+	s->info->snapshots_dropped = symwork__snapshots_dropped(s->work);
+	if (e) {
+		snprintf(s->result_msg, sizeof(s->result_msg), "reading the capture: %s",
+			 strerror(-e));
+	} else if (s->path) {
+		e = capture_write(s->path, p, s->info, why, sizeof(why));
+		if (e)
+			snprintf(s->result_msg, sizeof(s->result_msg), "writing the capture: %s",
+				 why);
+		profile__free(p);
+	} else {
+		s->profile = p;
+	}
+	s->result = e;
+}
+
+int session__finish_async(struct session *s, const char *path, struct capture_info *info,
+			  char *err, size_t errlen)
+{
+	int e;
+
+	if (s->finishing) {
+		snprintf(err, errlen, "the capture is being written already");
+		return -EALREADY;
+	}
+	e = session__close(s, err, errlen);
+	if (e)
+		return e;
+	fill_info(s, info);
+	s->path = path;
+	s->info = info;
+	e = symwork__finish(s->work, finish_job, s);
+	if (e) {
+		snprintf(err, errlen, "symbolizing the capture: %s", strerror(-e));
+		return e;
+	}
+	s->finishing = true;
+	return 0;
+}
+
+bool session__finished(const struct session *s)
+{
+	return s->finished;
+}
+
+void session__wait(struct session *s)
+{
+	if (s->finishing && !s->finished) {
+		symwork__wait(s->work);
+		s->finished = true;
+	}
+}
+
+int session__result(const struct session *s, char *err, size_t errlen)
+{
+	if (!s->finished) {
+		snprintf(err, errlen, "the capture is still being written");
+		return -EINPROGRESS;
+	}
+	if (s->result)
+		snprintf(err, errlen, "%s", s->result_msg);
+	return s->result;
+}
+
+/* finish_now - session__finish_async and wait for it. */
+static int finish_now(struct session *s, const char *path, struct capture_info *info, char *err,
+		      size_t errlen)
+{
+	int e = session__finish_async(s, path, info, err, errlen);
+
+	if (e)
+		return e;
+	session__wait(s);
+	return session__result(s, err, errlen);
 }
 
 int session__build(struct session *s, struct capture_info *info, struct profile **out, char *err,
 		   size_t errlen)
 {
-	int e;
+	int e = finish_now(s, NULL, info, err, errlen);
 
-	if (!s->started) {
-		snprintf(err, errlen, "the capture was never started");
-		return -EINVAL;
+	if (!e) {
+		*out = s->profile;
+		s->profile = NULL;
 	}
-	close_window(s);
-	fill_info(s, info);
-	symbolizer__refresh_jit(s->sym);
-	e = capture_build_profile(s->sampler, s->sym, info, out);
-	if (e)
-		snprintf(err, errlen, "reading the capture: %s", strerror(-e));
 	return e;
 }
 
 int session__finish(struct session *s, const char *path, struct capture_info *info, char *err,
 		    size_t errlen)
 {
-	struct profile *p = NULL;
-	char why[512];
-	int e;
-
-	e = session__build(s, info, &p, err, errlen);
-	if (e)
-		return e;
-	e = capture_write(path, p, info, why, sizeof(why));
-	profile__free(p);
-	if (e)
-		snprintf(err, errlen, "writing the capture: %s", why);
-	return e;
+	return finish_now(s, path, info, err, errlen);
 }
 
 void session__free(struct session *s)
 {
 	if (!s)
 		return;
-	if (s->started && !s->stopped)
+	if (s->sampler && s->started && !s->stopped)
 		sampler__stop(s->sampler);
 	if (s->own_sampler)
 		sampler__free(s->sampler);
-	symbolizer__free(s->sym);
+	symwork__free(s->work); /* waits for a job under way: it uses @s */
+	sample_dump__free(s->dump);
+	profile__free(s->profile);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	/* A command never released exits as soon as its gate closes. */

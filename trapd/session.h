@@ -6,7 +6,10 @@
  * A session runs inside its caller's event loop: `trapd capture` polls it
  * next to its signalfd, the daemon adds it to its epoll set. The loop
  * watches one fd, session__fd, which polls readable when the session has
- * something to handle:
+ * something to handle. Whatever reads the targets' files (snapshots of
+ * the processes that appear, then symbolizing) runs on the session's
+ * worker thread (symwork.h) within a budget, so the loop never waits on
+ * a target:
  *
  *	decided = session__now_ns();
  *	s = session__open(&opts, err, sizeof(err));
@@ -17,6 +20,14 @@
  *	}
  *	session__finish(s, path, &info, err, sizeof(err));
  *	session__free(s);
+ *
+ * A loop that must not wait for the symbolizer (the daemon's) finishes
+ * in the background instead:
+ *
+ *	session__finish_async(s, path, &info, err, sizeof(err));
+ *	(the sampler is free again: another session may arm it)
+ *	until session__finished(s): wait for session__fd, session__handle(s);
+ *	session__result(s, err, sizeof(err));
  *
  * Rules that fire while a capture runs join it: session__extend moves its
  * deadline, session__widen_to_system samples every task from then on.
@@ -36,6 +47,7 @@
 
 struct session;
 struct symcache;
+struct symbudget;
 
 struct session_opts {
 	/* What to sample: the kind, and the pid (PID) or argv (COMMAND;
@@ -54,6 +66,8 @@ struct session_opts {
 	/* Symbol tables kept by the caller across captures (the daemon's);
 	 * NULL: the session loads its own and frees them. */
 	struct symcache *symcache;
+	/* What symbolizing this capture may cost; NULL: the defaults. */
+	const struct symbudget *budget;
 	/* COMMAND: put the command in this cgroup before it execs and
 	 * sample the cgroup (its children and their orphans included)
 	 * rather than follow its forks (`trapd ci`). The caller owns it and
@@ -148,6 +162,32 @@ void session__wait_command(struct session *s);
 /* session__target - the target as resolved: the cgroup's path and version,
  * a command's pid and, once reaped, its exit status (-1 until then). */
 const struct capture_target *session__target(const struct session *s);
+
+/* session__close - stop the sampler (if the window is still open) and
+ * copy the window out of its maps: a borrowed sampler is then free for
+ * another session. session__finish_async and the others below call it.
+ * Returns 0 or a negative errno with @err filled. */
+int session__close(struct session *s, char *err, size_t errlen);
+
+/* session__finish_async - session__close, then have the worker build the
+ * symbolized profile and write @path (.pb.zst) and its sidecar; @path and
+ * @info must stay valid until session__finished. Fills @info as
+ * session__finish does (the session's parts at once, the counts when the
+ * job runs). Returns 0 or a negative errno with @err filled. */
+int session__finish_async(struct session *s, const char *path, struct capture_info *info,
+			  char *err, size_t errlen);
+
+/* session__finished - whether the background job is done (noticed by
+ * session__handle when session__fd polls readable). */
+bool session__finished(const struct session *s);
+
+/* session__wait - block until the background job is done (a daemon
+ * stopping: nothing is lost). */
+void session__wait(struct session *s);
+
+/* session__result - the background job's outcome: 0, or a negative errno
+ * with @err filled; -EINPROGRESS before session__finished. */
+int session__result(const struct session *s, char *err, size_t errlen);
 
 /* session__build - what session__finish does short of writing: stop the
  * sampler and build the symbolized profile into *@out (free it with

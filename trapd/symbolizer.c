@@ -38,6 +38,7 @@
 #include "trapd/mapped_file.h"
 #include "trapd/perfmap.h"
 #include "trapd/procmaps.h"
+#include "trapd/symbudget.h"
 #include "trapd/symcache.h"
 
 #define MAX_MAPS_PER_PID PROCMAPS_MAX_ENTRIES
@@ -54,6 +55,7 @@ struct sym_file {
 	struct elfsym *vdso;	    /* the vDSO's, which is no file */
 	int open_errno;		    /* why @ent is NULL */
 	bool retry;		    /* opening failed for want of access: try again */
+	bool over_budget;	    /* not loaded: the capture's time was spent */
 	bool is_file;		    /* a real file, not "[vdso]" and the like */
 	uint64_t frames, named;	    /* user frames in it, and those named */
 	struct sym_file *next;
@@ -90,6 +92,7 @@ struct symbolizer {
 	char (*knames_buf)[SYMBOLIZER_KNAME_LEN]; /* PROFILE_MAX_DEPTH names */
 	struct symbolizer_stats stats;
 	struct symbolizer_file_stats *file_stats; /* from symbolizer__file_stats */
+	struct symbudget *budget;		  /* NULL: the fixed caps only */
 };
 
 /* --- the process table ------------------------------------------------ */
@@ -162,10 +165,20 @@ static const struct elfsym *file_elf(const struct sym_file *f)
 static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
 		      const struct procmaps_entry *e)
 {
-	struct debugfile_search where = { .proc_root = s->proc_root, .host_root = "", .pid = pid };
+	struct debugfile_search where = {
+		.proc_root = s->proc_root,
+		.host_root = "",
+		.pid = pid,
+		.budget = s->budget,
+	};
 	struct symcache_stats before, after;
 	int fd;
 
+	if (symbudget__expired(s->budget)) {
+		f->retry = false;
+		f->over_budget = true;
+		return;
+	}
 	if (!s->cache) {
 		s->cache = symcache__new(0);
 		s->own_cache = s->cache != NULL;
@@ -357,12 +370,24 @@ static void sort_maps(struct pid_maps *pm)
 	uint64_t max_end = 0;
 	size_t i;
 
-	qsort(pm->maps, pm->n, sizeof(*pm->maps), map_cmp);
+	if (pm->n) /* a process without executable mappings has no array */
+		qsort(pm->maps, pm->n, sizeof(*pm->maps), map_cmp);
 	for (i = 0; i < pm->n; i++) {
 		if (pm->maps[i].end > max_end)
 			max_end = pm->maps[i].end;
 		pm->maps[i].max_end = max_end;
 	}
+}
+
+/* perfmap_bytes - what a read perf map holds: its symbols and names. */
+static uint64_t perfmap_bytes(const struct perfmap *m)
+{
+	uint64_t bytes = m->n * (sizeof(*m->syms) + sizeof(*m->max_end));
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		bytes += strlen(m->names + m->syms[i].name) + 1;
+	return bytes;
 }
 
 /* read_jit - (again) the perf map of a process with anonymous code: a
@@ -371,8 +396,15 @@ static void sort_maps(struct pid_maps *pm)
 static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 {
 	struct perfmap m;
-	int err = perfmap__read(s->proc_root, pm->pid, &m);
+	int err;
 
+	if (!symbudget__left(s->budget, SYMBUDGET_PERFMAP_BYTES) || symbudget__expired(s->budget)) {
+		if (s->budget && s->budget->max[SYMBUDGET_PERFMAP_BYTES] &&
+		    !symbudget__left(s->budget, SYMBUDGET_PERFMAP_BYTES))
+			symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES);
+		return; /* the old read, if any, stays */
+	}
+	err = perfmap__read(s->proc_root, pm->pid, &m);
 	if (err) {
 		if (err != -ENOENT)
 			log_debug("symbolizer: pid %d: perf map: %s", pm->pid, strerror(-err));
@@ -381,6 +413,7 @@ static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 	if (m.nbad || m.truncated)
 		log_warn("symbolizer: pid %d: perf map: %zu lines skipped%s", pm->pid, m.nbad,
 			 m.truncated ? ", cut at the size limit" : "");
+	symbudget__charge(s->budget, SYMBUDGET_PERFMAP_BYTES, perfmap_bytes(&m));
 	perfmap__free(&pm->jit);
 	pm->jit = m;
 }
@@ -796,6 +829,11 @@ void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *
 	*out = s->stats;
 }
 
+void symbolizer__use_budget(struct symbolizer *s, struct symbudget *budget)
+{
+	s->budget = budget;
+}
+
 int symbolizer__use_cache(struct symbolizer *s, struct symcache *cache)
 {
 	if (s->nfiles)
@@ -834,6 +872,10 @@ static void file_source(const struct sym_file *f, bool any_jit, char *out, size_
 {
 	int e = f->ent ? f->ent->load_errno : f->open_errno;
 
+	if (f->over_budget || (f->ent && f->ent->partial && !f->named)) {
+		snprintf(out, len, "over budget");
+		return;
+	}
 	if (file_elf(f) || strcmp(f->path, JIT_PATH) == 0 || !f->is_file)
 		snprintf(out, len, "%s", source_name(f, any_jit));
 	else

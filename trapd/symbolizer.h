@@ -94,6 +94,13 @@ void symbolizer__refresh_jit(struct symbolizer *s);
 void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 
 struct symcache;
+struct symbudget;
+
+/* symbolizer__use_budget - charge what loading files and perf maps costs
+ * to @budget (kept by the caller, who outlives the symbolizer's use of
+ * it) and skip what it refuses: those frames keep their addresses and
+ * their files say "over budget". NULL: only the fixed caps. */
+void symbolizer__use_budget(struct symbolizer *s, struct symbudget *budget);
 
 /* symbolizer__use_cache - take files' symbols from @cache (kept by the
  * caller, who frees it after the symbolizer) instead of a private cache
@@ -110,7 +117,8 @@ struct symbolizer_file_stats {
 	/* Where names came from, or why there are none: "symtab", "debug
 	 * file", "dynsym only" (stripped, no debug file found), "no
 	 * symbols", "perf map", "no perf map", "not a file", "not opened:
-	 * ERROR" or "not read: ERROR". */
+	 * ERROR", "not read: ERROR" or "over budget" (the capture's
+	 * symbolization budget refused its tables). */
 	char source[80];
 	const char *debug_file; /* "root:PATH" or "host:PATH", "" if none */
 };

@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "trapd/log.h"
+#include "trapd/symbudget.h"
 
 /* A file identity; an entry has one per file it was matched to (the same
  * build ID under several inodes), at most MAX_IDS, newest last. */
@@ -27,6 +29,7 @@ struct symcache_id {
 #define MAX_IDS 16
 
 struct symcache {
+	pthread_mutex_t lock; /* every public function but lookup holds it */
 	struct symcache_entry **entries;
 	size_t n, cap;
 	size_t max_bytes, bytes;
@@ -58,7 +61,7 @@ static struct symcache_entry *find_id(const struct symcache *c, const struct sym
 	size_t i, j;
 
 	for (i = 0; i < c->n; i++)
-		for (j = 0; j < c->entries[i]->nids; j++)
+		for (j = 0; !c->entries[i]->partial && j < c->entries[i]->nids; j++)
 			if (same_id(&c->entries[i]->ids[j], id))
 				return c->entries[i];
 	return NULL;
@@ -69,7 +72,8 @@ static struct symcache_entry *find_build_id(const struct symcache *c, const char
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		if (c->entries[i]->elf && !strcmp(elfsym__build_id(c->entries[i]->elf), bid))
+		if (c->entries[i]->elf && !c->entries[i]->partial &&
+		    !strcmp(elfsym__build_id(c->entries[i]->elf), bid))
 			return c->entries[i];
 	return NULL;
 }
@@ -117,6 +121,14 @@ static void evict(struct symcache *c)
 	bool freed = false;
 	size_t i, victim;
 
+	for (i = 0; i < c->n;) {
+		if (c->entries[i]->partial && !c->entries[i]->refs) {
+			remove_at(c, i); /* moves the last entry here */
+			freed = true;
+		} else {
+			i++;
+		}
+	}
 	while (c->bytes > c->max_bytes) {
 		victim = c->n;
 		for (i = 0; i < c->n; i++)
@@ -134,15 +146,28 @@ static void evict(struct symcache *c)
 		malloc_trim(0);
 }
 
+static uint64_t budget_refusals(const struct symbudget *b)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; b && i < SYMBUDGET_NR; i++)
+		n += b->refused[i];
+	return n;
+}
+
 /* find_debug - the debug file of @e's stripped ELF, if it has none yet. */
 static void find_debug(struct symcache_entry *e, const struct debugfile_search *where,
 		       const char *path)
 {
+	uint64_t refused = budget_refusals(where->budget);
 	char found[PATH_MAX + 8];
 
 	if (!e->elf || e->debug || !debugfile__wanted(e->elf))
 		return;
 	e->debug = debugfile__load(where, path, e->elf, found, sizeof(found));
+	if (budget_refusals(where->budget) != refused)
+		e->partial = true; /* a candidate was not proven or not read */
 	if (!e->debug)
 		return;
 	e->debug_from = strdup(found);
@@ -155,11 +180,15 @@ static struct symcache_entry *load(const int fd, const struct debugfile_search *
 				   const char *path)
 {
 	struct symcache_entry *e = calloc(1, sizeof(*e));
+	struct elfsym_limits lim;
 
 	if (!e)
 		return NULL;
 	e->bytes = sizeof(*e) + MAX_IDS * sizeof(struct symcache_id);
-	e->elf = elfsym__open_fd(fd);
+	symbudget__elf_limits(where->budget, &lim);
+	e->elf = elfsym__open_fd_limited(fd, where->budget ? &lim : NULL);
+	symbudget__charge_elf(where->budget, e->elf);
+	e->partial = e->elf && elfsym__over_limits(e->elf);
 	if (!e->elf) {
 		e->load_errno = errno;
 		if (errno == ENOMEM) {
@@ -196,8 +225,8 @@ static struct symcache_entry *take(struct symcache *c, struct symcache_entry *e)
 	return e;
 }
 
-struct symcache_entry *symcache__get(struct symcache *c, int fd,
-				     const struct debugfile_search *where, const char *path)
+static struct symcache_entry *get_locked(struct symcache *c, int fd,
+					 const struct debugfile_search *where, const char *path)
 {
 	char bid[ELFSYM_BUILD_ID_HEX];
 	struct symcache_entry *e;
@@ -238,15 +267,37 @@ struct symcache_entry *symcache__get(struct symcache *c, int fd,
 	return e;
 }
 
+struct symcache_entry *symcache__get(struct symcache *c, int fd,
+				     const struct debugfile_search *where, const char *path)
+{
+	struct symcache_entry *e;
+	int err;
+
+	pthread_mutex_lock(&c->lock);
+	e = get_locked(c, fd, where, path);
+	err = errno;
+	pthread_mutex_unlock(&c->lock);
+	errno = err;
+	return e;
+}
+
 void symcache__put(struct symcache *c, struct symcache_entry *e)
 {
+	if (!c || !e)
+		return;
+	pthread_mutex_lock(&c->lock);
 	if (e && e->refs)
 		e->refs--;
+	pthread_mutex_unlock(&c->lock);
 }
 
 void symcache__trim(struct symcache *c)
 {
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
 	evict(c);
+	pthread_mutex_unlock(&c->lock);
 }
 
 const char *symcache__lookup(const struct symcache_entry *e, uint64_t vaddr, uint64_t *sym_addr)
@@ -260,15 +311,19 @@ struct symcache *symcache__new(size_t max_bytes)
 {
 	struct symcache *c = calloc(1, sizeof(*c));
 
-	if (c)
-		c->max_bytes = max_bytes;
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	c->max_bytes = max_bytes;
 	return c;
 }
 
 void symcache__set_limit(struct symcache *c, size_t max_bytes)
 {
+	pthread_mutex_lock(&c->lock);
 	c->max_bytes = max_bytes;
 	evict(c);
+	pthread_mutex_unlock(&c->lock);
 }
 
 void symcache__free(struct symcache *c)
@@ -280,12 +335,17 @@ void symcache__free(struct symcache *c)
 	for (i = 0; i < c->n; i++)
 		entry_free(c->entries[i]);
 	free(c->entries);
+	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
 void symcache__get_stats(const struct symcache *c, struct symcache_stats *out)
 {
+	struct symcache *m = (struct symcache *)c; /* the lock, not the cache, changes */
+
+	pthread_mutex_lock(&m->lock);
 	*out = c->stats;
 	out->entries = c->n;
 	out->bytes = c->bytes;
+	pthread_mutex_unlock(&m->lock);
 }

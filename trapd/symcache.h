@@ -16,7 +16,12 @@
  * first, when the cache holds more than its bound. A cache with bound 0
  * keeps nothing unreferenced (a one-shot capture).
  *
- * Not thread-safe: one cache belongs to one thread's captures.
+ * A table loaded short of what the file holds, because the capture's
+ * symbolization budget (symbudget.h) refused part of it, serves that
+ * capture only: it is never found again and goes once unreferenced.
+ *
+ * Thread-safe: a daemon's captures are symbolized on worker threads while
+ * its event loop reads the statistics.
  */
 #ifndef TRAPD_SYMCACHE_H
 #define TRAPD_SYMCACHE_H
@@ -39,6 +44,7 @@ struct symcache_entry {
 	uint32_t refs;
 	uint64_t last_use;
 	size_t bytes;
+	bool partial; /* cut by a budget: never shared */
 };
 
 struct symcache_stats {
@@ -65,7 +71,8 @@ void symcache__set_limit(struct symcache *c, size_t max_bytes);
 
 /* symcache__get - the entry of the file open at @fd, loaded (with its
  * debug file, looked for through @where and @path, the path the target
- * maps it from) when the cache does not have it. A referenced entry; NULL
+ * maps it from; within @where->budget, charged for what is read) when
+ * the cache does not have it. A referenced entry; NULL
  * and errno only when out of memory or @fd cannot be stat'ed. Give it
  * back with symcache__put. */
 struct symcache_entry *symcache__get(struct symcache *c, int fd,

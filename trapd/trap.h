@@ -1,10 +1,13 @@
-/* trap.h - the daemon's capture: at most one at a time. The first rule
- * that fires starts it; a rule that fires while it runs joins it (the
+/* trap.h - the daemon's capture: at most one window at a time. The first
+ * rule that fires starts it; a rule that fires while it runs joins it (the
  * window is extended to cover the new rule's, up to [global] max_window,
  * and sampling is widened to every task if the new rule samples another
  * scope). Every rule that fired is recorded in the capture's metadata
  * with its value and recent history. The finished capture is written to
- * the spool directory.
+ * the spool directory in the background: its window is copied out of the
+ * sampler and it becomes pending (symbolized and written by its session's
+ * worker) while the next capture may already run. At most
+ * TRAP_MAX_PENDING wait so; a fire beyond that is refused.
  */
 #ifndef TRAPD_TRAP_H
 #define TRAPD_TRAP_H
@@ -22,6 +25,7 @@
 #include "trapd/session.h"
 
 #define TRAP_MAX_TRIGGERS 64 /* rules recorded in one capture; later ones still extend it */
+#define TRAP_MAX_PENDING 4   /* captures being written at once */
 
 /* Why a capture is wanted. */
 struct trap_fire {
@@ -46,10 +50,27 @@ struct trap_trigger {
 	struct lat_hist *latency; /* copied from the trap_fire */
 };
 
+/* A capture whose window closed, being symbolized and written. */
+struct trap_pending {
+	struct session *session;
+	struct capture_info info; /* points into this struct */
+	char id[33];
+	char path[PATH_MAX];
+	struct capture_trigger triggers[TRAP_MAX_TRIGGERS];
+	struct trap_trigger storage[TRAP_MAX_TRIGGERS];
+	size_t ntriggers;
+	char **labels; /* copied: a reload may free the rules meanwhile */
+	size_t nlabels;
+	int64_t deadline; /* monotonic ns: when the window was due to close */
+	struct trap_pending *next;
+};
+
 struct trap {
 	struct sampler *sampler; /* loaded once, armed for each capture; owned by the caller */
 	struct symcache *symcache; /* symbols kept between captures; owned by the caller */
 	struct session *session; /* NULL when no capture runs */
+	struct trap_pending *pending; /* being written, oldest first */
+	size_t npending;
 	char id[33];
 	char sample_desc[320]; /* what the session samples, as rule_scope__format */
 	int64_t started;       /* monotonic ns */
@@ -80,13 +101,27 @@ static inline bool trap__running(const struct trap *t)
 	return t->session != NULL;
 }
 
-/* trap__finish - close the running capture and write it into @r's spool
- * directory with @r's labels; t->last_path says where it went. Returns 0 or a negative errno with @err filled; the session is
- * released either way. */
-int trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen);
+/* trap__finish - close the running capture's window and have it written
+ * into @r's spool directory with @r's labels, in the background. Returns
+ * the pending capture (its session's fd tells when it is written: then
+ * trap__collect it), or NULL with @err filled when it is lost already
+ * (counted as failed). Either way no capture runs afterwards. */
+struct trap_pending *trap__finish(struct trap *t, const struct rules *r, char *err,
+				  size_t errlen);
 
-/* trap__reset - release everything (a capture not finished is lost;
- * call trap__finish first). */
+/* trap__pending_by_fd - the pending capture whose session fd is @fd. */
+struct trap_pending *trap__pending_by_fd(struct trap *t, int fd);
+
+/* trap__collect - @p is written (session__finished) or must be waited for
+ * (@wait): count it, log it, keep the spool of @r in bounds, and fill
+ * @path (written) or @err (lost) before @p is freed. Returns 0 or the
+ * negative errno of a lost capture. */
+int trap__collect(struct trap *t, struct trap_pending *p, const struct rules *r, bool wait,
+		  char *path, size_t pathlen, char *err, size_t errlen);
+
+/* trap__reset - release everything (a running capture is lost: call
+ * trap__finish first; pending ones are waited for and freed, not
+ * collected: call trap__collect first). */
 void trap__reset(struct trap *t);
 
 /* trap__sample_target - @scope (and @pid for a process name) as what a

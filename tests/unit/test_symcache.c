@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trapd/symbudget.h"
 #include "trapd/symcache.h"
 
 static char dir[] = "/tmp/test_symcache.XXXXXX";
@@ -239,6 +240,72 @@ static void test_debug_file_found_through_the_cache(void **state)
 	symcache__free(c);
 }
 
+/* A budget too small for a file's symbol table skips the table (its
+ * .dynsym is tried instead), counts the refusal, and the cut entry is
+ * never handed to a later capture, which loads the file whole. */
+static void test_budget_cut_entry_is_not_shared(void **state)
+{
+	struct debugfile_search where = nowhere;
+	struct symcache *c = symcache__new(64 << 20);
+	const char *pie = copy("symtest-pie", "a");
+	struct symcache_entry *cut, *whole;
+	struct symbudget b;
+	uint64_t addr;
+	int fd;
+
+	(void)state;
+	symbudget__init(&b);
+	b.max[SYMBUDGET_BYTES] = 64; /* no table is that small */
+	where.budget = &b;
+	fd = open(pie, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	cut = symcache__get(c, fd, &where, pie);
+	close(fd);
+	assert_non_null(cut);
+	assert_non_null(cut->elf);
+	assert_true(cut->partial);
+	assert_int_equal(elfsym__find(cut->elf, "hot_function", &addr), -ENOENT);
+	assert_true(b.refused[SYMBUDGET_BYTES] >= 1);
+	assert_true(b.used[SYMBUDGET_BYTES] <= 64);
+	assert_true(symbudget__hit(&b));
+
+	whole = get(c, pie);
+	assert_ptr_not_equal(cut, whole);
+	assert_int_equal(elfsym__find(whole->elf, "hot_function", &addr), 0);
+	symcache__put(c, cut);
+	symcache__trim(c); /* the cut entry goes once unreferenced */
+	expect_stats(c, 2, 0, 0, 1, 1);
+	symcache__put(c, whole);
+	symcache__free(c);
+}
+
+/* Loads within the budget are charged what they read and kept. */
+static void test_budget_charged_for_a_load(void **state)
+{
+	struct debugfile_search where = nowhere;
+	struct symcache *c = symcache__new(64 << 20);
+	const char *pie = copy("symtest-pie", "a");
+	struct symcache_entry *e;
+	struct symbudget b;
+	int fd;
+
+	(void)state;
+	symbudget__init(&b);
+	where.budget = &b;
+	fd = open(pie, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	e = symcache__get(c, fd, &where, pie);
+	close(fd);
+	assert_non_null(e);
+	assert_false(e->partial);
+	assert_int_equal(b.used[SYMBUDGET_BYTES], elfsym__table_bytes(e->elf));
+	assert_true(b.used[SYMBUDGET_BYTES] > 0);
+	assert_int_equal(b.used[SYMBUDGET_SYMBOLS], elfsym__count(e->elf));
+	assert_false(symbudget__hit(&b));
+	symcache__put(c, e);
+	symcache__free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +316,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_eviction_lru_and_pinned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debug_file_found_through_the_cache, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_budget_cut_entry_is_not_shared, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_budget_charged_for_a_load, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
