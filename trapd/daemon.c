@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "trapd/commands.h"
 #include "trapd/log.h"
 #include "trapd/shipping.h"
+#include "upload/spool.h"
 
 #define MAX_EVENTS 16
 
@@ -31,8 +33,24 @@ static void print_errors(const struct rules_errors *errs)
 		log_error("%s", errs->msgs[i]);
 }
 
+/* spool_safe - [global] spool_dir is one root may write in (spool.h:
+ * ours, not group or other-writable); a missing one is made, 0750, with
+ * the first capture. Refused: logged, saying what to fix. */
+static bool spool_safe(const struct rules *r, const char *rules_path)
+{
+	char err[PATH_MAX + 200];
+	int fd = spool_dir_open(r->global.spool_dir, false, err, sizeof(err));
+
+	if (fd >= 0)
+		close(fd);
+	else if (fd != -ENOENT)
+		log_error("%s: %s", rules_path, err);
+	return fd >= 0 || fd == -ENOENT;
+}
+
 /* load - the rules file as a new watch, or NULL (errors logged; *@bad
- * says whether the file was bad, as opposed to unreadable). */
+ * says whether the file was bad, as opposed to unreadable; an unsafe
+ * spool_dir is a bad file). */
 static struct watch *load(struct daemon *d, bool *bad)
 {
 	struct rules_errors errs = { 0 };
@@ -48,6 +66,11 @@ static struct watch *load(struct daemon *d, bool *bad)
 		return NULL;
 	}
 	rules_errors__free(&errs);
+	if (!spool_safe(r, d->rules_path)) {
+		*bad = true;
+		rules__free(r);
+		return NULL;
+	}
 	w = guard__new_watch(&d->guard, r);
 	if (!w)
 		log_error("loading %s: %s", d->rules_path, strerror(errno));
