@@ -207,8 +207,8 @@ static int kernel_names_from_bpf(void *ctx, const uint64_t *addrs, uint32_t n,
 	return knames__resolve(ctx, addrs, n, names);
 }
 
-int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capture_info *info,
-			  struct profile **out)
+int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
+			  struct capture_info *info, struct profile **out)
 {
 	struct timespec t0, t1;
 	struct knames *kn;
@@ -239,9 +239,8 @@ int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capt
 	else
 		log_debug("kernel names from BPF unavailable (%s); using kallsyms",
 			  strerror(errno));
-	err = sampler__get_stats(s, &info->stats);
-	if (!err)
-		err = sampler__for_each(s, add_record, b);
+	info->stats = *sample_dump__stats(d);
+	err = sample_dump__for_each(d, add_record, b);
 	symbolizer__use_kernel_names(sym, NULL, NULL);
 	knames__free(kn);
 	if (!err)

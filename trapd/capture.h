@@ -15,9 +15,11 @@
 #include "rules/cgroup_path.h"
 #include "trapd/latency_hist.h"
 #include "trapd/profile.h"
+#include "trapd/sample_dump.h"
 #include "trapd/sampler.h"
 #include "trapd/leafcaller.h"
 #include "trapd/symbolizer.h"
+#include "trapd/symbudget.h"
 
 enum capture_target_kind {
 	CAPTURE_TARGET_SYSTEM,
@@ -72,6 +74,7 @@ struct capture_info {
 	int64_t duration_ns;	/* window length as measured */
 	const char *end_reason; /* "duration", "target exited", "interrupted", ... */
 	int64_t arm_ns;		/* from the decision to capture to the sampler armed */
+	int64_t late_ns;	/* from the window's deadline to its close; 0 if on time */
 	int64_t build_ns;	/* reading the window back and symbolizing it */
 	int ncpus;
 	struct sampler_stats stats;
@@ -79,6 +82,8 @@ struct capture_info {
 	/* per mapped object: frames named and why not (the symbolizer's) */
 	const struct symbolizer_file_stats *sym_files;
 	size_t nsym_files;
+	const struct symbudget *budget; /* what symbolizing cost and refused; NULL if none */
+	uint64_t snapshots_dropped;	/* processes announced past the worker's queue */
 	uint64_t samples_stored; /* sum of the counts read back */
 	uint64_t leaf[LEAF_NR];	 /* samples by what became of their leaf's caller */
 	uint64_t roots[STACK_ROOT_NR]; /* samples by whether their walk reached a root */
@@ -89,13 +94,13 @@ struct capture_info {
 /* capture_new_id - fill @info->id with a fresh random id. */
 int capture_new_id(struct capture_info *info);
 
-/* capture_build_profile - read the closed window of @s, symbolize it with
+/* capture_build_profile - symbolize the closed window copied into @d with
  * @sym and return a new profile in *out (period, time, duration, labels and
  * a summary in its comments, from @info). Sets info->samples_stored and
  * info->symbols and info->sym_files (valid while @sym lives). Returns 0 or
  * a negative errno. */
-int capture_build_profile(struct sampler *s, struct symbolizer *sym, struct capture_info *info,
-			  struct profile **out);
+int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
+			  struct capture_info *info, struct profile **out);
 
 /* capture_write - write @p to @path (.pb.zst) and the metadata sidecar
  * next to it (the same name with .json instead of .pb.zst), both or

@@ -105,6 +105,29 @@ static void record_trigger(struct trap *t, const struct trap_fire *f, int64_t hi
 	t->ntriggers++;
 }
 
+/* free_triggers - the heap parts of @n trigger slots. */
+static void free_triggers(struct trap_trigger *st, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(st[i].history_t);
+		free(st[i].history_v);
+		free(st[i].latency);
+		st[i].history_t = st[i].history_v = NULL;
+		st[i].latency = NULL;
+	}
+}
+
+/* reset_running - drop the running capture, if any (it is lost). */
+static void reset_running(struct trap *t)
+{
+	session__free(t->session);
+	t->session = NULL;
+	free_triggers(t->storage, t->ntriggers);
+	t->ntriggers = 0;
+}
+
 static int new_id(struct trap *t)
 {
 	struct capture_info tmp;
@@ -144,7 +167,7 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 	e = new_id(t);
 	if (e) {
 		snprintf(err, errlen, "no randomness for a capture id: %s", strerror(-e));
-		trap__reset(t);
+		reset_running(t);
 		return e;
 	}
 	t->started = now;
@@ -191,6 +214,10 @@ int trap__fire(struct trap *t, const struct trap_fire *f, const struct rules_glo
 		join(t, f, g, now);
 		record_trigger(t, f, (int64_t)g->history_ns, now, true);
 		return 0;
+	}
+	if (t->npending >= TRAP_MAX_PENDING) {
+		snprintf(err, errlen, "%zu captures are still being written", t->npending);
+		return -EBUSY;
 	}
 	describe(f, t->sample_desc, sizeof(t->sample_desc));
 	e = start(t, f, now, err, errlen);
@@ -244,61 +271,172 @@ static void keep_in_bounds(struct trap *t, const struct rules *r, const char *pa
 		log_warn("%s", err);
 }
 
-int trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen)
+static void pending_free(struct trap_pending *p)
 {
-	const char **labels = NULL;
-	struct capture_info info = { 0 };
-	char path[PATH_MAX];
 	size_t i;
+
+	if (!p)
+		return;
+	session__free(p->session); /* waits for its worker */
+	free_triggers(p->storage, p->ntriggers);
+	for (i = 0; p->labels && i < 2 * p->nlabels; i++)
+		free(p->labels[i]);
+	free(p->labels);
+	free(p);
+}
+
+/* take_triggers - move the running capture's triggers into @p: their
+ * strings live in the slots, so the copies point to @p's. */
+static void take_triggers(struct trap *t, struct trap_pending *p)
+{
+	size_t i;
+
+	for (i = 0; i < t->ntriggers; i++) {
+		p->storage[i] = t->storage[i];
+		p->triggers[i] = t->triggers[i];
+		p->triggers[i].rule = p->storage[i].rule;
+		p->triggers[i].signal = p->storage[i].signal;
+		p->triggers[i].scope = p->storage[i].scope;
+		t->storage[i].history_t = t->storage[i].history_v = NULL;
+		t->storage[i].latency = NULL;
+	}
+	p->ntriggers = t->ntriggers;
+	t->ntriggers = 0;
+}
+
+static int copy_labels(struct trap_pending *p, const struct rules *r)
+{
+	size_t i;
+
+	p->labels = calloc(r->nlabels * 2 + 1, sizeof(*p->labels));
+	if (!p->labels)
+		return -ENOMEM;
+	p->nlabels = r->nlabels;
+	for (i = 0; i < r->nlabels; i++) {
+		p->labels[2 * i] = strdup(r->labels[i].key);
+		p->labels[2 * i + 1] = strdup(r->labels[i].value);
+		if (!p->labels[2 * i] || !p->labels[2 * i + 1])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* new_pending - the running capture's state moved into a pending one. */
+static struct trap_pending *new_pending(struct trap *t, const struct rules *r, char *err,
+					size_t errlen)
+{
+	struct trap_pending *p = calloc(1, sizeof(*p));
 	int e;
 
-	if (!t->session)
-		return -EINVAL;
-	e = spool_path(t, r, path, sizeof(path));
+	if (!p || copy_labels(p, r)) {
+		snprintf(err, errlen, "out of memory");
+		pending_free(p);
+		return NULL;
+	}
+	e = spool_path(t, r, p->path, sizeof(p->path));
 	if (e) {
 		snprintf(err, errlen, "spool directory %s: %s", r->global.spool_dir, strerror(-e));
-		goto out;
+		pending_free(p);
+		return NULL;
 	}
-	labels = calloc(r->nlabels * 2 + 1, sizeof(*labels));
-	for (i = 0; labels && i < r->nlabels; i++) {
-		labels[2 * i] = r->labels[i].key;
-		labels[2 * i + 1] = r->labels[i].value;
+	memcpy(p->id, t->id, sizeof(p->id));
+	take_triggers(t, p);
+	memcpy(p->info.id, t->id, sizeof(p->info.id));
+	p->info.trigger = t->manual ? "manual" : "rule";
+	p->info.triggers = p->triggers;
+	p->info.ntriggers = p->ntriggers;
+	p->info.labels = (const char *const *)p->labels;
+	p->info.nlabels = p->nlabels;
+	p->deadline = session__deadline(t->session);
+	p->session = t->session;
+	t->session = NULL;
+	return p;
+}
+
+struct trap_pending *trap__finish(struct trap *t, const struct rules *r, char *err,
+				  size_t errlen)
+{
+	struct trap_pending *p, **tail;
+
+	if (!t->session) {
+		snprintf(err, errlen, "no capture runs");
+		return NULL;
 	}
-	memcpy(info.id, t->id, sizeof(info.id));
-	info.trigger = t->manual ? "manual" : "rule";
-	info.triggers = t->triggers;
-	info.ntriggers = t->ntriggers;
-	info.labels = labels;
-	info.nlabels = labels ? r->nlabels : 0;
-	e = session__finish(t->session, path, &info, err, errlen);
+	p = new_pending(t, r, err, errlen);
+	if (p && session__finish_async(p->session, p->path, &p->info, err, errlen)) {
+		pending_free(p);
+		p = NULL;
+	}
+	if (!p) {
+		t->failed++;
+		reset_running(t);
+		return NULL;
+	}
+	for (tail = &t->pending; *tail; tail = &(*tail)->next)
+		;
+	*tail = p;
+	t->npending++;
+	return p;
+}
+
+struct trap_pending *trap__pending_by_fd(struct trap *t, int fd)
+{
+	struct trap_pending *p;
+
+	for (p = t->pending; p; p = p->next)
+		if (session__fd(p->session) == fd)
+			return p;
+	return NULL;
+}
+
+/* unlink_pending - take @p off the list. */
+static void unlink_pending(struct trap *t, struct trap_pending *p)
+{
+	struct trap_pending **pp;
+
+	for (pp = &t->pending; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			t->npending--;
+			return;
+		}
+	}
+}
+
+int trap__collect(struct trap *t, struct trap_pending *p, const struct rules *r, bool wait,
+		  char *path, size_t pathlen, char *err, size_t errlen)
+{
+	int e;
+
+	if (wait)
+		session__wait(p->session);
+	e = session__result(p->session, err, errlen);
+	if (e == -EINPROGRESS)
+		return e;
+	unlink_pending(t, p);
 	if (!e) {
 		t->written++;
-		snprintf(t->last_path, sizeof(t->last_path), "%s", path);
+		snprintf(t->last_path, sizeof(t->last_path), "%s", p->path);
+		snprintf(path, pathlen, "%s", p->path);
 		t->last_real = session__realtime_ns();
-		log_info("capture %s written: %s (%llu samples, %s)", t->id, path,
-			 (unsigned long long)info.samples_stored, info.end_reason);
-		keep_in_bounds(t, r, path);
-	}
-out:
-	if (e)
+		log_info("capture %s written: %s (%llu samples, %s)", p->id, p->path,
+			 (unsigned long long)p->info.samples_stored, p->info.end_reason);
+		keep_in_bounds(t, r, p->path);
+	} else {
 		t->failed++;
-	free(labels);
-	trap__reset(t);
+	}
+	pending_free(p);
 	return e;
 }
 
 void trap__reset(struct trap *t)
 {
-	size_t i;
+	struct trap_pending *p;
 
-	session__free(t->session);
-	t->session = NULL;
-	for (i = 0; i < t->ntriggers; i++) {
-		free(t->storage[i].history_t);
-		free(t->storage[i].history_v);
-		free(t->storage[i].latency);
-		t->storage[i].history_t = t->storage[i].history_v = NULL;
-		t->storage[i].latency = NULL;
+	reset_running(t);
+	while ((p = t->pending)) {
+		t->pending = p->next;
+		pending_free(p);
 	}
-	t->ntriggers = 0;
+	t->npending = 0;
 }
