@@ -1,8 +1,10 @@
 /* cmd_daemon.c - `trapd daemon -c RULES`: the always-on guard. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "trapd/commands.h"
@@ -88,5 +90,12 @@ int cmd_daemon(int argc, char **argv)
 	}
 	if (use_syslog(log_to))
 		log_use_syslog("trapd");
+	/* Not dumpable: a crash writes no core holding the uploader's
+	 * credentials, and no other user may ptrace the daemon or read its
+	 * /proc/PID/mem or environ (LimitCORE=0 in trapd.service too). */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		log_warn("cannot make the daemon non-dumpable: %s; a crash may write "
+			 "credentials to a core file",
+			 strerror(errno));
 	return daemon__run(rules, &env);
 }
