@@ -1,6 +1,11 @@
 /* daemon_status.c - what `trapd status` shows: the daemon, the capture in
  * progress, the spool, and for each rule its state, value, last fire and
- * why it is not firing. As text for people, as JSON for scripts. */
+ * why it is not firing. As text for people, as JSON for scripts.
+ *
+ * Text that others chose (a server's error, a spool file's name, a
+ * process's name in a rule's why or a capture's target) goes through
+ * safe_text (upload/safe_text.h) in both forms: the text lands on a
+ * terminal, and a JSON string decoded by a script would too. */
 #include "trapd/daemon.h"
 
 #include <dirent.h>
@@ -8,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +22,7 @@
 #include "trapd/json.h"
 #include "trapd/latency_report.h"
 #include "trapd/symcache.h"
+#include "upload/safe_text.h"
 #include "upload/spool.h"
 
 #define NSEC_PER_SEC 1000000000ll
@@ -59,30 +66,38 @@ static const char *ago(int64_t then, int64_t now, char *buf, size_t len)
 	return buf;
 }
 
+/* shown - @s as it may be shown (safe_text), in @buf. */
+static const char *shown(const char *s, char *buf, size_t len)
+{
+	return safe_text_str(s, buf, len);
+}
+
 /* --- text ---------------------------------------------------------------- */
 
 static void text_capture(struct daemon *d, FILE *f, int64_t now)
 {
 	const struct trap *t = &d->guard.trap;
-	char d1[32], d2[32], when[40];
+	char d1[32], d2[32], when[40], b1[1024], b2[256];
 	size_t i;
 
 	if (!trap__running(t)) {
 		fprintf(f, "capture:  none running");
 		if (t->written) {
 			iso8601(t->last_real, when, sizeof(when));
-			fprintf(f, "; last %s at %s", t->last_path, when);
+			fprintf(f, "; last %s at %s", shown(t->last_path, b1, sizeof(b1)), when);
 		}
 		fprintf(f, "\n");
 		return;
 	}
-	fprintf(f, "capture:  %s running for %s, ends in %s, sampling %s; ", t->id,
-		span(now - t->started, d1, sizeof(d1)),
-		span(session__deadline(t->session) - now, d2, sizeof(d2)), t->sample_desc);
+	fprintf(f, "capture:  %s running for %s, ends in %s, sampling %s; ",
+		shown(t->id, b2, sizeof(b2)), span(now - t->started, d1, sizeof(d1)),
+		span(session__deadline(t->session) - now, d2, sizeof(d2)),
+		shown(t->sample_desc, b1, sizeof(b1)));
 	if (t->manual)
-		fprintf(f, "manual (%s)%s", t->manual_reason, t->ntriggers ? ", " : "");
+		fprintf(f, "manual (%s)%s", shown(t->manual_reason, b2, sizeof(b2)),
+			t->ntriggers ? ", " : "");
 	for (i = 0; i < t->ntriggers; i++)
-		fprintf(f, "%s%s%s", i ? ", " : "rules ", t->triggers[i].rule,
+		fprintf(f, "%s%s%s", i ? ", " : "rules ", shown(t->triggers[i].rule, b2, sizeof(b2)),
 			t->triggers[i].joined ? " (joined)" : "");
 	fprintf(f, "\n");
 }
@@ -112,7 +127,7 @@ static void text_latency(struct daemon *d, FILE *f)
 
 static void text_rules(struct daemon *d, FILE *f, int64_t now)
 {
-	char sig[48], val[48], thr[64], last[48];
+	char sig[48], val[48], thr[64], last[48], name[4 * RULE_NAME_MAX], why[4 * EVAL_WHY_LEN];
 	size_t i;
 
 	if (!d->guard.watch->n) {
@@ -125,13 +140,15 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 		const struct watched_rule *wr = &d->guard.watch->w[i];
 		const struct rule *r = wr->rule;
 
-		fprintf(f, "%-20s %-18s %-12s %-10s %-14s %-12s %s%s\n", r->name,
+		fprintf(f, "%-20s %-18s %-12s %-10s %-14s %-12s %s%s\n",
+			shown(r->name, name, sizeof(name)),
 			rule__signal_name(r, sig, sizeof(sig)), rule_state__name(wr->eval.state),
 			wr->eval.have_value
 				? rule__format_value(r, wr->eval.value, val, sizeof(val))
 				: "-",
 			rule__format_threshold(r, thr, sizeof(thr)),
-			ago(wr->eval.last_fired, now, last, sizeof(last)), wr->eval.why,
+			ago(wr->eval.last_fired, now, last, sizeof(last)),
+			shown(wr->eval.why, why, sizeof(why)),
 			r->dry_run || d->guard.watch->rules->global.dry_run ? " [dry run]" : "");
 	}
 	text_latency(d, f);
@@ -172,7 +189,7 @@ static void json_symbols(const struct daemon *d, struct json_writer *w)
 static void text_upload(struct daemon *d, FILE *f, int64_t real)
 {
 	struct uploader_status st;
-	char when[40], in[32];
+	char when[40], in[32], b[4 * sizeof(st.last_error)];
 
 	if (!d->uploader) {
 		fprintf(f, "upload:   %s\n",
@@ -183,18 +200,20 @@ static void text_upload(struct daemon *d, FILE *f, int64_t real)
 	}
 	uploader__status(d->uploader, &st);
 	fprintf(f, "upload:   %s: %llu pending, %llu failed, %llu sent (%llu bytes)",
-		d->guard.watch->rules->upload.url, (unsigned long long)st.pending,
+		shown(d->guard.watch->rules->upload.url, b, sizeof(b)),
+		(unsigned long long)st.pending,
 		(unsigned long long)st.failed, (unsigned long long)st.sent,
 		(unsigned long long)st.bytes_sent);
 	if (st.in_flight[0])
-		fprintf(f, "; sending %s", st.in_flight);
+		fprintf(f, "; sending %s", shown(st.in_flight, b, sizeof(b)));
 	if (st.next_try_real_ns)
 		fprintf(f, "; %u failures in a row, next try in %s", st.failures_in_a_row,
 			span(st.next_try_real_ns - real, in, sizeof(in)));
 	fprintf(f, "\n");
 	if (st.last_error[0]) {
 		iso8601(st.last_error_real_ns, when, sizeof(when));
-		fprintf(f, "          last error at %s: %s\n", when, st.last_error);
+		fprintf(f, "          last error at %s: %s\n", when,
+			shown(st.last_error, b, sizeof(b)));
 	}
 }
 
@@ -202,14 +221,14 @@ static void status_text(struct daemon *d, FILE *f)
 {
 	const struct rules_global *g = &d->guard.watch->rules->global;
 	int64_t now = session__now_ns(), real = (int64_t)time(NULL) * NSEC_PER_SEC;
-	char up[32], when[40], cap[32];
+	char up[32], when[40], cap[32], path[4 * PATH_MAX];
 	struct spool_usage u;
 
 	iso8601(d->loaded_real, when, sizeof(when));
 	fprintf(f, "trapd daemon %s, pid %d, up %s\n", TRAPD_VERSION, (int)getpid(),
 		span(real - d->started_real, up, sizeof(up)));
 	fprintf(f, "rules:    %s, %zu rules, loaded %s (%llu reloads, %llu rejected)%s\n",
-		d->rules_path, d->guard.watch->n, when, (unsigned long long)d->reloads,
+		shown(d->rules_path, path, sizeof(path)), d->guard.watch->n, when, (unsigned long long)d->reloads,
 		(unsigned long long)d->reloads_rejected, g->dry_run ? "; DRY RUN" : "");
 	text_capture(d, f, now);
 	fprintf(f,
@@ -223,10 +242,10 @@ static void status_text(struct daemon *d, FILE *f)
 	if (!spool_usage(g->spool_dir, &u))
 		fprintf(f,
 			"spool:    %s: %llu captures, %llu bytes (cap %s, %u files), %llu dropped\n",
-			g->spool_dir, (unsigned long long)u.captures, (unsigned long long)u.bytes,
+			shown(g->spool_dir, path, sizeof(path)), (unsigned long long)u.captures, (unsigned long long)u.bytes,
 			cap, g->spool_max_files, (unsigned long long)d->guard.trap.dropped);
 	else
-		fprintf(f, "spool:    %s: not created yet\n", g->spool_dir);
+		fprintf(f, "spool:    %s: not created yet\n", shown(g->spool_dir, path, sizeof(path)));
 	text_symbols(d, f);
 	text_upload(d, f, real);
 	text_rules(d, f, now);
@@ -277,7 +296,7 @@ static void json_rule(struct daemon *d, struct json_writer *w, const struct watc
 {
 	const struct rule *r = wr->rule;
 	enum rule_unit u = rule__unit(r);
-	char sig[48];
+	char sig[48], why[4 * EVAL_WHY_LEN];
 
 	json_object_begin(w);
 	json_kv_string(w, "name", r->name);
@@ -298,7 +317,7 @@ static void json_rule(struct daemon *d, struct json_writer *w, const struct watc
 		json_null(w);
 	json_kv_u64(w, "fired", wr->eval.fired);
 	json_kv_u64(w, "suppressed", wr->eval.suppressed);
-	json_kv_string(w, "why", wr->eval.why);
+	json_kv_string(w, "why", shown(wr->eval.why, why, sizeof(why)));
 	json_key(w, "psi_trigger");
 	json_bool(w, wr->trigger_fd >= 0);
 	json_key(w, "dry_run");
@@ -311,6 +330,7 @@ static void json_rule(struct daemon *d, struct json_writer *w, const struct watc
 static void json_upload(struct daemon *d, struct json_writer *w)
 {
 	struct uploader_status st;
+	char b[4 * sizeof(st.last_error)];
 
 	json_key(w, "upload");
 	if (!d->uploader) {
@@ -329,7 +349,7 @@ static void json_upload(struct daemon *d, struct json_writer *w)
 	json_kv_u64(w, "failures_in_a_row", st.failures_in_a_row);
 	json_key(w, "in_flight");
 	if (st.in_flight[0])
-		json_string(w, st.in_flight);
+		json_string(w, shown(st.in_flight, b, sizeof(b)));
 	else
 		json_null(w);
 	json_key(w, "next_try_real_ns");
@@ -339,7 +359,7 @@ static void json_upload(struct daemon *d, struct json_writer *w)
 		json_null(w);
 	json_key(w, "last_error");
 	if (st.last_error[0])
-		json_string(w, st.last_error);
+		json_string(w, shown(st.last_error, b, sizeof(b)));
 	else
 		json_null(w);
 	json_object_end(w);
@@ -357,6 +377,9 @@ static void status_json(struct daemon *d, FILE *f)
 	json_object_begin(&w);
 	json_kv_string(&w, "version", TRAPD_VERSION);
 	json_kv_i64(&w, "pid", getpid());
+	/* from the kernel: false means no core file, no ptrace by others */
+	json_key(&w, "dumpable");
+	json_bool(&w, prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) > 0);
 	json_kv_string(&w, "rules_file", d->rules_path);
 	json_kv_u64(&w, "reloads", d->reloads);
 	json_kv_u64(&w, "reloads_rejected", d->reloads_rejected);

@@ -1,13 +1,21 @@
-/* log.c - levels, stderr or syslog, libbpf routing. */
+/* log.c - levels, stderr or syslog, libbpf routing. Every line is made
+ * safe before it is written (upload/safe_text.h): a message quotes what
+ * servers, targets and files chose (an error body, a process name, a
+ * path), and a terminal or a log viewer must not take any of it as an
+ * escape sequence or a second line. The callers that know which part is
+ * foreign escape it themselves; this is the net under all of them. */
 #include "trapd/log.h"
 
 #include <bpf/libbpf.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
+
+#include "upload/safe_text.h"
 
 static enum log_level current_level = LOG_LVL_INFO;
 static bool to_syslog;
@@ -54,18 +62,23 @@ static const char *level_prefix(enum log_level level, bool colour)
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
 	static int colour = -1;
+	char raw[LOG_LINE_MAX], line[LOG_LINE_MAX];
+	int n;
 
 	if (level > current_level)
 		return;
+	n = vsnprintf(raw, sizeof(raw), fmt, ap);
+	if (n < 0)
+		return;
+	/* a line longer than the buffer is cut; safe_text marks the cut */
+	safe_text(raw, (size_t)n < sizeof(raw) ? (size_t)n : sizeof(raw), line, sizeof(line));
 	if (to_syslog) {
-		vsyslog(syslog_priority(level), fmt, ap);
+		syslog(syslog_priority(level), "%s", line);
 		return;
 	}
 	if (colour < 0)
 		colour = isatty(STDERR_FILENO);
-	fprintf(stderr, "trapd: %s", level_prefix(level, colour));
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "trapd: %s%s\n", level_prefix(level, colour), line);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

@@ -3,11 +3,18 @@
  * Messages go to stderr (with colour only when stderr is a terminal) or to
  * syslog when log_use_syslog() was called (the daemon, not on a terminal).
  * libbpf's own messages are routed here by log_route_libbpf().
+ *
+ * One message is one line, at most LOG_LINE_MAX - 1 bytes: control
+ * characters (newlines and tabs too), invalid UTF-8 and bidirectional
+ * controls in it are written as \xHH (upload/safe_text.h), and a longer
+ * message is cut and ends in "...".
  */
 #ifndef TRAPD_LOG_H
 #define TRAPD_LOG_H
 
 #include <stdarg.h>
+
+#define LOG_LINE_MAX 8192 /* bytes of one message, escapes included */
 
 enum log_level {
 	LOG_LVL_ERROR,

@@ -191,6 +191,10 @@ int shipping__start(const struct rules *r, bool recover_spool, struct uploader *
 		recover(r->global.spool_dir);
 	if (r->upload.scheme == RULES_UPLOAD_NONE)
 		return 0;
+	if (r->upload.allow_insecure_credentials && rules_upload__insecure(&r->upload))
+		log_warn("[upload] allow_insecure_credentials = yes: credentials go over plain "
+			 "http:// to %s; anyone on the path can read and reuse them",
+			 r->upload.scheme == RULES_UPLOAD_HTTP ? r->upload.url : r->upload.endpoint);
 	if (!r->upload.tls_verify && r->upload.scheme != RULES_UPLOAD_FILE)
 		log_warn("[upload] tls_verify = false: the server's certificate is not checked; "
 			 "anyone on the path can read and change captures");

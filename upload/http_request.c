@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "upload/safe_text.h"
+#include "upload/scrub.h"
+
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC 1000000000ull
 #define STALL_BYTES_PER_SEC 1024L
@@ -30,7 +33,7 @@ int http_request__line(struct http_request *rq, const char *line)
 {
 	if (rq->nheaders == HTTP_REQUEST_HEADERS_MAX)
 		return -E2BIG;
-	rq->headers[rq->nheaders] = strdup(line);
+	rq->headers[rq->nheaders] = scrub_strdup(line);
 	if (!rq->headers[rq->nheaders])
 		return -ENOMEM;
 	rq->nheaders++;
@@ -39,13 +42,18 @@ int http_request__line(struct http_request *rq, const char *line)
 
 int http_request__header(struct http_request *rq, const char *name, const char *value)
 {
+	/* sized first: asprintf would grow its buffer through copies it frees
+	 * unwiped, and @value may be a credential */
+	size_t n = strlen(name) + 2 + strlen(value) + 1;
+	char *h;
+
 	if (rq->nheaders == HTTP_REQUEST_HEADERS_MAX)
 		return -E2BIG;
-	if (asprintf(&rq->headers[rq->nheaders], "%s: %s", name, value) < 0) {
-		rq->headers[rq->nheaders] = NULL;
+	h = scrub_malloc(n);
+	if (!h)
 		return -ENOMEM;
-	}
-	rq->nheaders++;
+	snprintf(h, n, "%s: %s", name, value);
+	rq->headers[rq->nheaders++] = h;
 	return 0;
 }
 
@@ -66,10 +74,7 @@ int http_request__meta(struct http_request *rq, const struct upload_meta *meta, 
 void http_request__release(struct http_request *rq)
 {
 	while (rq->nheaders) {
-		char *h = rq->headers[--rq->nheaders];
-
-		explicit_bzero(h, strlen(h));
-		free(h);
+		scrub_free(rq->headers[--rq->nheaders]);
 		rq->headers[rq->nheaders] = NULL;
 	}
 }
@@ -244,18 +249,30 @@ static struct curl_slist *build_headers(const struct http_request *rq)
 	return l;
 }
 
+/* put_field - ": TEXT" into @out at @used, TEXT made safe; returns the
+ * new length. */
+static size_t put_field(const char *text, size_t n, char *out, size_t len, size_t used)
+{
+	if (used + 2 >= len)
+		return used;
+	memcpy(out + used, ": ", 2);
+	used += 2;
+	safe_text(text, n, out + used, len - used);
+	return used + strlen(out + used);
+}
+
 const char *http_answer_detail(const char *body, char *out, size_t len)
 {
 	const char *code = strstr(body, "<Code>"), *msg = strstr(body, "<Message>");
 	size_t used = 0;
 
+	if (!len)
+		return out;
 	out[0] = '\0';
 	if (code)
-		used = (size_t)snprintf(out, len, ": %.*s", (int)strcspn(code + 6, "<\r\n"),
-					code + 6);
-	if (msg && used < len)
-		snprintf(out + used, len - used, ": %.*s", (int)strcspn(msg + 9, "<\r\n"),
-			 msg + 9);
+		used = put_field(code + 6, strcspn(code + 6, "<\r\n"), out, len, used);
+	if (msg)
+		put_field(msg + 9, strcspn(msg + 9, "<\r\n"), out, len, used);
 	return out;
 }
 
@@ -263,12 +280,13 @@ const char *http_answer_detail(const char *body, char *out, size_t len)
 static void describe(const struct http_request *rq, CURLcode code, const char *curl_err,
 		     const struct http_response *resp, struct upload_result *res)
 {
-	char url[512], detail[256];
+	char url[512], detail[256], why[160];
 
 	http_url_for_message(rq->url, url, sizeof(url));
 	if (!res->http_status) {
-		snprintf(res->msg, sizeof(res->msg), "%s %.200s: %.150s", rq->method, url,
-			 *curl_err ? curl_err : curl_easy_strerror(code));
+		/* curl's error text can quote what the server sent */
+		safe_text_str(*curl_err ? curl_err : curl_easy_strerror(code), why, sizeof(why));
+		snprintf(res->msg, sizeof(res->msg), "%s %.200s: %s", rq->method, url, why);
 		return;
 	}
 	snprintf(res->msg, sizeof(res->msg), "%s %.200s: HTTP %ld%.150s", rq->method, url,
@@ -288,6 +306,8 @@ int http_request__send(const struct http_request *rq, const struct upload_config
 	if (!resp)
 		resp = &local;
 	memset(res, 0, sizeof(*res));
+	if (scrub__curl_init())
+		goto out; /* CURLE_OUT_OF_MEMORY: transient, as libcurl's own failures are */
 	resp->status = 0;
 	resp->body_len = 0;
 	resp->body[0] = '\0';

@@ -48,12 +48,14 @@ int http_request__meta(struct http_request *rq, const struct upload_meta *meta, 
 		       enum upload_meta_style style);
 
 /* http_request__release - wipe and free @rq's headers (an Authorization
- * header is a secret); @rq is empty again. */
+ * header is a secret; they are scrub.h blocks); @rq is empty again. */
 void http_request__release(struct http_request *rq);
 
 /* http_request__send - send @rq with @cfg's timeouts, TLS settings and
- * abort flag; fill @res (and @resp when not NULL). Returns 0 when the
- * server answered 2xx, -EIO otherwise. */
+ * abort flag; fill @res (and @resp when not NULL). libcurl is set up on
+ * the first call (scrub__curl_init: its heap is wiped on free). @resp's
+ * body is the server's, raw; @res->msg is safe to show. Returns 0 when
+ * the server answered 2xx, -EIO otherwise. */
 int http_request__send(const struct http_request *rq, const struct upload_config *cfg,
 		       struct upload_result *res, struct http_response *resp);
 
@@ -62,8 +64,9 @@ int http_request__send(const struct http_request *rq, const struct upload_config
 enum upload_outcome http_classify(long status, int curl_code);
 
 /* http_answer_detail - ": CODE: MESSAGE" from an S3 or Azure error body
- * (<Code>, <Message>), each cut at the first '<' or line end; "" when the
- * body has neither. @body is untrusted (tests/fuzz/fuzz_http_answer.c).
+ * (<Code>, <Message>), each cut at the first '<' or line end and made
+ * safe to show (safe_text.h: no control bytes, no invalid UTF-8); "" when
+ * the body has neither. @body is untrusted (tests/fuzz/fuzz_http_answer.c).
  * Returns @out. */
 const char *http_answer_detail(const char *body, char *out, size_t len);
 

@@ -178,6 +178,7 @@ void hmac_sha256(const void *key, size_t keylen, const void *data, size_t len,
 	explicit_bzero(k, sizeof(k));
 	explicit_bzero(pad, sizeof(pad));
 	explicit_bzero(inner, sizeof(inner));
+	explicit_bzero(&c, sizeof(c)); /* its state is keyed: it could sign */
 }
 
 int sha256_fd(int fd, uint8_t out[SHA256_DIGEST_LEN], uint64_t *bytes)

@@ -4,6 +4,7 @@
  * headers to send. */
 #include "upload/sigv4.h"
 #include "upload/sha256.h"
+#include "upload/scrub.h"
 #include "upload/uri.h"
 
 #include <errno.h>
@@ -405,7 +406,8 @@ static void sb_putn(struct sbuf *b, const char *s, size_t n)
 	if (b->len + n + 1 > b->cap) {
 		for (cap = b->cap ? b->cap : 256; cap < b->len + n + 1; cap *= 2)
 			;
-		p = realloc(b->p, cap < SIGV4_MAX_STRING ? cap : SIGV4_MAX_STRING);
+		/* a string may hold a session token: a moved one is wiped */
+		p = scrub_realloc(b->p, cap < SIGV4_MAX_STRING ? cap : SIGV4_MAX_STRING);
 		if (!p) {
 			b->err = -ENOMEM;
 			return;
@@ -480,7 +482,7 @@ static int sb_take(struct sbuf *b, char **dst)
 	sb_putn(b, "", 0);
 	ret = b->err;
 	if (ret)
-		free(b->p);
+		scrub_free(b->p);
 	else
 		*dst = b->p;
 	memset(b, 0, sizeof(*b));
@@ -565,6 +567,7 @@ static void sign(const struct sigv4_request *r, const char *date, const char *st
 		sha256_update(&c, "AWS4", 4);
 		sha256_update(&c, r->secret_key, slen);
 		sha256_final(&c, k);
+		explicit_bzero(&c, sizeof(c));
 		klen = SHA256_DIGEST_LEN;
 	} else {
 		memcpy(k, "AWS4", 4);
@@ -606,7 +609,7 @@ static int build_strings(const struct sigv4_request *r, const struct plan *pl,
 	if ((ret = sb_take(&b, &real)))
 		return ret;
 	sha256(real, strlen(real), d);
-	free(real);
+	scrub_free(real); /* the session token, unredacted */
 	hex_lower(d, sizeof(d), hex);
 	put_canonical_request(&b, r, pl, out, true);
 	if ((ret = sb_take(&b, &out->canonical_request)))
@@ -694,13 +697,15 @@ void sigv4_signed__free(struct sigv4_signed *s)
 
 	if (!s)
 		return;
-	free(s->authorization);
-	free(s->canonical_request);
-	free(s->string_to_sign);
-	free(s->encoded_path);
-	free(s->encoded_query);
+	/* wiped: the headers hold a session token, the authorization the
+	 * access key id and a signature still good for minutes */
+	scrub_free(s->authorization);
+	scrub_free(s->canonical_request);
+	scrub_free(s->string_to_sign);
+	scrub_free(s->encoded_path);
+	scrub_free(s->encoded_query);
 	for (i = 0; s->headers && s->headers[i]; i++)
-		free(s->headers[i]);
+		scrub_free(s->headers[i]);
 	free(s->headers);
-	memset(s, 0, sizeof(*s));
+	explicit_bzero(s, sizeof(*s));
 }

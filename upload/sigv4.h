@@ -102,8 +102,9 @@ struct sigv4_signed {
  * caller owns @out and frees it with sigv4_signed__free(). */
 int sigv4_sign(const struct sigv4_request *req, struct sigv4_signed *out, char *err, size_t errlen);
 
-/* sigv4_signed__free - free what sigv4_sign() allocated in @s and zero it.
- * @s may be NULL or already freed. */
+/* sigv4_signed__free - wipe and free what sigv4_sign() allocated in @s
+ * (every string of it, and those it grew through, is wiped: scrub.h) and
+ * zero it. @s may be NULL or already freed. */
 void sigv4_signed__free(struct sigv4_signed *s);
 
 /* sigv4_header_value_ok - whether @value can be signed and sent as a

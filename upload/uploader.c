@@ -13,6 +13,8 @@
 
 #include "upload/backoff.h"
 #include "upload/object.h"
+#include "upload/safe_text.h"
+#include "upload/scrub.h"
 #include "upload/sha256.h"
 #include "upload/spool.h"
 
@@ -86,13 +88,15 @@ static size_t capture_meta(struct uploader *u, const struct part *sidecar, const
 			   struct upload_meta *meta)
 {
 	struct uploader_event ev = { .kind = UPLOADER_WARNING };
-	char err[256] = "", msg[384];
+	char err[256] = "", raw[384], msg[384];
 	size_t n = 0;
 
 	if (u->o.read_meta &&
 	    u->o.read_meta(sidecar->path, meta, UPLOAD_META_MAX - 1, &n, err, sizeof(err))) {
-		snprintf(msg, sizeof(msg), "%.120s: sending without its metadata: %.200s", sidecar->path,
-			 err);
+		/* the reader may quote the sidecar, which a target can shape */
+		snprintf(raw, sizeof(raw), "%.120s: sending without its metadata: %.200s",
+			 sidecar->path, err);
+		safe_text_str(raw, msg, sizeof(msg));
 		ev.name = sidecar->path;
 		ev.message = msg;
 		emit(u, &ev);
@@ -320,6 +324,19 @@ static bool on_transient(struct uploader *u, const char *name, const struct uplo
 	return go_on;
 }
 
+/* make_safe - @res's message as the log, the status and the .failed
+ * marker may show it: a server chose part of it (http_request.c makes its
+ * part safe already; this covers every backend). */
+static void make_safe(struct upload_result *res)
+{
+	char raw[sizeof(res->msg)];
+
+	if (safe_text_is_safe(res->msg, strlen(res->msg)))
+		return;
+	memcpy(raw, res->msg, sizeof(raw));
+	safe_text_str(raw, res->msg, sizeof(res->msg));
+}
+
 /* send_next - one capture, if any. Returns 1 when one was tried, 0 when
  * the queue is empty, -1 when stopping. */
 static int send_next(struct uploader *u)
@@ -341,6 +358,7 @@ static int send_next(struct uploader *u)
 	snprintf(u->st.in_flight, sizeof(u->st.in_flight), "%s", name);
 	pthread_mutex_unlock(&u->lock);
 	e = send_capture(u, name, &res, key, sizeof(key), &bytes);
+	make_safe(&res);
 	pthread_mutex_lock(&u->lock);
 	u->st.in_flight[0] = '\0';
 	pthread_mutex_unlock(&u->lock);
@@ -458,6 +476,13 @@ int uploader__start(const struct uploader_options *o, struct uploader **out, cha
 	if (!u->ops) {
 		snprintf(err, errlen, "no backend configured");
 		e = -EINVAL;
+		goto fail;
+	}
+	/* libcurl's heap is wiped on free only if that is set before any
+	 * other curl call: here, before the thread exists */
+	if (o->backend.scheme != UPLOAD_FILE && scrub__curl_init()) {
+		snprintf(err, errlen, "libcurl could not be initialised");
+		e = -EIO;
 		goto fail;
 	}
 	e = u->ops->open(&u->o.backend, &u->backend, err, errlen);
