@@ -316,9 +316,9 @@ static int open_map(const char *proc_root, int pid, const char *path,
 	return fd;
 }
 
-/* read_text - what @fd holds now, at most PERFMAP_MAX_FILE bytes; a
- * runtime appending meanwhile waits for the next read. */
-static int read_text(int fd, char **text, size_t *len, bool *cut)
+/* read_text - what @fd holds now, at most @max bytes; a runtime
+ * appending meanwhile waits for the next read. */
+static int read_text(int fd, size_t max, char **text, size_t *len, bool *cut)
 {
 	struct stat st;
 	size_t cap;
@@ -327,7 +327,7 @@ static int read_text(int fd, char **text, size_t *len, bool *cut)
 	*len = 0;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	cap = st.st_size > PERFMAP_MAX_FILE ? PERFMAP_MAX_FILE : (size_t)st.st_size;
+	cap = (uint64_t)st.st_size > max ? max : (size_t)st.st_size;
 	*cut = (size_t)st.st_size > cap;
 	*text = malloc(cap + 1);
 	if (!*text)
@@ -338,6 +338,11 @@ static int read_text(int fd, char **text, size_t *len, bool *cut)
 }
 
 int perfmap__read(const char *proc_root, int pid, struct perfmap *out)
+{
+	return perfmap__read_max(proc_root, pid, PERFMAP_MAX_FILE, out);
+}
+
+int perfmap__read_max(const char *proc_root, int pid, size_t max_bytes, struct perfmap *out)
 {
 	struct perfmap_owner o;
 	char path[64], why[sizeof(out->error)] = "", *text = NULL;
@@ -355,10 +360,12 @@ int perfmap__read(const char *proc_root, int pid, struct perfmap *out)
 		snprintf(out->error, sizeof(out->error), "%s", why);
 		return fd;
 	}
-	err = read_text(fd, &text, &len, &cut);
+	err = read_text(fd, max_bytes < PERFMAP_MAX_FILE ? max_bytes : PERFMAP_MAX_FILE, &text,
+			&len, &cut);
 	close(fd);
 	if (!err)
 		err = perfmap__parse(text, len, out);
+	out->text_bytes = len;
 	if (!err && cut)
 		out->truncated = true;
 	free(text);

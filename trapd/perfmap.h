@@ -43,6 +43,7 @@ struct perfmap {
 	size_t nbad;	/* lines that did not parse */
 	bool truncated; /* a cap was hit */
 	char error[160]; /* why perfmap__read refused a file ("" otherwise) */
+	size_t text_bytes; /* bytes perfmap__read read */
 };
 
 /* What /proc/PID/status says about a process's perf map. */
@@ -63,6 +64,11 @@ int perfmap__parse(const char *text, size_t len, struct perfmap *out);
  * errno; out->error then says what was refused, in words (an empty @out
  * otherwise). */
 int perfmap__read(const char *proc_root, int pid, struct perfmap *out);
+
+/* perfmap__read_max - perfmap__read reading at most @max_bytes (and never
+ * more than PERFMAP_MAX_FILE): a capture's budget for perf maps across
+ * its processes. A file cut here is truncated, as at the fixed cap. */
+int perfmap__read_max(const char *proc_root, int pid, size_t max_bytes, struct perfmap *out);
 
 /* perfmap__parse_status - the NSpid and Uid lines of the NUL-terminated
  * status text @buf (which starts with a newline) of @pid into @out;

@@ -502,6 +502,7 @@ static void finish_job(struct symbolizer *sym, struct symbudget *budget, void *c
 
 	symbolizer__refresh_jit(sym);
 	e = capture_build_profile(s->dump, sym, s->info, &p);
+	symbudget__stop_clock(budget);
 	s->info->budget = budget;
 	s->info->snapshots_dropped = symwork__snapshots_dropped(s->work);
 	if (e) {

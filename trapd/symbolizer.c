@@ -379,32 +379,23 @@ static void sort_maps(struct pid_maps *pm)
 	}
 }
 
-/* perfmap_bytes - what a read perf map holds: its symbols and names. */
-static uint64_t perfmap_bytes(const struct perfmap *m)
-{
-	uint64_t bytes = m->n * (sizeof(*m->syms) + sizeof(*m->max_end));
-	size_t i;
-
-	for (i = 0; i < m->n; i++)
-		bytes += strlen(m->names + m->syms[i].name) + 1;
-	return bytes;
-}
-
 /* read_jit - (again) the perf map of a process with anonymous code: a
  * runtime appends to it as it compiles, so the newer read replaces the
  * older, unless the file is gone (the process exited meanwhile). */
 static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 {
+	uint64_t left = symbudget__left(s->budget, SYMBUDGET_PERFMAP_BYTES);
 	struct perfmap m;
 	int err;
 
-	if (!symbudget__left(s->budget, SYMBUDGET_PERFMAP_BYTES) || symbudget__expired(s->budget)) {
-		if (s->budget && s->budget->max[SYMBUDGET_PERFMAP_BYTES] &&
-		    !symbudget__left(s->budget, SYMBUDGET_PERFMAP_BYTES))
-			symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES);
+	if (!left) {
+		symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES);
 		return; /* the old read, if any, stays */
 	}
-	err = perfmap__read(s->proc_root, pm->pid, &m);
+	if (symbudget__expired(s->budget))
+		return;
+	err = perfmap__read_max(s->proc_root, pm->pid, left > SIZE_MAX ? SIZE_MAX : (size_t)left,
+				&m);
 	if (err) {
 		if (err != -ENOENT)
 			log_debug("symbolizer: pid %d: perf map: %s", pm->pid, strerror(-err));
@@ -413,7 +404,9 @@ static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 	if (m.nbad || m.truncated)
 		log_warn("symbolizer: pid %d: perf map: %zu lines skipped%s", pm->pid, m.nbad,
 			 m.truncated ? ", cut at the size limit" : "");
-	symbudget__charge(s->budget, SYMBUDGET_PERFMAP_BYTES, perfmap_bytes(&m));
+	symbudget__charge(s->budget, SYMBUDGET_PERFMAP_BYTES, m.text_bytes);
+	if (m.truncated && m.text_bytes == left)
+		symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES); /* cut by the budget */
 	perfmap__free(&pm->jit);
 	pm->jit = m;
 }

@@ -107,6 +107,12 @@ void symbudget__charge_elf(struct symbudget *b, const struct elfsym *e)
 		b->refused[SYMBUDGET_SYMBOLS]++;
 }
 
+void symbudget__stop_clock(struct symbudget *b)
+{
+	if (b)
+		spent_ns(b);
+}
+
 bool symbudget__hit(const struct symbudget *b)
 {
 	int i;

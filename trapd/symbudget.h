@@ -34,7 +34,7 @@ enum symbudget_kind {
  * never enough for one target to hold the daemon for long. */
 #define SYMBUDGET_DEFAULT_BYTES (512ull << 20)
 #define SYMBUDGET_DEFAULT_SYMBOLS (4ull << 20)
-#define SYMBUDGET_DEFAULT_PERFMAP_BYTES (128ull << 20)
+#define SYMBUDGET_DEFAULT_PERFMAP_BYTES (64ull << 20)
 #define SYMBUDGET_DEFAULT_TIME_NS (30ull * 1000000000ull)
 
 struct symbudget {
@@ -78,6 +78,9 @@ void symbudget__elf_limits(const struct symbudget *b, struct elfsym_limits *out)
 /* symbudget__charge_elf - charge what loading @e read and kept, and count
  * the tables it skipped for the limits. NULL @b or @e: nothing. */
 void symbudget__charge_elf(struct symbudget *b, const struct elfsym *e);
+
+/* symbudget__stop_clock - record the wall time spent so far as used. */
+void symbudget__stop_clock(struct symbudget *b);
 
 /* symbudget__hit - whether any limit refused work. */
 bool symbudget__hit(const struct symbudget *b);
