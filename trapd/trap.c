@@ -403,6 +403,28 @@ static void unlink_pending(struct trap *t, struct trap_pending *p)
 	}
 }
 
+/* warn_budget - say so when symbolizing @p hit its budget: some frames
+ * stayed addresses, and the sidecar's symbols.budget says which limit. */
+static void warn_budget(const struct trap_pending *p)
+{
+	const struct symbudget *b = p->info.budget;
+	char what[160];
+	size_t off = 0;
+	int i;
+
+	if (!b || !symbudget__hit(b))
+		return;
+	what[0] = '\0';
+	for (i = 0; i < SYMBUDGET_NR && off < sizeof(what); i++)
+		if (b->refused[i])
+			off += (size_t)snprintf(what + off, sizeof(what) - off, "%s%s %llu times",
+						off ? ", " : "", symbudget__kind_name(i),
+						(unsigned long long)b->refused[i]);
+	log_warn("capture %s: the symbolization budget refused work (%s); those frames keep "
+		 "their addresses",
+		 p->id, what);
+}
+
 int trap__collect(struct trap *t, struct trap_pending *p, const struct rules *r, bool wait,
 		  char *path, size_t pathlen, char *err, size_t errlen)
 {
@@ -421,6 +443,7 @@ int trap__collect(struct trap *t, struct trap_pending *p, const struct rules *r,
 		t->last_real = session__realtime_ns();
 		log_info("capture %s written: %s (%llu samples, %s)", p->id, p->path,
 			 (unsigned long long)p->info.samples_stored, p->info.end_reason);
+		warn_budget(p);
 		keep_in_bounds(t, r, p->path);
 	} else {
 		t->failed++;
