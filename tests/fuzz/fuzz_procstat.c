@@ -1,7 +1,8 @@
 /* fuzz_procstat.c - libFuzzer harness for the text parsers of /proc and
  * cgroup files, which read whatever the kernel (or a container runtime's
  * fake /proc) gives them. The first byte picks the parser, the rest is
- * the file's text. Parsing must never crash, read out of bounds or
+ * the file's text (6 runs every parser, the pin parsers of proc_match.h
+ * among them). Parsing must never crash, read out of bounds or
  * overflow, and what it returns must hold the parser's promises. */
 #include <errno.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "rules/cgroup_stat.h"
+#include "rules/proc_match.h"
 #include "rules/proc_stat.h"
 #include "rules/psi.h"
 
@@ -82,6 +84,26 @@ static void fuzz_status(const char *text)
 	    ((st.has_rss && st.rss_bytes % 1024) || (!st.has_rss && st.rss_bytes)))
 		__builtin_trap();
 	(void)proc_stat_parse_statm(text, &pages);
+}
+
+/* the pin parsers: a uid pair of a status text, a cgroup file against a
+ * few pins (a match must contain the pin as a whole path component), an
+ * exe link against its own prefix */
+static void fuzz_pins(const char *text)
+{
+	static const char *const want[] = { "system.slice", "a/b", "x" };
+	uid_t r, e;
+	bool deleted;
+	size_t i;
+
+	if (proc_match_parse_uids(text, &r, &e) == 0 && (r == (uid_t)-1 || e == (uid_t)-1))
+		__builtin_trap();
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (proc_match_cgroup(text, want[i]) && !strstr(text, want[i]))
+			__builtin_trap();
+	if (proc_match_exe_text(text, "/usr/bin/x", &deleted) &&
+	    strncmp(text, "/usr/bin/x", 10))
+		__builtin_trap();
 }
 
 static void fuzz_mountinfo(const char *text)
@@ -168,6 +190,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_mountinfo(text);
 		break;
 	default: /* 6: every parser on the same text */
+		fuzz_pins(text);
 		fuzz_psi(text);
 		fuzz_cpu_stat(text);
 		fuzz_cpu_max(text);

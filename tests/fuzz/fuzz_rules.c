@@ -1,8 +1,9 @@
 /* fuzz_rules.c - the rules file loader on arbitrary bytes: no crash, no
  * undefined behaviour, errors in line order and bounded in number; and a
  * file that loads prints (rules__print) to text that loads back to equal
- * rules and prints the same again; read both as the daemon and as trapd
- * ci reads it. */
+ * rules and prints the same again (pins and the comment on a process
+ * found by name alone included), never more than RULES_RULES_MAX rules;
+ * read both as the daemon and as trapd ci reads it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,8 @@ static void one_use(const uint8_t *data, size_t size, enum rules_use use)
 		rules_errors__free(&errs);
 		return;
 	}
+	if (a->nrules > RULES_RULES_MAX) /* a file's rules are bounded */
+		abort();
 	text = print(a, &len);
 	if (rules__parse_for("fuzz.ini", text, len, use, &b, &errs)) {
 		fprintf(stderr, "printed rules do not load:\n%s\n%s\n", text,
