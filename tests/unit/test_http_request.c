@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "upload/http_request.h"
+#include "upload/scrub.h"
 #include "upload/uri.h"
 
 /* --- a scripted HTTP server ------------------------------------------------ */
@@ -329,8 +330,21 @@ static void test_answer_detail(void **state)
 	memset(out, '#', sizeof(out));
 	assert_string_equal(http_answer_detail("<Code>AuthenticationFailed</Code><Message>x", out,
 					       10),
-			    ": Authent");
+			    ": Auth...");
 	assert_int_equal(out[10], '#');
+}
+
+/* test_answer_detail_made_safe - what a hostile server puts in <Code> and
+ * <Message> reaches no terminal raw: escapes, C1 and bad UTF-8 as \xHH. */
+static void test_answer_detail_made_safe(void **state)
+{
+	char out[256];
+
+	assert_string_equal(http_answer_detail("<Code>\x1b]0;pwned\x07" "Denied</Code><Message>"
+					       "\x1b[2J\xff\xfe \xc2\x9b" "31m caf\xc3\xa9</Message>",
+					       out, sizeof(out)),
+			    ": \\x1b]0;pwned\\x07Denied: \\x1b[2J\\xff\\xfe \\xc2\\x9b31m caf\xc3\xa9");
+	assert_null(strchr(out, 0x1b));
 }
 
 static void expect_encoded(const char *in, bool keep_slash, const char *want)
@@ -455,6 +469,39 @@ static void test_put_403_s3_error(void **state)
 		fail_msg("message '%s' shows the query", res.msg);
 	close(fd);
 	free(sent);
+}
+
+/* test_put_403_hostile_answer - a server that answers with terminal
+ * escapes and bytes that are not UTF-8, in its error body and its reason
+ * phrase: the message for the log, the status and the .failed marker has
+ * none of them raw. */
+static void test_put_403_hostile_answer(void **state)
+{
+	static const char body[] = "<Error><Code>\x1b]2;owned\x07" "Denied\x1b[8m</Code>"
+				   "<Message>\xc2\x9b" "1;31m \xff\xfe\xe2\x80\xae</Message></Error>";
+	struct upload_config cfg = config();
+	struct upload_result res;
+	struct http_request rq;
+	struct server s;
+	char url[256], answer[512];
+	size_t i;
+
+	snprintf(answer, sizeof(answer),
+		 "HTTP/1.1 403 \x1b[31mNo\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		 strlen(body), body);
+	server_start(&s, answer);
+	url_of(url, sizeof(url), &s, "/b/k");
+	http_request__init(&rq, "PUT", url);
+	assert_int_equal(http_request__send(&rq, &cfg, &res, NULL), -EIO);
+	http_request__release(&rq);
+	server_stop(&s);
+	assert_int_equal(res.http_status, 403);
+	for (i = 0; res.msg[i]; i++)
+		if ((unsigned char)res.msg[i] < 0x20 || (unsigned char)res.msg[i] >= 0x7f)
+			fail_msg("raw byte 0x%02x in '%s'", (unsigned char)res.msg[i], res.msg);
+	if (!strstr(res.msg, "\\x1b]2;owned\\x07Denied") || !strstr(res.msg, "\\xc2\\x9b1;31m") ||
+	    !strstr(res.msg, "\\xff\\xfe\\xe2\\x80\\xae"))
+		fail_msg("message '%s' does not show the answer escaped", res.msg);
 }
 
 static void test_put_200_empty_body(void **state)
@@ -714,9 +761,11 @@ int main(void)
 		cmocka_unit_test(test_classify_curl_codes),
 		cmocka_unit_test(test_url_for_message),
 		cmocka_unit_test(test_answer_detail),
+		cmocka_unit_test(test_answer_detail_made_safe),
 		cmocka_unit_test(test_uri_encode),
 		cmocka_unit_test(test_request_headers),
 		cmocka_unit_test(test_put_403_s3_error),
+		cmocka_unit_test(test_put_403_hostile_answer),
 		cmocka_unit_test(test_put_200_empty_body),
 		cmocka_unit_test(test_post_body),
 		cmocka_unit_test(test_5xx_408_429_transient),
@@ -729,7 +778,10 @@ int main(void)
 	int failed;
 
 	signal(SIGPIPE, SIG_IGN);
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	/* the daemon's heap for libcurl (wiped on free): every real request
+	 * below runs on it */
+	if (scrub__curl_init())
+		return 1;
 	failed = cmocka_run_group_tests(tests, NULL, NULL);
 	curl_global_cleanup();
 	return failed;
