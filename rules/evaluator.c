@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define NSEC_PER_SEC 1000000000ll
 #define HOUR_NS (3600 * NSEC_PER_SEC)
 #define DAY_NS (24 * HOUR_NS)

@@ -287,8 +287,7 @@ int proc_stat_read_comm(const char *proc_root, pid_t pid, char comm[PROC_STAT_CO
 	return 0;
 }
 
-int proc_stat_scan(const char *proc_root, proc_stat_scan_fn fn, void *ctx, char *err,
-		   size_t errlen)
+int proc_stat_scan(const char *proc_root, proc_stat_scan_fn fn, void *ctx, char *err, size_t errlen)
 {
 	char have[PROC_STAT_COMM_LEN];
 	size_t scanned = 0;

@@ -86,11 +86,9 @@ static const char *pin_refused(const struct rule *r)
 	return NULL;
 }
 
-void rules_rule__check_pin(struct rules_parser *p, const struct rules_raw_rule *raw,
-			   struct rule *r)
+void rules_rule__check_pin(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r)
 {
-	static const enum rule_key keys[] = { RK_PROCESS_USER, RK_PROCESS_EXE,
-					      RK_PROCESS_CGROUP };
+	static const enum rule_key keys[] = { RK_PROCESS_USER, RK_PROCESS_EXE, RK_PROCESS_CGROUP };
 	char **fields[] = { &r->pin.user, &r->pin.exe, &r->pin.cgroup };
 	const char *why = pin_refused(r);
 	size_t i;

@@ -114,7 +114,9 @@ static void start_once(struct rules_parser *p, int line, enum section sect, int 
 {
 	p->sect = sect;
 	snprintf(p->section, sizeof(p->section), "[%s]",
-		 sect == SECT_GLOBAL ? "global" : sect == SECT_UPLOAD ? "upload" : "labels");
+		 sect == SECT_GLOBAL   ? "global"
+		 : sect == SECT_UPLOAD ? "upload"
+				       : "labels");
 	if (*first)
 		rules_parser__error(p, line, p->section, NULL,
 				    "appears twice (first on line %d); put its keys in one section",

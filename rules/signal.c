@@ -52,7 +52,7 @@ struct signal_source {
 	struct cgroup_where {
 		struct cgroup_stat_mounts mounts;
 		struct cgroup_stat_dirs dirs;
-	} *cg;
+	} * cg;
 	bool have_prev;
 	int64_t prev_ns;
 	struct cgroup_stat_counters prev;
@@ -67,7 +67,7 @@ struct signal_source {
 	pid_t *pids;
 	struct proc_prev *procs, *next_procs;
 	size_t nprocs, cap;
-	bool fed;     /* pids holds this tick's scan (signal_sources__scan) */
+	bool fed; /* pids holds this tick's scan (signal_sources__scan) */
 	size_t nfed;
 	bool have_procs;
 	int64_t procs_ns;
@@ -680,7 +680,8 @@ static int read_process(struct signal_source *s, int64_t now, int64_t *value, ch
 			   "process %s: none running (no %s/PID/comm matches%s)", s->name,
 			   s->env.proc_root,
 			   proc_match_pinned(&s->pin) ? " with its process_user, process_exe "
-							"and process_cgroup" : "");
+							"and process_cgroup"
+						      : "");
 }
 
 int signal_source__read(struct signal_source *s, int64_t now_ns, int64_t *value, char *err,

@@ -18,8 +18,7 @@
 #include "rules/units.h"
 #include "trapd/log.h"
 
-static int watched_init(struct watched_rule *wr, const struct rule *r,
-			const struct rules_global *g)
+static int watched_init(struct watched_rule *wr, const struct rule *r, const struct rules_global *g)
 {
 	wr->rule = r;
 	rule_eval__init(&wr->eval);
@@ -86,7 +85,7 @@ void watch__free(struct watch *w)
 	if (!w)
 		return;
 	for (i = 0; i < w->n; i++) {
-		signal_source__free(w->w[i].src); /* owns the trigger fd */
+		signal_source__free(w->w[i].src);  /* owns the trigger fd */
 		latency_source__free(w->w[i].lat); /* releases its probe */
 		rule_eval__free(&w->w[i].eval);
 	}

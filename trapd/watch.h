@@ -27,11 +27,11 @@
 struct watched_rule {
 	const struct rule *rule; /* in watch->rules */
 	struct rule_eval eval;
-	struct signal_source *src;    /* NULL for a latency rule */
-	struct latency_source *lat;   /* a latency rule's, else NULL */
-	int trigger_fd;		/* PSI trigger, or -1: polled only */
-	enum rule_state logged; /* the state last logged, to log changes only */
-	char err[256];		/* why the last read failed, "" if it did not */
+	struct signal_source *src;  /* NULL for a latency rule */
+	struct latency_source *lat; /* a latency rule's, else NULL */
+	int trigger_fd;		    /* PSI trigger, or -1: polled only */
+	enum rule_state logged;	    /* the state last logged, to log changes only */
+	char err[256];		    /* why the last read failed, "" if it did not */
 };
 
 struct watch {

@@ -101,8 +101,7 @@ static void fuzz_pins(const char *text)
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (proc_match_cgroup(text, want[i]) && !strstr(text, want[i]))
 			__builtin_trap();
-	if (proc_match_exe_text(text, "/usr/bin/x", &deleted) &&
-	    strncmp(text, "/usr/bin/x", 10))
+	if (proc_match_exe_text(text, "/usr/bin/x", &deleted) && strncmp(text, "/usr/bin/x", 10))
 		__builtin_trap();
 }
 

@@ -1490,8 +1490,8 @@ static void test_ci_run_scope(void **state)
 		"[rule disk]\nsignal = biolat.p99\nabove = 5ms\n"
 		"[rule named]\nsignal = cpu\ncgroup = db.slice\nabove = 5%\nsample = run\n"
 		"[rule rss]\nsignal = process.rss\nprocess = api\nabove = 1GiB\n";
-	static const enum rule_scope_kind scope[] = { RULE_SCOPE_RUN, RULE_SCOPE_RUN,
-						      RULE_SCOPE_RUN, RULE_SCOPE_SYSTEM,
+	static const enum rule_scope_kind scope[] = { RULE_SCOPE_RUN,	 RULE_SCOPE_RUN,
+						      RULE_SCOPE_RUN,	 RULE_SCOPE_SYSTEM,
 						      RULE_SCOPE_CGROUP, RULE_SCOPE_PROCESS };
 	static const enum rule_scope_kind sample[] = { RULE_SCOPE_RUN, RULE_SCOPE_RUN,
 						       RULE_SCOPE_RUN, RULE_SCOPE_SYSTEM,

@@ -705,8 +705,8 @@ static void add_proc(struct fix *f, int pid, const char *comm, unsigned uid, uns
 	fclose(fp);
 	snprintf(path, sizeof(path), "%s/status", dir);
 	fp = fopen(path, "w");
-	fprintf(fp, "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nThreads:\t1\n", comm, uid,
-		uid, uid, uid, rss_kb);
+	fprintf(fp, "Name:\t%s\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%u kB\nThreads:\t1\n", comm, uid, uid,
+		uid, uid, rss_kb);
 	fclose(fp);
 	snprintf(path, sizeof(path), "%s/cgroup", dir);
 	fp = fopen(path, "w");
@@ -732,8 +732,7 @@ static void pinned_fix(struct fix *f, char *pg, size_t len)
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/bin' && echo pg > '%s' && echo py > '%s'", f->root,
 		 pg, py);
 	assert_int_equal(system(cmd), 0);
-	add_proc(f, 7001, "postgres", 105, 100 * 1024, pg,
-		 "0::/system.slice/postgresql.service");
+	add_proc(f, 7001, "postgres", 105, 100 * 1024, pg, "0::/system.slice/postgresql.service");
 	add_proc(f, 7002, "postgres", 65534, 900 * 1024, py,
 		 "0::/user.slice/user-65534.slice/session-3.scope");
 	/* the fixture's self (4242) is in the same mount namespace */
