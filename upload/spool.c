@@ -76,6 +76,8 @@ int spool_dir_open(const char *dir, bool create, char *err, size_t errlen)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		e = -errno;
+		if (e == -ENOTDIR && !lstat(dir, &st) && S_ISLNK(st.st_mode))
+			e = -ELOOP; /* O_DIRECTORY says ENOTDIR for a link */
 		snprintf(err, errlen, "spool_dir %s: %s", dir,
 			 e == -ELOOP ? "a symbolic link; name the directory itself" : strerror(-e));
 		return e;

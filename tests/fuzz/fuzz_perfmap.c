@@ -58,10 +58,30 @@ static void check_lookups(const struct perfmap *m)
 	}
 }
 
+/* check_status - the same bytes as /proc/PID/status (which a fixture
+ * /proc root can hold anything in): the owner found is in range. */
+static void check_status(const uint8_t *data, size_t size)
+{
+	struct perfmap_owner o;
+	char *buf = malloc(size + 2);
+
+	if (!buf)
+		return;
+	buf[0] = '\n';
+	memcpy(buf + 1, data, size);
+	buf[size + 1] = '\0';
+	perfmap__parse_status(buf, 42, &o);
+	if (o.nspid <= 0 || o.nspid > 0x400000 || o.ruid < -1 || o.euid < -1 ||
+	    o.ruid > 0xfffffffe || o.euid > 0xfffffffe)
+		__builtin_trap();
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perfmap m;
 
+	check_status(data, size);
 	if (perfmap__parse((const char *)data, size, &m))
 		return 0;
 	check(&m);

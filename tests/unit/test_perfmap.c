@@ -1,7 +1,9 @@
 /* test_perfmap.c - JIT perf maps: the line format and its edge cases,
  * later lines winning over earlier ones at an address, a last line still
  * being written, the caps, and reading through a process's root with its
- * namespaced pid (a fixture /proc tree). */
+ * namespaced pid (a fixture /proc tree) only what perf would: a regular
+ * file of the process's user or root, never a link, FIFO or another
+ * user's file (each refusal said in true words, without blocking). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,14 +141,106 @@ static void test_read_through_root(void **state)
 	assert_int_equal(perfmap__read(dir, 42, &m), 0);
 	assert_string_equal(perfmap__lookup(&m, 0x1004), "inside");
 	perfmap__free(&m);
-	/* a link planted in the target's /tmp stays inside its root */
+	/* a link planted in the target's /tmp is not followed at all */
 	unlink(path);
 	assert_int_equal(symlink("/etc/hostname", path), 0);
-	assert_int_not_equal(perfmap__read(dir, 42, &m), 0);
+	assert_int_equal(perfmap__read(dir, 42, &m), -ELOOP);
+	assert_string_equal(m.error, "/tmp/perf-7.map: a symbolic link (not followed)");
 	unlink(path);
 	assert_int_equal(perfmap__read(dir, 42, &m), -ENOENT);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	assert_int_equal(system(path), 0);
+}
+
+
+/* perfmap_fixture - DIR/42 as a process of uid 1000 seeing itself as
+ * pid 7; the path of its perf map into @map. */
+static void perfmap_fixture(char *dir, char *map, size_t len)
+{
+	char path[512];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/42", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/42/rootfs", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/42/rootfs/tmp", dir);
+	assert_int_equal(mkdir(path, 01777), 0);
+	snprintf(path, sizeof(path), "%s/42/root", dir);
+	assert_int_equal(symlink("rootfs", path), 0);
+	snprintf(path, sizeof(path), "%s/42/status", dir);
+	write_file(path, "Name:\tnode\nPid:\t42\nUid:\t1000\t1000\t1000\t1000\nNSpid:\t42\t7\n");
+	snprintf(map, len, "%s/42/rootfs/tmp/perf-7.map", dir);
+}
+
+static void perfmap_fixture_free(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* perf's rule: the process's user's file, or root's; another user's map
+ * could name the process's code anything. */
+static void test_owner_must_be_the_process_or_root(void **state)
+{
+	char dir[] = "/tmp/test_perfmap.XXXXXX", map[512];
+	struct perfmap m;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	perfmap_fixture(dir, map, sizeof(map));
+	write_file(map, "1000 10 SECRETNAME\n");
+	assert_int_equal(chown(map, 1001, 1001), 0);
+	assert_int_equal(perfmap__read(dir, 42, &m), -EPERM);
+	assert_string_equal(m.error, "/tmp/perf-7.map: owned by uid 1001, not by the process's "
+				     "user (uid 1000) or root");
+	assert_int_equal(m.n, 0);
+	assert_int_equal(chown(map, 1000, 1000), 0);
+	assert_int_equal(perfmap__read(dir, 42, &m), 0);
+	assert_string_equal(perfmap__lookup(&m, 0x1004), "SECRETNAME");
+	perfmap__free(&m);
+	assert_int_equal(chown(map, 0, 0), 0);
+	assert_int_equal(perfmap__read(dir, 42, &m), 0);
+	perfmap__free(&m);
+	perfmap_fixture_free(dir);
+}
+
+/* A FIFO is never opened (so never blocks), and is called a FIFO. */
+static void test_fifo_is_refused_in_true_words(void **state)
+{
+	char dir[] = "/tmp/test_perfmap.XXXXXX", map[512];
+	struct perfmap m;
+
+	(void)state;
+	perfmap_fixture(dir, map, sizeof(map));
+	assert_int_equal(mkfifo(map, 0666), 0);
+	assert_int_equal(perfmap__read(dir, 42, &m), -EPERM);
+	assert_string_equal(m.error, "/tmp/perf-7.map: a FIFO, not a regular file");
+	perfmap_fixture_free(dir);
+}
+
+static void test_parse_status(void **state)
+{
+	struct perfmap_owner o;
+
+	(void)state;
+	perfmap__parse_status("\nName:\tx\nUid:\t1000\t0\t0\t0\nNSpid:\t9\t3\n", 9, &o);
+	assert_int_equal(o.nspid, 3);
+	assert_int_equal(o.ruid, 1000);
+	assert_int_equal(o.euid, 0);
+	perfmap__parse_status("\nUid:\t1\nNSpid:\t9\n", 9, &o);
+	assert_int_equal(o.nspid, 9);
+	assert_int_equal(o.ruid, 1);
+	assert_int_equal(o.euid, -1);
+	perfmap__parse_status("\nUid:\tx 5\nNSpid:\t99999999999999999999\n", 9, &o);
+	assert_int_equal(o.nspid, 9);
+	assert_int_equal(o.ruid, -1);
+	perfmap__parse_status("", 4, &o);
+	assert_int_equal(o.nspid, 4);
+	assert_int_equal(o.euid, -1);
 }
 
 int main(void)
@@ -155,6 +249,9 @@ int main(void)
 		cmocka_unit_test(test_lines),	      cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_later_wins),    cmocka_unit_test(test_partial_last_line),
 		cmocka_unit_test(test_long_name_cut), cmocka_unit_test(test_read_through_root),
+		cmocka_unit_test(test_owner_must_be_the_process_or_root),
+		cmocka_unit_test(test_fifo_is_refused_in_true_words),
+		cmocka_unit_test(test_parse_status),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
  * dropped first, capture, sidecar and marker together, the new capture
  * kept, other files counted but never dropped), the state of each capture
  * (listed oldest first, complete or not, marked failed), removal once
- * sent, and recovery after an unclean stop. */
+ * sent, recovery after an unclean stop; names by sequence (a clock that
+ * stepped back changes no order), and a directory or entries an attacker
+ * could have planted: refused, skipped, never followed or blocked on. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -474,7 +477,7 @@ static void test_recover(void **state)
 
 static void test_recover_missing_or_unreadable(void **state)
 {
-	struct spool_recovery r = { 1, 1, 1 };
+	struct spool_recovery r = { .temporaries = 1, .leftovers = 1, .sidecars = 1 };
 	char err[256] = "", file[128];
 
 	assert_int_equal(spool_recover("/nonexistent/spool", &r, err, sizeof(err)), 0);
@@ -482,6 +485,195 @@ static void test_recover_missing_or_unreadable(void **state)
 	snprintf(file, sizeof(file), "%s/notes.txt", dir);
 	assert_int_equal(spool_recover(file, &r, err, sizeof(err)), -ENOTDIR);
 	assert_non_null(strstr(err, file));
+}
+
+
+/* --- names and their order ------------------------------------------------- */
+
+static void test_name_parts(void **state)
+{
+	uint64_t seq = 7;
+	char ymd[8];
+
+	assert_true(spool_name_seq("0000000042-20261122T061328Z-web-1a2b3c4d.pb.zst", &seq));
+	assert_int_equal(seq, 42);
+	assert_true(spool_name_date("0000000042-20261122T061328Z-web-1a2b3c4d.pb.zst", ymd));
+	assert_memory_equal(ymd, "20261122", 8);
+	/* an earlier version's name: a date, no sequence */
+	assert_false(spool_name_seq(A ".pb.zst", &seq));
+	assert_true(spool_name_date(A ".pb.zst", ymd));
+	assert_memory_equal(ymd, "20261122", 8);
+	/* digits and a dash alone are not a sequence */
+	assert_false(spool_name_seq("12-notes.pb.zst", &seq));
+	assert_false(spool_name_seq("-20261122T061328Z-x.pb.zst", &seq));
+	assert_false(spool_name_seq("00000000000000000001-20261122T061328Z-x.pb.zst", &seq));
+	assert_false(spool_name_date("12-notes.pb.zst", ymd));
+	assert_false(spool_name_date("x20261122T061328Z.pb.zst", ymd));
+}
+
+static void test_next_name_continues_the_sequence(void **state)
+{
+	char name[NAME_MAX + 1], err[256] = "", sub[128];
+	int64_t t = 1795328008ll * 1000000000ll; /* 2026-11-22T06:13:28Z */
+
+	/* only old names: the first sequence */
+	assert_int_equal(spool_next_name(dir, t, "web", "1a2b3c4d5e6f", name, sizeof(name), err,
+					 sizeof(err)),
+			 0);
+	assert_string_equal(name, "0000000001-20261122T061328Z-web-1a2b3c4d.pb.zst");
+	/* a capture of a higher number is there (a copied spool): above it */
+	put("0000000041-20261122T000000Z-db-aaaaaaaa.pb.zst", 10);
+	assert_int_equal(spool_next_name(dir, t, "web/../x y", "ffffffff", name, sizeof(name), err,
+					 sizeof(err)),
+			 0);
+	assert_string_equal(name, "0000000042-20261122T061328Z-web_.._x_y-ffffffff.pb.zst");
+	/* a name given out is never given again, though nothing is written
+	 * under it yet, nor after the spool was emptied */
+	snprintf(sub, sizeof(sub), "%s/0000000041-20261122T000000Z-db-aaaaaaaa.pb.zst", dir);
+	assert_int_equal(unlink(sub), 0);
+	assert_int_equal(spool_next_name(dir, t, NULL, "00000000", name, sizeof(name), err,
+					 sizeof(err)),
+			 0);
+	assert_string_equal(name, "0000000043-20261122T061328Z-manual-00000000.pb.zst");
+	/* a missing spool is made, 0750 */
+	snprintf(sub, sizeof(sub), "%s/new", dir);
+	assert_int_equal(spool_next_name(sub, t, "r", "1", name, sizeof(name), err, sizeof(err)),
+			 0);
+	assert_string_equal(name, "0000000001-20261122T061328Z-r-1.pb.zst");
+	{
+		struct stat st;
+
+		assert_int_equal(stat(sub, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0750);
+	}
+}
+
+/* The clock stepped back between captures: wall-clock names sort the
+ * newest first, the sequence does not. Dropping takes the lowest
+ * sequence, listing (the upload order) goes by sequence; names of an
+ * earlier version come before all of them. */
+static void test_order_is_the_sequence_not_the_clock(void **state)
+{
+	struct spool_item *items = NULL;
+	struct drops d = { 0 };
+	char err[256];
+	size_t n = 0;
+
+	put("0000000001-20991231T235959Z-before-aaaaaaaa.pb.zst", 100);
+	put("0000000001-20991231T235959Z-before-aaaaaaaa.json", 10);
+	put("0000000002-20200101T000000Z-after-bbbbbbbb.pb.zst", 100);
+	put("0000000002-20200101T000000Z-after-bbbbbbbb.json", 10);
+	put("0000000010-20000101T000000Z-last-cccccccc.pb.zst", 100);
+	put("0000000010-20000101T000000Z-last-cccccccc.json", 10);
+	assert_int_equal(spool_list(dir, &items, &n), 0);
+	assert_int_equal(n, 6);
+	assert_string_equal(items[0].name, A ".pb.zst");
+	assert_string_equal(items[2].name, C ".pb.zst");
+	assert_string_equal(items[3].name, "0000000001-20991231T235959Z-before-aaaaaaaa.pb.zst");
+	assert_string_equal(items[4].name, "0000000002-20200101T000000Z-after-bbbbbbbb.pb.zst");
+	assert_string_equal(items[5].name, "0000000010-20000101T000000Z-last-cccccccc.pb.zst");
+	free(items);
+	/* room for two: the old names and sequence 1 go, 2 and 10 stay */
+	assert_int_equal(spool_enforce(dir, 1 << 20, 2, NULL, on_drop, &d, err, sizeof(err)), 4);
+	assert_string_equal(d.names[3], "0000000001-20991231T235959Z-before-aaaaaaaa.pb.zst");
+	assert_true(exists("0000000002-20200101T000000Z-after-bbbbbbbb.pb.zst"));
+	assert_true(exists("0000000010-20000101T000000Z-last-cccccccc.json"));
+}
+
+/* --- a directory and entries an attacker could have planted --------------- */
+
+static void test_loose_or_foreign_dir_is_refused(void **state)
+{
+	struct spool_item *items = NULL;
+	char err[256] = "", name[NAME_MAX + 1], link[96];
+	size_t n = 0;
+	int fd;
+
+	fd = spool_dir_open(dir, false, err, sizeof(err));
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(spool_dir_open(dir, false, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "writable by others (mode 0777)"));
+	assert_non_null(strstr(err, dir));
+	assert_int_equal(spool_next_name(dir, 0, "x", "1", name, sizeof(name), err, sizeof(err)),
+			 -EPERM);
+	assert_int_equal(spool_list(dir, &items, &n), -EPERM);
+	assert_int_equal(spool_enforce(dir, 0, 0, NULL, NULL, NULL, err, sizeof(err)), -EPERM);
+	assert_true(exists(A ".pb.zst")); /* nothing dropped from a dir we do not trust */
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_int_equal(spool_dir_open(dir, false, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "writable by its group (mode 0770)"));
+	assert_int_equal(chmod(dir, 0700), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_int_equal(spool_dir_open(dir, false, err, sizeof(err)), -EPERM);
+		assert_non_null(strstr(err, "owned by uid 65534"));
+		assert_int_equal(chown(dir, 0, 0), 0);
+	}
+	snprintf(link, sizeof(link), "%s.link", dir);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_int_equal(spool_dir_open(link, false, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "symbolic link"));
+	unlink(link);
+}
+
+static void plant(const char *name, const char *target)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (target)
+		assert_int_equal(symlink(target, path), 0);
+	else
+		assert_int_equal(mkfifo(path, 0666), 0);
+}
+
+/* A FIFO named to sort first, and a link to a root-only file: neither is
+ * listed, opened, blocked on or given a sidecar; what follows is sent. */
+static void test_planted_entries_are_skipped(void **state)
+{
+	struct spool_skipped sk;
+	struct spool_recovery r;
+	struct spool_item *items = NULL;
+	char err[256] = "";
+	uint64_t size = 0;
+	size_t n = 0;
+
+	plant("0000000000-19700101T000000Z-fifo-ffffffff.pb.zst", NULL);
+	plant("0000000000-19700101T000000Z-fifo-ffffffff.json", NULL);
+	plant("19700101T000000Z-link-eeee.pb.zst", "/etc/shadow");
+	plant("19700101T000000Z-link-eeee.json", "/etc/shadow");
+	assert_int_equal(spool_list_skipping(dir, &items, &n, &sk), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(items[0].name, A ".pb.zst");
+	assert_true(items[0].sidecar);
+	free(items);
+	assert_int_equal(sk.n, 2);
+	assert_string_equal(sk.first, "0000000000-19700101T000000Z-fifo-ffffffff.pb.zst");
+	assert_int_equal(spool_open_file(dir, "0000000000-19700101T000000Z-fifo-ffffffff.json",
+					 &size),
+			 -EINVAL);
+	assert_int_equal(spool_open_file(dir, "19700101T000000Z-link-eeee.json", &size), -ELOOP);
+	assert_int_equal(spool_recover(dir, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.sidecars, 0);
+	assert_int_equal(r.skipped.n, 2);
+	assert_int_equal(spool_mark_failed(dir, "19700101T000000Z-link-eeee.pb.zst", "x"), 0);
+	{
+		char reason[64];
+
+		/* the marker replaced nothing it pointed to */
+		assert_int_equal(spool_read_failed(dir, "19700101T000000Z-link-eeee.pb.zst",
+						   reason, sizeof(reason)),
+				 0);
+		assert_string_equal(reason, "x");
+	}
+	{
+		struct stat st;
+
+		assert_int_equal(stat("/etc/shadow", &st), 0);
+		assert_true(st.st_size > 1);
+	}
 }
 
 int main(void)
@@ -507,6 +699,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_missing_or_unreadable, setup,
 						teardown),
+		cmocka_unit_test(test_name_parts),
+		cmocka_unit_test_setup_teardown(test_next_name_continues_the_sequence, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_order_is_the_sequence_not_the_clock, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_loose_or_foreign_dir_is_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_planted_entries_are_skipped, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
