@@ -398,7 +398,8 @@ static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 				&m);
 	if (err) {
 		if (err != -ENOENT)
-			log_debug("symbolizer: pid %d: perf map: %s", pm->pid, strerror(-err));
+			log_debug("symbolizer: pid %d: perf map: %s", pm->pid,
+				  m.error[0] ? m.error : strerror(-err));
 		return;
 	}
 	if (m.nbad || m.truncated)
