@@ -94,6 +94,21 @@ static int open_sampler(struct guard *g)
 
 /* --- rules in force ------------------------------------------------------ */
 
+/* set_limits - the symbol cache's bound and each capture's symbolization
+ * budget, as the rules in force say. */
+static void set_limits(struct guard *g)
+{
+	const struct rules_global *r = &g->watch->rules->global;
+	struct symbudget *b = &g->trap.budget;
+
+	symcache__set_limit(g->trap.symcache, r->symbol_cache_bytes);
+	symbudget__init(b);
+	b->max[SYMBUDGET_BYTES] = r->symbolize_bytes;
+	b->max[SYMBUDGET_SYMBOLS] = r->symbolize_symbols;
+	b->max[SYMBUDGET_PERFMAP_BYTES] = r->symbolize_perf_map_bytes;
+	b->max[SYMBUDGET_TIME] = r->symbolize_time_ns;
+}
+
 static void watch_triggers(struct guard *g)
 {
 	size_t i;
@@ -110,7 +125,7 @@ int guard__open(struct guard *g, struct watch *w)
 	int e;
 
 	g->watch = w;
-	symcache__set_limit(g->trap.symcache, w->rules->global.symbol_cache_bytes);
+	set_limits(g);
 	e = open_sampler(g);
 	if (e)
 		return e;
@@ -131,7 +146,7 @@ struct watch *guard__replace(struct guard *g, struct watch *w, size_t *kept)
 	watch__open_triggers(w);
 	g->watch = w;
 	watch_triggers(g);
-	symcache__set_limit(g->trap.symcache, w->rules->global.symbol_cache_bytes);
+	set_limits(g);
 	open_sampler(g);
 	return old;
 }

@@ -145,6 +145,7 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		.duration_ns = f->duration_ns,
 		.sampler = t->sampler,
 		.symcache = t->symcache,
+		.budget = &t->budget,
 	};
 	int e;
 

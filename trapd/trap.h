@@ -23,6 +23,7 @@
 #include "trapd/capture.h"
 #include "trapd/latency_hist.h"
 #include "trapd/session.h"
+#include "trapd/symbudget.h"
 
 #define TRAP_MAX_TRIGGERS 64 /* rules recorded in one capture; later ones still extend it */
 #define TRAP_MAX_PENDING 4   /* captures being written at once */
@@ -68,6 +69,7 @@ struct trap_pending {
 struct trap {
 	struct sampler *sampler; /* loaded once, armed for each capture; owned by the caller */
 	struct symcache *symcache; /* symbols kept between captures; owned by the caller */
+	struct symbudget budget;   /* what symbolizing each capture may cost; set by the caller */
 	struct session *session; /* NULL when no capture runs */
 	struct trap_pending *pending; /* being written, oldest first */
 	size_t npending;

@@ -100,7 +100,8 @@ test_loop_bounds_hostile_targets_window_on_time() {
 	loopb_make_bigmap "$d/big.map" || { fail "cannot write the perf map"; return 1; }
 	chown nobody:nogroup "$d/big.map"
 	{
-		write_global 'manual_duration = 2s' 'manual_frequency = 199Hz' 'manual_sample = system'
+		write_global 'manual_duration = 2s' 'manual_frequency = 199Hz' 'manual_sample = system' \
+			'symbolize_max_perf_maps = 32MiB'
 		printf '[rule quiet]\nsignal = psi.cpu.some\nabove = 99%%\nduration = 1s\n'
 	} >rules.ini
 	start_daemon || return 1
@@ -132,6 +133,8 @@ if not b["hit"] or b["refused"]["perf_map_bytes"] < 1:
     print("    FAIL: the perf maps were not refused past the budget", file=sys.stderr); ok = False
 if b["refused"]["bytes"] < 1:
     print("    FAIL: the sparse debug file was not refused", file=sys.stderr); ok = False
+if b["limits"]["perf_map_bytes"] != 32 << 20:
+    print("    FAIL: [global] symbolize_max_perf_maps not applied", file=sys.stderr); ok = False
 if b["used"]["perf_map_bytes"] > b["limits"]["perf_map_bytes"]:
     print("    FAIL: perf maps read past the budget", file=sys.stderr); ok = False
 sys.exit(0 if ok else 1)
