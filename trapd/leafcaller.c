@@ -51,9 +51,9 @@ enum leaf_verdict leafcaller_fix(const uint64_t *ips, uint32_t n, const struct s
 	if (n > cap)
 		n = cap;
 	*out_n = n;
-	memcpy(out, ips, n * sizeof(*out));
-	if (!n)
+	if (!n) /* no stack: @ips may be NULL, which memcpy must not get */
 		return v;
+	memcpy(out, ips, n * sizeof(*out));
 	if (!hint || start_of(ctx, ips[0], &leaf_start))
 		return LEAF_UNPROVEN;
 	v = verdict(ips, n, hint, leaf_start, start_of, ctx);
