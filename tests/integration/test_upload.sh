@@ -434,7 +434,7 @@ test_upload_spool_full_drops_oldest_keeps_newest() {
 test_capture_disk_full_is_reported_and_leaves_nothing() {
 	need_root_bpf || return
 	mkdir -p spool
-	mount -t tmpfs -o size=64k trapd-it-full "$PWD/spool" || { skip "cannot mount a tmpfs"; return 77; }
+	mount -t tmpfs -o size=64k,mode=0750 trapd-it-full "$PWD/spool" || { skip "cannot mount a tmpfs"; return 77; }
 	dd if=/dev/zero of=spool/filler bs=4k count=15 2>/dev/null
 	{
 		write_global "manual_duration = 500ms" "manual_frequency = 999Hz"
