@@ -57,8 +57,8 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test-deps unit integration fuzz fuzz-build test demo bench \
-	install clean format help
+.PHONY: all deps test-deps unit integration integration-asan fuzz fuzz-build \
+	test demo bench soak install clean format help
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/trapd
@@ -69,8 +69,13 @@ help:
 	@echo 'make test       install what is missing, build, run unit, fuzz and integration tests'
 	@echo 'make unit       unit tests only'
 	@echo 'make integration  integration tests only (root, BPF)'
+	@echo 'make integration-asan  the daemon integration tests against an ASan/UBSan'
+	@echo '                build of trapd in $(BUILD)/asan (part of make test)'
 	@echo 'make fuzz       run every fuzz harness for FUZZ_SECONDS (default 20)'
 	@echo 'make bench      overhead benchmarks against perf and bpftrace (BENCHMARKS.md)'
+	@echo 'make soak       the daemon for SOAK_MINUTES (default 15) under rules that keep'
+	@echo '                firing and uploading; fails if memory, fds, threads or BPF'
+	@echo '                objects grow (not part of make test)'
 	@echo 'make install    install into DESTDIR/PREFIX (default /usr/local)'
 	@echo 'make clean      remove $(BUILD)'
 	@echo 'make format     clang-format the C sources'
@@ -164,8 +169,34 @@ integration: $(BUILD)/trapd $(WORKLOADS)
 	$(Q)TRAPD=$(abspath $(BUILD))/trapd WORKLOADS=$(abspath $(BUILD))/workloads \
 		tests/integration/run
 
+# The daemon's tests again, against trapd built with ASan and UBSan (the
+# BPF objects and the workloads are built as always): any sanitizer report
+# of any trapd process, leaks at exit included, fails the test that caused
+# it (tests/integration/run, SANITIZER_LOGS). Built with clang: GCC's
+# UBSan writes its reports to stderr whatever log_path says.
+ASAN_BUILD := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN_TESTS ?= -m 'test_daemon_*' test_upload_backend_down_then_up_arrives_once \
+	test_upload_500s_and_timeouts_are_retried_with_backoff \
+	test_upload_403_is_reported_not_retried_forever \
+	test_upload_slow_server_does_not_hold_up_the_daemon \
+	test_upload_sigkill_mid_upload_arrives_exactly_once \
+	test_upload_spool_full_drops_oldest_keeps_newest \
+	test_capture_disk_full_is_reported_and_leaves_nothing
+ASAN_RUN_OPTIONS := abort_on_error=1:halt_on_error=1:detect_leaks=1
+UBSAN_RUN_OPTIONS := halt_on_error=1:print_stacktrace=1
+
+integration-asan: $(WORKLOADS)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=$(CLANG) \
+		CFLAGS='-O1 -g -fno-omit-frame-pointer $(ASAN_FLAGS)' \
+		LDFLAGS='$(ASAN_FLAGS)' $(ASAN_BUILD)/trapd
+	$(Q)TRAPD=$(abspath $(ASAN_BUILD))/trapd WORKLOADS=$(abspath $(BUILD))/workloads \
+		SANITIZER_LOGS=$(abspath $(ASAN_BUILD))/reports \
+		ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) UBSAN_OPTIONS=$(UBSAN_RUN_OPTIONS) \
+		tests/integration/run $(ASAN_TESTS)
+
 test: test-deps
-	$(Q)$(MAKE) --no-print-directory all unit fuzz integration
+	$(Q)$(MAKE) --no-print-directory all unit fuzz integration integration-asan
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS)
@@ -175,6 +206,12 @@ bench:
 	$(Q)scripts/install-deps bench
 	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS) $(BUILD)/bench/symbench
 	$(Q)BUILD=$(BUILD) bench/run
+
+# The daemon for SOAK_MINUTES under rules that keep firing, uploading to a
+# local nginx; its report is saved in $(BUILD)/soak-report.md.
+SOAK_MINUTES ?= 15
+soak: $(BUILD)/trapd $(WORKLOADS)
+	$(Q)BUILD=$(BUILD) SOAK_MINUTES=$(SOAK_MINUTES) bench/soak
 
 $(BUILD)/trapd.service: trapd/trapd.service.in | $(BUILD)
 	$(call msg,GEN,$@)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< >$@
