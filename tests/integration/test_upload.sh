@@ -100,7 +100,8 @@ test_upload_nginx_put_and_post() {
 	local port o key got
 	port=$(servers_free_port) && nginx_start "$PWD/nginx" "$port" || { fail "nginx did not start"; return 1; }
 	spool_capture web || return
-	rules_with_upload "url = $NGINX_URL/store/trapd" "auth_header_file = $(secret_file token 'Bearer s3cr3t-token')"
+	rules_with_upload "url = $NGINX_URL/store/trapd" "auth_header_file = $(secret_file token 'Bearer s3cr3t-token')" \
+		"allow_insecure_credentials = yes"
 	"$TRAPD" upload --direct -c rules.ini >out 2>err || { fail "PUT upload: $(cat err)"; return 1; }
 	o=$(ls originals/*.pb.zst)
 	key=$(object_key "$o")
@@ -132,7 +133,8 @@ test_upload_s3_swift_sigv4_round_trip() {
 	spool_capture web || return
 	rules_with_upload "url = s3://traps/prod" "endpoint = $SWIFT_S3_URL" \
 		"access_key_id_file = $(secret_file id "$SWIFT_S3_ACCESS_KEY")" \
-		"secret_access_key_file = $(secret_file secret "$SWIFT_S3_SECRET_KEY")"
+		"secret_access_key_file = $(secret_file secret "$SWIFT_S3_SECRET_KEY")" \
+		"allow_insecure_credentials = yes"
 	"$TRAPD" upload --direct -c rules.ini >out 2>err || { fail "upload: $(cat err)"; return 1; }
 	o=$(ls originals/*.pb.zst)
 	key=$(object_key "$o")
@@ -159,7 +161,8 @@ test_upload_s3_wrong_secret_is_permanent_and_retried_by_hand() {
 	swift_make_bucket traps || { fail "no bucket"; return 1; }
 	spool_capture web || return
 	rules_with_upload "url = s3://traps" "endpoint = $SWIFT_S3_URL" \
-		"access_key_id_env = TEST_KEY_ID" "secret_access_key_env = TEST_SECRET"
+		"access_key_id_env = TEST_KEY_ID" "secret_access_key_env = TEST_SECRET" \
+		"allow_insecure_credentials = yes"
 	TEST_KEY_ID=$SWIFT_S3_ACCESS_KEY TEST_SECRET=not-the-secret-42 \
 		"$TRAPD" upload --direct -c rules.ini >out 2>err
 	[ $? -eq 1 ] || { fail "expected exit 1 with a wrong secret: $(cat out err)"; return 1; }
@@ -186,7 +189,7 @@ test_upload_azurite_sas_round_trip() {
 	spool_capture web || return
 	secret_file sas "$(azurite_sas traps cw)" >/dev/null
 	rules_with_upload "url = azblob://$AZURITE_ACCOUNT/traps/prod" "endpoint = $AZURITE_URL" \
-		"sas_token_file = $PWD/sas"
+		"sas_token_file = $PWD/sas" "allow_insecure_credentials = yes"
 	"$TRAPD" upload --direct -c rules.ini >out 2>err || { fail "upload: $(cat err)"; return 1; }
 	o=$(ls originals/*.pb.zst)
 	key=$(object_key "$o")
@@ -207,6 +210,7 @@ test_upload_azurite_sas_round_trip() {
 		echo "team.name = perf core"
 		printf '[upload]\nurl = azblob://%s/traps/prod\nendpoint = %s\nsas_token_file = %s\n' \
 			"$AZURITE_ACCOUNT" "$AZURITE_URL" "$PWD/sas"
+		printf 'allow_insecure_credentials = yes\n'
 	} >rules.ini
 	start_daemon || return
 	"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm"; return 1; }
@@ -229,7 +233,7 @@ test_upload_azurite_expired_sas_is_not_retried() {
 	spool_capture web || return
 	secret_file sas "$(azurite_sas traps cw -60)" >/dev/null
 	rules_with_upload "url = azblob://$AZURITE_ACCOUNT/traps" "endpoint = $AZURITE_URL" \
-		"sas_token_file = $PWD/sas"
+		"sas_token_file = $PWD/sas" "allow_insecure_credentials = yes"
 	"$TRAPD" upload --direct -c rules.ini >out 2>err
 	[ $? -eq 1 ] || { fail "expected exit 1: $(cat out err)"; return 1; }
 	grep -q 'HTTP 403' err || { fail "no 403: $(cat err)"; return 1; }
@@ -241,7 +245,8 @@ test_upload_secret_readable_by_others_is_refused() {
 	spool_capture web 2>/dev/null || mkdir -p spool
 	printf 'x\n' >secret && chmod 644 secret
 	rules_with_upload "url = s3://traps" "endpoint = http://127.0.0.1:9" \
-		"access_key_id_env = HOME" "secret_access_key_file = $PWD/secret"
+		"access_key_id_env = HOME" "secret_access_key_file = $PWD/secret" \
+		"allow_insecure_credentials = yes"
 	expect_status 2 "$TRAPD" upload --direct -c rules.ini || return
 	echo "$LAST_STDERR" | grep -q "others can read or change it (mode 0644); chmod 600" ||
 		{ fail "message: $LAST_STDERR"; return 1; }
