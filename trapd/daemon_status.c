@@ -97,7 +97,8 @@ static void text_capture(struct daemon *d, FILE *f, int64_t now)
 		fprintf(f, "manual (%s)%s", shown(t->manual_reason, b2, sizeof(b2)),
 			t->ntriggers ? ", " : "");
 	for (i = 0; i < t->ntriggers; i++)
-		fprintf(f, "%s%s%s", i ? ", " : "rules ", shown(t->triggers[i].rule, b2, sizeof(b2)),
+		fprintf(f, "%s%s%s", i ? ", " : "rules ",
+			shown(t->triggers[i].rule, b2, sizeof(b2)),
 			t->triggers[i].joined ? " (joined)" : "");
 	fprintf(f, "\n");
 }
@@ -141,8 +142,8 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 		const struct rule *r = wr->rule;
 
 		fprintf(f, "%-20s %-18s %-12s %-10s %-14s %-12s %s%s\n",
-			shown(r->name, name, sizeof(name)),
-			rule__signal_name(r, sig, sizeof(sig)), rule_state__name(wr->eval.state),
+			shown(r->name, name, sizeof(name)), rule__signal_name(r, sig, sizeof(sig)),
+			rule_state__name(wr->eval.state),
 			wr->eval.have_value
 				? rule__format_value(r, wr->eval.value, val, sizeof(val))
 				: "-",
@@ -165,8 +166,8 @@ static void text_symbols(const struct daemon *d, FILE *f)
 		"%llu found cached, %llu evicted\n",
 		st.entries, st.bytes / 1048576.0,
 		d->guard.watch->rules->global.symbol_cache_bytes / 1048576.0,
-		(unsigned long long)st.loads,
-		(unsigned long long)(st.hits + st.build_id_hits), (unsigned long long)st.evictions);
+		(unsigned long long)st.loads, (unsigned long long)(st.hits + st.build_id_hits),
+		(unsigned long long)st.evictions);
 }
 
 static void json_symbols(const struct daemon *d, struct json_writer *w)
@@ -201,9 +202,8 @@ static void text_upload(struct daemon *d, FILE *f, int64_t real)
 	uploader__status(d->uploader, &st);
 	fprintf(f, "upload:   %s: %llu pending, %llu failed, %llu sent (%llu bytes)",
 		shown(d->guard.watch->rules->upload.url, b, sizeof(b)),
-		(unsigned long long)st.pending,
-		(unsigned long long)st.failed, (unsigned long long)st.sent,
-		(unsigned long long)st.bytes_sent);
+		(unsigned long long)st.pending, (unsigned long long)st.failed,
+		(unsigned long long)st.sent, (unsigned long long)st.bytes_sent);
 	if (st.in_flight[0])
 		fprintf(f, "; sending %s", shown(st.in_flight, b, sizeof(b)));
 	if (st.next_try_real_ns)
@@ -228,8 +228,9 @@ static void status_text(struct daemon *d, FILE *f)
 	fprintf(f, "trapd daemon %s, pid %d, up %s\n", TRAPD_VERSION, (int)getpid(),
 		span(real - d->started_real, up, sizeof(up)));
 	fprintf(f, "rules:    %s, %zu rules, loaded %s (%llu reloads, %llu rejected)%s\n",
-		shown(d->rules_path, path, sizeof(path)), d->guard.watch->n, when, (unsigned long long)d->reloads,
-		(unsigned long long)d->reloads_rejected, g->dry_run ? "; DRY RUN" : "");
+		shown(d->rules_path, path, sizeof(path)), d->guard.watch->n, when,
+		(unsigned long long)d->reloads, (unsigned long long)d->reloads_rejected,
+		g->dry_run ? "; DRY RUN" : "");
 	text_capture(d, f, now);
 	fprintf(f,
 		"captures: %llu written, %llu failed, %llu could not start, %llu manual; "
@@ -242,10 +243,12 @@ static void status_text(struct daemon *d, FILE *f)
 	if (!spool_usage(g->spool_dir, &u))
 		fprintf(f,
 			"spool:    %s: %llu captures, %llu bytes (cap %s, %u files), %llu dropped\n",
-			shown(g->spool_dir, path, sizeof(path)), (unsigned long long)u.captures, (unsigned long long)u.bytes,
-			cap, g->spool_max_files, (unsigned long long)d->guard.trap.dropped);
+			shown(g->spool_dir, path, sizeof(path)), (unsigned long long)u.captures,
+			(unsigned long long)u.bytes, cap, g->spool_max_files,
+			(unsigned long long)d->guard.trap.dropped);
 	else
-		fprintf(f, "spool:    %s: not created yet\n", shown(g->spool_dir, path, sizeof(path)));
+		fprintf(f, "spool:    %s: not created yet\n",
+			shown(g->spool_dir, path, sizeof(path)));
 	text_symbols(d, f);
 	text_upload(d, f, real);
 	text_rules(d, f, now);

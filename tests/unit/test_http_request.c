@@ -340,10 +340,13 @@ static void test_answer_detail_made_safe(void **state)
 {
 	char out[256];
 
-	assert_string_equal(http_answer_detail("<Code>\x1b]0;pwned\x07" "Denied</Code><Message>"
-					       "\x1b[2J\xff\xfe \xc2\x9b" "31m caf\xc3\xa9</Message>",
-					       out, sizeof(out)),
-			    ": \\x1b]0;pwned\\x07Denied: \\x1b[2J\\xff\\xfe \\xc2\\x9b31m caf\xc3\xa9");
+	assert_string_equal(
+		http_answer_detail("<Code>\x1b]0;pwned\x07"
+				   "Denied</Code><Message>"
+				   "\x1b[2J\xff\xfe \xc2\x9b"
+				   "31m caf\xc3\xa9</Message>",
+				   out, sizeof(out)),
+		": \\x1b]0;pwned\\x07Denied: \\x1b[2J\\xff\\xfe \\xc2\\x9b31m caf\xc3\xa9");
 	assert_null(strchr(out, 0x1b));
 }
 
@@ -432,12 +435,8 @@ static void test_put_403_s3_error(void **state)
 	server_start(&s, answer);
 	url_of(url, sizeof(url), &s, "/bucket/web/2026/k.pb.zst?X-Amz-Signature=S3CR3TSIG");
 	http_request__init(&rq, "PUT", url);
-	assert_int_equal(http_request__header(&rq, "Content-Type",
-					      "application/zstd"),
-			 0);
-	assert_int_equal(http_request__header(&rq, "x-amz-meta-trapd-rules",
-					      "cpu,psi"),
-			 0);
+	assert_int_equal(http_request__header(&rq, "Content-Type", "application/zstd"), 0);
+	assert_int_equal(http_request__header(&rq, "x-amz-meta-trapd-rules", "cpu,psi"), 0);
 	rq.body_fd = fd;
 	rq.body_size = len;
 	assert_int_equal(http_request__send(&rq, &cfg, &res, &resp), -EIO);
@@ -477,8 +476,10 @@ static void test_put_403_s3_error(void **state)
  * none of them raw. */
 static void test_put_403_hostile_answer(void **state)
 {
-	static const char body[] = "<Error><Code>\x1b]2;owned\x07" "Denied\x1b[8m</Code>"
-				   "<Message>\xc2\x9b" "1;31m \xff\xfe\xe2\x80\xae</Message></Error>";
+	static const char body[] = "<Error><Code>\x1b]2;owned\x07"
+				   "Denied\x1b[8m</Code>"
+				   "<Message>\xc2\x9b"
+				   "1;31m \xff\xfe\xe2\x80\xae</Message></Error>";
 	struct upload_config cfg = config();
 	struct upload_result res;
 	struct http_request rq;
@@ -542,9 +543,7 @@ static void test_post_body(void **state)
 	server_start(&s, "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n");
 	url_of(url, sizeof(url), &s, "/ingest/");
 	http_request__init(&rq, "POST", url);
-	assert_int_equal(http_request__header(&rq, "Content-Type",
-					      "application/json"),
-			 0);
+	assert_int_equal(http_request__header(&rq, "Content-Type", "application/json"), 0);
 	rq.body_fd = fd;
 	rq.body_size = 5000;
 	assert_int_equal(http_request__send(&rq, &cfg, &res, NULL), 0);

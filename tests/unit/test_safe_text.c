@@ -55,11 +55,16 @@ static void test_unicode_controls_escaped(void **state)
 {
 	static const struct text_case c[] = {
 		/* C1: U+0080, U+009B (CSI), U+009F */
-		{ "a\xc2\x80" "b\xc2\x9b" "c\xc2\x9f", 0, "a\\xc2\\x80b\\xc2\\x9bc\\xc2\\x9f" },
+		{ "a\xc2\x80"
+		  "b\xc2\x9b"
+		  "c\xc2\x9f",
+		  0, "a\\xc2\\x80b\\xc2\\x9bc\\xc2\\x9f" },
 		/* U+00A0 is the first character after C1: kept */
 		{ "nbsp\xc2\xa0", 0, "nbsp\xc2\xa0" },
 		/* bidi: RLO U+202E, LRE U+202A, FSI U+2068, PDI U+2069 */
-		{ "file\xe2\x80\xae" "fdp.exe", 0, "file\\xe2\\x80\\xaefdp.exe" },
+		{ "file\xe2\x80\xae"
+		  "fdp.exe",
+		  0, "file\\xe2\\x80\\xaefdp.exe" },
 		{ "\xe2\x80\xaa\xe2\x81\xa8\xe2\x81\xa9", 0,
 		  "\\xe2\\x80\\xaa\\xe2\\x81\\xa8\\xe2\\x81\\xa9" },
 		/* neighbours of the bidi ranges are ordinary: U+2029 is not
@@ -100,8 +105,7 @@ static void test_cut_marks_and_never_splits(void **state)
 	/* one byte too many: cut, marked, within the buffer */
 	assert_string_equal(safe_text("0123456789abcdef", 16, out, sizeof(out)), "0123456789ab...");
 	/* an escape is never cut in two */
-	assert_string_equal(safe_text("0123456789\x1b\x1b", 12, out, sizeof(out)),
-			    "0123456789...");
+	assert_string_equal(safe_text("0123456789\x1b\x1b", 12, out, sizeof(out)), "0123456789...");
 	assert_string_equal(safe_text("0123456789\x1b\x1b\x1b", 13, big, sizeof(big)),
 			    "0123456789\\x1b...");
 	/* nor a character */
