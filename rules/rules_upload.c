@@ -322,8 +322,8 @@ static void check_values(struct rules_parser *p)
 	}
 }
 
-/* credential_key - the first credential key set for @u's scheme (UK_NR:
- * none): what would travel with every request. */
+/* credential_key - the first credential key of @scheme the file sets
+ * (UK_NR: none): what would travel with every request. */
 static int credential_key(const struct rules_parser *p, enum rules_upload_scheme scheme)
 {
 	static const int keys[] = {

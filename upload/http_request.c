@@ -40,10 +40,10 @@ int http_request__line(struct http_request *rq, const char *line)
 	return 0;
 }
 
+/* Sized first, not asprintf: glibc grows its buffer through copies it
+ * frees unwiped, and @value may be a credential. */
 int http_request__header(struct http_request *rq, const char *name, const char *value)
 {
-	/* sized first: asprintf would grow its buffer through copies it frees
-	 * unwiped, and @value may be a credential */
 	size_t n = strlen(name) + 2 + strlen(value) + 1;
 	char *h;
 
