@@ -317,7 +317,7 @@ static void pause_accepting(struct control_server *s, int e, int64_t now)
 			 held ? " (it happened before: not every time is logged)" : "");
 	s->failing = true;
 	s->backoff_ns = s->backoff_ns * 2 > CONTROL_BACKOFF_MAX_NS ? CONTROL_BACKOFF_MAX_NS
-								    : s->backoff_ns * 2;
+								   : s->backoff_ns * 2;
 }
 
 /* on_listener - accept what is queued, at most a table's worth per

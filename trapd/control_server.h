@@ -41,7 +41,7 @@ struct control_conn {
 	int64_t deadline_ns; /* CLOCK_MONOTONIC: closed then, whatever its state */
 	size_t in_len;
 	char in[CONTROL_REQUEST_MAX + 1]; /* the line, and room for its NUL */
-	char *out; /* the answer once the request is complete, else NULL */
+	char *out;			  /* the answer once the request is complete, else NULL */
 	size_t out_len, out_off;
 };
 

@@ -115,13 +115,14 @@ static int check_ancestors(int fd, const char *dir, char *err, size_t errlen)
 			break; /* "/" is its own parent */
 		if (!owner_ok(&up) || ((up.st_mode & 022) && !(up.st_mode & S_ISVTX))) {
 			e = -EPERM;
-			snprintf(err, errlen,
-				 "control socket directory %s: %s above it is owned by uid %u, mode "
-				 "%04o: every directory above the socket must be owned by root and "
-				 "writable by no one else (or sticky, like /tmp); fix %s or set "
-				 "[global] control_socket to a path under root's directories",
-				 dir, fd_name(cur, where, sizeof(where)), (unsigned)up.st_uid,
-				 (unsigned)(up.st_mode & 07777), where);
+			snprintf(
+				err, errlen,
+				"control socket directory %s: %s above it is owned by uid %u, mode "
+				"%04o: every directory above the socket must be owned by root and "
+				"writable by no one else (or sticky, like /tmp); fix %s or set "
+				"[global] control_socket to a path under root's directories",
+				dir, fd_name(cur, where, sizeof(where)), (unsigned)up.st_uid,
+				(unsigned)(up.st_mode & 07777), where);
 			break;
 		}
 		st = up;
@@ -228,9 +229,9 @@ static int bind_listen(struct control_socket *cs, const struct sockaddr_un *sa, 
 		return -EEXIST;
 	cs->dev = st.st_dev;
 	cs->ino = st.st_ino;
-	if (gid != (gid_t)-1 && (fchownat(cs->dirfd, cs->name, (uid_t)-1, gid,
-					  AT_SYMLINK_NOFOLLOW) ||
-				 fchmodat(cs->dirfd, cs->name, 0660, AT_SYMLINK_NOFOLLOW)))
+	if (gid != (gid_t)-1 &&
+	    (fchownat(cs->dirfd, cs->name, (uid_t)-1, gid, AT_SYMLINK_NOFOLLOW) ||
+	     fchmodat(cs->dirfd, cs->name, 0660, AT_SYMLINK_NOFOLLOW)))
 		return -errno;
 	return listen(cs->fd, BACKLOG) ? -errno : 0;
 }
@@ -277,9 +278,8 @@ void control_socket__close(struct control_socket *cs)
 
 	if (cs->fd >= 0)
 		close(cs->fd);
-	if (cs->dirfd >= 0 && cs->ino &&
-	    !fstatat(cs->dirfd, cs->name, &st, AT_SYMLINK_NOFOLLOW) && S_ISSOCK(st.st_mode) &&
-	    st.st_dev == cs->dev && st.st_ino == cs->ino)
+	if (cs->dirfd >= 0 && cs->ino && !fstatat(cs->dirfd, cs->name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISSOCK(st.st_mode) && st.st_dev == cs->dev && st.st_ino == cs->ino)
 		unlinkat(cs->dirfd, cs->name, 0);
 	if (cs->dirfd >= 0)
 		close(cs->dirfd);

@@ -82,7 +82,7 @@ static void test_parse_rejects(void **state)
 
 static void test_format_round_trip(void **state)
 {
-	const char *lines[] = { "status", "status json", "arm",	    "arm web",
+	const char *lines[] = { "status",  "status json", "arm",    "arm web",
 				"arm - 7", "arm web 9",	  "upload", "upload failed" };
 	struct control_request r, back;
 	char buf[CONTROL_REQUEST_MAX], err[128];

@@ -323,8 +323,7 @@ static void test_backoff_stops_growing_at_its_cap(void **state)
 		pump(f, now); /* fails: 100, 200, 400 ... 3200, then 5000 ms */
 		assert_true(f->srv.paused);
 		assert_int_equal(f->srv.accept_errors, i + 1);
-		assert_int_equal(control_server__timeout_ms(&f->srv, now),
-				 i < 6 ? 100 << i : 5000);
+		assert_int_equal(control_server__timeout_ms(&f->srv, now), i < 6 ? 100 << i : 5000);
 		now = f->srv.resume_ns;
 	}
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
