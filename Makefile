@@ -103,6 +103,10 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/bpf
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)$(BPFTOOL) gen skeleton $< > $@
 
+# Made by pattern rules only, they would be deleted as intermediate files
+# after each build, and the next build would make them and relink again.
+.SECONDARY: $(BPF_OBJS) $(SKELS)
+
 # --- user space ----------------------------------------------------------
 
 # The system calls of the target architecture by name, for the rules
