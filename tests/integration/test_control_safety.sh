@@ -279,7 +279,9 @@ test_ctlsafe_out_of_fds_backs_off_without_spinning() {
 	local rc=0 nfd hard attacker c0 c1 l0 l1 cpu lines ticks
 	write_global >rules.ini
 	start_daemon || return 1
-	nfd=$(ls "/proc/$DAEMON/fd" | wc -l)
+	# the lowest free fd: a limit there leaves the daemon none to accept with
+	nfd=$(ls "/proc/$DAEMON/fd" | sort -n | awk '$1 != NR - 1 { print NR - 1; f = 1; exit }
+		END { if (!f) print NR }')
 	hard=$(prlimit --pid "$DAEMON" --nofile --noheadings --output HARD)
 	prlimit --pid "$DAEMON" --nofile="$nfd:$hard" || { fail "prlimit"; return 1; }
 	/usr/bin/python3 -c '
