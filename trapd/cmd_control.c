@@ -203,6 +203,8 @@ static int upload_direct(struct control_cmd *c)
 	if (!e && !u) {
 		log_error("%s: no [upload] section: captures stay in the spool", c->rules);
 		e = -EINVAL;
+	} else if (e == -EPERM && !shipping__spool_trusted(r, err, sizeof(err))) {
+		log_error("%s: %s", c->rules, err); /* the spool, not [upload] */
 	} else if (e) {
 		log_error("%s:%d: [upload]: %s", c->rules, r->upload.line, err);
 	}

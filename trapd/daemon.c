@@ -39,13 +39,11 @@ static void print_errors(const struct rules_errors *errs)
 static bool spool_safe(const struct rules *r, const char *rules_path)
 {
 	char err[PATH_MAX + 200];
-	int fd = spool_dir_open(r->global.spool_dir, false, err, sizeof(err));
 
-	if (fd >= 0)
-		close(fd);
-	else if (fd != -ENOENT)
-		log_error("%s: %s", rules_path, err);
-	return fd >= 0 || fd == -ENOENT;
+	if (shipping__spool_trusted(r, err, sizeof(err)))
+		return true;
+	log_error("%s: %s", rules_path, err);
+	return false;
 }
 
 /* load - the rules file as a new watch, or NULL (errors logged; *@bad

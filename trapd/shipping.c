@@ -163,14 +163,29 @@ static void on_event(const struct uploader_event *ev, void *ctx)
 	}
 }
 
-static void recover(const char *dir)
+bool shipping__spool_trusted(const struct rules *r, char *err, size_t errlen)
+{
+	int fd = spool_dir_open(r->global.spool_dir, false, err, errlen);
+
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || fd == -ENOENT;
+}
+
+/* recover - tidy the spool after an unclean stop. Returns 0, or -EPERM
+ * (@err filled) for a spool trapd must not trust: nothing is sent from
+ * it. Other failures are logged and let the uploader try. */
+static int recover(const char *dir, char *err, size_t errlen)
 {
 	struct spool_recovery rec;
-	char err[512];
+	int e;
 
-	if (spool_recover(dir, &rec, err, sizeof(err))) {
+	e = spool_recover(dir, &rec, err, errlen);
+	if (e == -EPERM)
+		return e;
+	if (e) {
 		log_warn("%s", err);
-		return;
+		return 0;
 	}
 	if (rec.temporaries || rec.leftovers || rec.sidecars)
 		log_warn("spool %s after an unclean stop: removed %llu half-written files and "
@@ -178,6 +193,7 @@ static void recover(const char *dir)
 			 "minimal one",
 			 dir, (unsigned long long)rec.temporaries,
 			 (unsigned long long)rec.leftovers, (unsigned long long)rec.sidecars);
+	return 0;
 }
 
 int shipping__start(const struct rules *r, bool recover_spool, struct uploader **out, char *err,
@@ -187,8 +203,8 @@ int shipping__start(const struct rules *r, bool recover_spool, struct uploader *
 	static char host[256];
 
 	*out = NULL;
-	if (recover_spool)
-		recover(r->global.spool_dir);
+	if (recover_spool && recover(r->global.spool_dir, err, errlen))
+		return -EPERM;
 	if (r->upload.scheme == RULES_UPLOAD_NONE)
 		return 0;
 	if (r->upload.allow_insecure_credentials && rules_upload__insecure(&r->upload))

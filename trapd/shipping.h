@@ -29,4 +29,9 @@ int shipping__start(const struct rules *r, bool recover, struct uploader **out, 
 int shipping__read_meta(const char *sidecar_path, struct upload_meta *meta, size_t max,
 			size_t *n, char *err, size_t errlen);
 
+/* shipping__spool_trusted - whether @r's spool_dir is one root may write
+ * in and read from (upload/spool.h: ours, not group or other-writable),
+ * or does not exist yet; @err says what to fix when not. */
+bool shipping__spool_trusted(const struct rules *r, char *err, size_t errlen);
+
 #endif

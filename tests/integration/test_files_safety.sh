@@ -52,6 +52,10 @@ test_files_safety_loose_spool_refused() {
 	[ $? -eq 2 ] || { fail "daemon did not exit 2: $(cat daemon.log)"; rc=1; }
 	grep -q "spool_dir $PWD/spool: writable by others (mode 0777); make it 0750 root-owned" \
 		daemon.log || { fail "no clear message: $(cat daemon.log)"; rc=1; }
+	# trapd upload --direct reads the same spool: refused alike
+	timeout 20 "$TRAPD" upload --direct -c rules.ini 2>upload.err
+	[ $? -eq 2 ] && grep -q "writable by others (mode 0777)" upload.err ||
+		{ fail "upload --direct on a loose spool: $(cat upload.err)"; rc=1; }
 	[ -p spool/0000000000-19700101T000000Z-x-ffffffff.pb.zst ] || { fail "FIFO touched"; rc=1; }
 	filesafe_victim_intact "$victim" || rc=1
 	# owned by another user: refused too

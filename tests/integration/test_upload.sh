@@ -446,7 +446,7 @@ test_capture_disk_full_is_reported_and_leaves_nothing() {
 	} >rules.ini
 	start_daemon || { umount "$PWD/spool"; return 1; }
 	"$TRAPD" arm -S ctl.sock >/dev/null
-	wait_for 10 grep -q 'capture lost:.*disk full' daemon.log ||
+	wait_for 10 grep -q 'capture .*lost:.*disk full' daemon.log ||
 		{ fail "no disk-full error: $(cat daemon.log)"; umount "$PWD/spool"; return 1; }
 	local leftovers
 	leftovers=$(ls spool | grep -v '^filler$')
