@@ -233,9 +233,10 @@ static void status_text(struct daemon *d, FILE *f)
 		g->dry_run ? "; DRY RUN" : "");
 	text_capture(d, f, now);
 	fprintf(f,
-		"captures: %llu written, %llu failed, %llu could not start, %llu manual; "
-		"%zu fired in the last hour (limit %u), %zu today (limit %u)\n",
-		(unsigned long long)d->guard.trap.written, (unsigned long long)d->guard.trap.failed,
+		"captures: %llu written, %zu being written, %llu failed, %llu could not start, "
+		"%llu manual; %zu fired in the last hour (limit %u), %zu today (limit %u)\n",
+		(unsigned long long)d->guard.trap.written, d->guard.trap.npending,
+		(unsigned long long)d->guard.trap.failed,
 		(unsigned long long)d->guard.capture_errors, (unsigned long long)d->manual_arms,
 		eval_fires__count(&d->guard.watch->global_fires, now, HOUR_NS), g->max_per_hour,
 		eval_fires__count(&d->guard.watch->global_fires, now, DAY_NS), g->max_per_day);
@@ -388,6 +389,7 @@ static void status_json(struct daemon *d, FILE *f)
 	json_kv_u64(&w, "reloads_rejected", d->reloads_rejected);
 	json_capture(d, &w, now);
 	json_kv_u64(&w, "captures_written", d->guard.trap.written);
+	json_kv_u64(&w, "captures_being_written", d->guard.trap.npending);
 	json_kv_u64(&w, "captures_failed", d->guard.trap.failed);
 	json_kv_u64(&w, "capture_errors", d->guard.capture_errors);
 	json_kv_u64(&w, "manual_arms", d->manual_arms);
