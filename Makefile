@@ -40,11 +40,12 @@ override CFLAGS += -std=gnu11 $(WARNINGS) -D_GNU_SOURCE \
 	-DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. -MMD -MP
 LDLIBS := -lbpf -lelf -lzstd -lz -lm -lcgroup -lcurl -lpthread
 
-# Every .c under trapd/, rules/ and upload/ is part of the program; main.c
+# Every .c under trapd/ (in its wings, docs/architecture.md), rules/ and
+# upload/ is part of the program; trapd/cli/main.c
 # alone holds main(), so tests link everything else.
-LIB_SRCS := $(filter-out trapd/main.c,$(wildcard trapd/*.c rules/*.c upload/*.c))
+LIB_SRCS := $(filter-out trapd/cli/main.c,$(wildcard trapd/*/*.c rules/*.c upload/*.c))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
-MAIN_OBJ := $(BUILD)/obj/trapd/main.o
+MAIN_OBJ := $(BUILD)/obj/trapd/cli/main.o
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
@@ -98,7 +99,7 @@ endif
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h | $(BUILD)/bpf
 	$(call msg,BPF,$@)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) \
-		-I$(BUILD) -Ibpf -MMD -MP -c $< -o $@
+		-I$(BUILD) -I. -MMD -MP -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)$(BPFTOOL) gen skeleton $< > $@
@@ -217,7 +218,7 @@ SOAK_MINUTES ?= 15
 soak: $(BUILD)/trapd $(WORKLOADS)
 	$(Q)BUILD=$(BUILD) SOAK_MINUTES=$(SOAK_MINUTES) bench/soak
 
-$(BUILD)/trapd.service: trapd/trapd.service.in | $(BUILD)
+$(BUILD)/trapd.service: trapd/daemon/trapd.service.in | $(BUILD)
 	$(call msg,GEN,$@)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< >$@
 
 # The rules file is configuration: installed once, never overwritten.
@@ -229,7 +230,7 @@ install: $(BUILD)/trapd $(BUILD)/trapd.service
 	fi
 
 format:
-	clang-format -i $(wildcard trapd/*.[ch] rules/*.[ch] upload/*.[ch] bpf/*.[ch] tests/*/*.c)
+	clang-format -i $(wildcard trapd/*/*.[ch] rules/*.[ch] upload/*.[ch] bpf/*.[ch] tests/*/*.c)
 
 clean:
 	rm -rf $(BUILD)

@@ -36,11 +36,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "trapd/knames.h"
-#include "trapd/log.h"
-#include "trapd/profile.h"
-#include "trapd/symbolizer.h"
-#include "trapd/symcache.h"
+#include "trapd/symbolize/knames.h"
+#include "trapd/util/log.h"
+#include "trapd/profile/profile.h"
+#include "trapd/symbolize/symbolizer.h"
+#include "trapd/symbolize/symcache.h"
 
 /* What the command line asks for. */
 struct bench_opts {

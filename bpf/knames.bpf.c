@@ -11,7 +11,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
-#include "knames.h"
+#include "bpf/knames.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

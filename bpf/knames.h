@@ -1,4 +1,4 @@
-/* knames.h - shared by knames.bpf.c and trapd/knames.c: one batch of
+/* knames.h - shared by knames.bpf.c and trapd/symbolize/knames.c: one batch of
  * kernel addresses to name. */
 #ifndef TRAPD_BPF_KNAMES_H
 #define TRAPD_BPF_KNAMES_H

@@ -1,5 +1,5 @@
 /* latency.h - shared by the latency histogram programs (latency.bpf.c)
- * and their user-space side (trapd/latency_probe.c, trapd/latency_hist.c):
+ * and their user-space side (trapd/latency/latency_probe.c, trapd/latency/latency_hist.c):
  * the bucket layout, the per-CPU histogram row and the probe kinds.
  *
  * Buckets are log-linear over nanoseconds: values below LAT_SUBS have a

@@ -15,8 +15,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "latency.h"
-#include "latency_common.bpf.h"
+#include "bpf/latency.h"
+#include "bpf/latency_common.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -22,7 +22,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "sampler.h"
+#include "bpf/sampler.h"
 
 #define EEXIST 17 /* errno values are not in vmlinux.h */
 

@@ -1,5 +1,5 @@
 /* sampler.h - types shared by the stack sampler's BPF program
- * (sampler.bpf.c) and its user-space control (trapd/sampler.c).
+ * (sampler.bpf.c) and its user-space control (trapd/capture/sampler.c).
  *
  * Plain fixed-width fields only, explicit padding, sizes pinned with
  * _Static_assert so both sides agree byte for byte.

@@ -179,7 +179,7 @@ struct rules_global {
 	uint64_t manual_freq_hz;
 	struct rule_scope manual_sample;
 	uint64_t symbol_cache_bytes; /* symbol tables kept between captures */
-	/* what symbolizing one capture may cost (trapd/symbudget.h) */
+	/* what symbolizing one capture may cost (trapd/symbolize/symbudget.h) */
 	uint64_t symbolize_bytes;	  /* symbol tables read, debug files hashed */
 	uint32_t symbolize_symbols;	  /* symbols kept */
 	uint64_t symbolize_perf_map_bytes; /* perf maps, all processes */

@@ -50,7 +50,7 @@ const struct rules_key rules_global_keys[GK_NR] = {
 	[GK_MANUAL_SAMPLE] = { "manual_sample", KEY_SCOPE, G(manual_sample), 0, 0, "system" },
 	[GK_SYMBOL_CACHE] = { "symbol_cache", KEY_SIZE, G(symbol_cache_bytes), 0, 1ull << 40,
 			      "16MiB" },
-	/* The defaults are trapd/symbudget.h's SYMBUDGET_DEFAULT_*. */
+	/* The defaults are trapd/symbolize/symbudget.h's SYMBUDGET_DEFAULT_*. */
 	[GK_SYMBOLIZE_BYTES] = { "symbolize_max_read", KEY_SIZE, G(symbolize_bytes), 1 << 20,
 				 1ull << 40, "512MiB" },
 	[GK_SYMBOLIZE_SYMBOLS] = { "symbolize_max_symbols", KEY_COUNT, G(symbolize_symbols), 1024,

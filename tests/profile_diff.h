@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trapd/profile.h"
+#include "trapd/profile/profile.h"
 
 static inline bool profile_diff_str(const struct profile *a, uint32_t ia, const struct profile *b,
 				    uint32_t ib)

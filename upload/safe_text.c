@@ -1,5 +1,5 @@
 /* safe_text.c - untrusted text made safe to show (safe_text.h). It reads
- * UTF-8 itself (trapd/utf8.h is above this layer) because it needs the
+ * UTF-8 itself (trapd/util/utf8.h is above this layer) because it needs the
  * code point, not only the length: C1 controls and the bidirectional
  * controls are well-formed UTF-8 and still unsafe. */
 #include "upload/safe_text.h"

@@ -22,7 +22,7 @@
  * read; they come before every sequenced name, in the order of their names.
  *
  * A capture is a NAME.pb.zst file and its NAME.json sidecar. The writer
- * (trapd/atomic_file.c) renames each file into place complete, the
+ * (trapd/util/atomic_file.c) renames each file into place complete, the
  * profile first and the sidecar last: a capture is ready for upload once
  * its sidecar is there. A capture the backend refused for good gets a
  * NAME.failed marker (the reason, one line) and is not tried again until

@@ -1,9 +1,9 @@
 /* fuzz_capture.c - libFuzzer harness for reading capture files: bytes go
- * through capture_file__decode (zstd, gzip or plain detection,
- * decompression with a cap, pprof decoding), the path capture_file__read
+ * through profile_file__decode (zstd, gzip or plain detection,
+ * decompression with a cap, pprof decoding), the path profile_file__read
  * takes once a file is in memory.
  *
- * The cap is 16 MiB rather than CAPTURE_FILE_MAX_BYTES so bombs are
+ * The cap is 16 MiB rather than PROFILE_FILE_MAX_BYTES so bombs are
  * caught quickly and within libFuzzer's memory limit; the code is the
  * same.
  */
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "tests/profile_diff.h"
-#include "trapd/capture_file.h"
-#include "trapd/profile.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/profile/profile.h"
 
 #define FUZZ_MAX_BYTES (16u << 20)
 
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512];
 	int ret;
 
-	ret = capture_file__decode(data, size, FUZZ_MAX_BYTES, "fuzz", &p, err, sizeof(err));
+	ret = profile_file__decode(data, size, FUZZ_MAX_BYTES, "fuzz", &p, err, sizeof(err));
 	if (ret == 0) {
 		if (!p)
 			abort();

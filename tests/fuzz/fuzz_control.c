@@ -14,8 +14,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "trapd/control.h"
-#include "trapd/control_server.h"
+#include "trapd/daemon/control.h"
+#include "trapd/daemon/control_server.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

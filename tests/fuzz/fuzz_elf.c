@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trapd/elfsym.h"
+#include "trapd/symbolize/elfsym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

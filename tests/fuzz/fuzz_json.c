@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/json.h"
-#include "trapd/json_read.h"
+#include "trapd/util/json.h"
+#include "trapd/util/json_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

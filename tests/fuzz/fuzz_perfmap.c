@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/perfmap.h"
+#include "trapd/symbolize/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "tests/profile_diff.h"
-#include "trapd/pprof.h"
-#include "trapd/profile.h"
+#include "trapd/profile/pprof.h"
+#include "trapd/profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/procmaps.h"
+#include "trapd/symbolize/procmaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,19 +4,19 @@
  * encodings with sparse ids, inlined frames and other sample types, each
  * as plain pprof, zstd and gzip. Run from the repository root:
  *
- *   cc -std=gnu11 -D_GNU_SOURCE -I. tests/fuzz/make-seeds.c trapd/pb.c \
- *      trapd/pprof.c trapd/pprof_decode.c trapd/profile.c \
- *      trapd/capture_file.c -lzstd -lz -o /tmp/make-seeds && /tmp/make-seeds
+ *   cc -std=gnu11 -D_GNU_SOURCE -I. tests/fuzz/make-seeds.c trapd/profile/pb.c \
+ *      trapd/profile/pprof.c trapd/profile/pprof_decode.c trapd/profile/profile.c \
+ *      trapd/profile/profile_file.c -lzstd -lz -o /tmp/make-seeds && /tmp/make-seeds
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "trapd/capture_file.h"
-#include "trapd/pb.h"
-#include "trapd/pprof.h"
-#include "trapd/profile.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/profile/pb.h"
+#include "trapd/profile/pprof.h"
+#include "trapd/profile/profile.h"
 
 #define PPROF_DIR "tests/fuzz/corpus/pprof/"
 #define CAPTURE_DIR "tests/fuzz/corpus/capture/"
@@ -156,14 +156,14 @@ int main(void)
 	save(PPROF_DIR "trapd.pb", buf, len);
 	save(CAPTURE_DIR "trapd.pb", buf, len);
 	free(buf);
-	if (capture_file__write(CAPTURE_DIR "trapd.pb.zst", p, err, sizeof(err)) ||
-	    capture_file__write_gzip(CAPTURE_DIR "trapd.pb.gz", p, err, sizeof(err)))
+	if (profile_file__write(CAPTURE_DIR "trapd.pb.zst", p, err, sizeof(err)) ||
+	    profile_file__write_gzip(CAPTURE_DIR "trapd.pb.gz", p, err, sizeof(err)))
 		die(err);
 	buf = gunzip_file("tests/data/go-cpu.pb.gz", &len);
 	save(PPROF_DIR "go-cpu.pb", buf, len);
 	free(buf);
-	if (capture_file__read("tests/data/go-cpu.pb.gz", &go, err, sizeof(err)) ||
-	    capture_file__write(CAPTURE_DIR "go-cpu.pb.zst", go, err, sizeof(err)))
+	if (profile_file__read("tests/data/go-cpu.pb.gz", &go, err, sizeof(err)) ||
+	    profile_file__write(CAPTURE_DIR "go-cpu.pb.zst", go, err, sizeof(err)))
 		die(err);
 	profile__free(go);
 	pb_buf_init(&b, 1 << 20);

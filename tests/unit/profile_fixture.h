@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/profile.h"
+#include "trapd/profile/profile.h"
 
 #define FX_APP_START 0x400000ull
 #define FX_LIBC_START 0x7f0000000000ull

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "trapd/atomic_file.h"
+#include "trapd/util/atomic_file.h"
 
 static char dir[64];
 

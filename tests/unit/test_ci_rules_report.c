@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "rules/rules.h"
-#include "trapd/ci_rules_report.h"
+#include "trapd/ci/ci_rules_report.h"
 
 #define MS 1000000ll
 

@@ -1,6 +1,6 @@
 /* test_cmd_report.c - `trapd report` end to end in a child process: exit
  * statuses, messages, the table and every output, against a capture file
- * written by capture_file__write. */
+ * written by profile_file__write. */
 #include "profile_fixture.h"
 #include "golden.h"
 
@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "trapd/capture_file.h"
-#include "trapd/commands.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/cli/commands.h"
 
 static char dir[] = "/tmp/test_cmd_report.XXXXXX";
 static char capture[64];
@@ -109,7 +109,7 @@ static int setup(void **state)
 		return -1;
 	snprintf(capture, sizeof(capture), "%s/std.pb.zst", dir);
 	p = fx_standard();
-	if (capture_file__write(capture, p, err, sizeof(err))) {
+	if (profile_file__write(capture, p, err, sizeof(err))) {
 		print_error("%s\n", err);
 		profile__free(p);
 		return -1;
@@ -209,7 +209,7 @@ static void test_table_and_every_output(void **state)
 	assert_non_null(strstr(text, ">135 samples over 10.00s at 99 Hz, 4 processes</text>"));
 	assert_non_null(strstr(text, "<title>burn_60 (70 samples, 51.85%)</title>"));
 	free(text);
-	assert_int_equal(capture_file__read(pprof, &back, err, sizeof(err)), 0);
+	assert_int_equal(profile_file__read(pprof, &back, err, sizeof(err)), 0);
 	assert_int_equal(profile__total(back), 135);
 	profile__free(back);
 }

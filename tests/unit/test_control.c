@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "trapd/control.h"
-#include "trapd/control_server.h"
+#include "trapd/daemon/control.h"
+#include "trapd/daemon/control_server.h"
 
 static void test_parse_status(void **state)
 {

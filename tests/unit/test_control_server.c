@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "trapd/control_server.h"
+#include "trapd/daemon/control_server.h"
 
 #define SEC 1000000000LL
 #define MS 1000000LL

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "trapd/control_socket.h"
+#include "trapd/daemon/control_socket.h"
 
 #define NOBODY 65534
 #define RACE_STARTS 2000

@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trapd/debugfile.h"
-#include "trapd/elfsym.h"
+#include "trapd/symbolize/debugfile.h"
+#include "trapd/symbolize/elfsym.h"
 
 struct fixture {
 	char dir[64];

@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "trapd/diff_report.h"
-#include "trapd/profile_diff.h"
-#include "trapd/stacktree.h"
+#include "trapd/profile/diff_report.h"
+#include "trapd/profile/profile_diff.h"
+#include "trapd/profile/stacktree.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define PERIOD_NS 10000000ll

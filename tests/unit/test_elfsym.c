@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "tests/unit/readelf.h"
-#include "trapd/elfsym.h"
+#include "trapd/symbolize/elfsym.h"
 
 #define MAX_REF 4096
 

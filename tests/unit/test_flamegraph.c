@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "trapd/flamegraph.h"
+#include "trapd/profile/flamegraph.h"
 
 static char *svg_of(const struct profile *p, const struct flamegraph_options *o)
 {

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "trapd/folded.h"
+#include "trapd/profile/folded.h"
 
 static char *folded_of(const struct profile *p)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/json.h"
-#include "trapd/json_read.h"
+#include "trapd/util/json.h"
+#include "trapd/util/json_read.h"
 
 /* render - run @fn on a writer into memory; returns the text (free it)
  * and json_finish's result in *ret. */

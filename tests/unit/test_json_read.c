@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapd/json.h"
-#include "trapd/json_read.h"
+#include "trapd/util/json.h"
+#include "trapd/util/json_read.h"
 
 /* parse - json_parse of a C string; fails the test unless it returns
  * @want. Returns the tree (NULL on error). */

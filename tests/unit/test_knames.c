@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapd/knames.h"
-#include "trapd/profile.h"
-#include "trapd/symbolizer.h"
+#include "trapd/symbolize/knames.h"
+#include "trapd/profile/profile.h"
+#include "trapd/symbolize/symbolizer.h"
 
 static void test_parse_forms(void **state)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapd/ksyms.h"
+#include "trapd/symbolize/ksyms.h"
 
 #define FIXTURE "tests/data/proc/kallsyms"
 

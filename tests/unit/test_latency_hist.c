@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/latency_hist.h"
+#include "trapd/latency/latency_hist.h"
 
 #define NCPUS 4
 #define MAX_VALUES 20000

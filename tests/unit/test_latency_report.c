@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/latency_report.h"
+#include "trapd/latency/latency_report.h"
 
 /* to_json - @h over @span as latency_report__json writes it (malloc'd). */
 static char *to_json(const struct lat_hist *h, uint64_t span)

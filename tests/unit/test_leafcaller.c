@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <errno.h>
 
-#include "trapd/leafcaller.h"
+#include "trapd/capture/leafcaller.h"
 
 #define MAIN 0x1000
 #define A 0x2000

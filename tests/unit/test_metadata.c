@@ -8,8 +8,8 @@
 
 #include <errno.h>
 
-#include "trapd/capture.h"
-#include "trapd/metadata.h"
+#include "trapd/capture/capture.h"
+#include "trapd/capture/metadata.h"
 
 /* mask_host - blank the values of the machine-dependent members. */
 static void mask_host(char *text)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/pb.h"
+#include "trapd/profile/pb.h"
 
 static void test_varint_encoding_matches_protobuf(void **state)
 {

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trapd/perfmap.h"
+#include "trapd/symbolize/perfmap.h"
 
 static struct perfmap parse(const char *text)
 {

@@ -21,9 +21,9 @@
 #include <zlib.h>
 
 #include "tests/profile_diff.h"
-#include "trapd/pb.h"
-#include "trapd/pprof.h"
-#include "trapd/profile.h"
+#include "trapd/profile/pb.h"
+#include "trapd/profile/pprof.h"
+#include "trapd/profile/profile.h"
 
 #define PERIOD_NS 10101010
 

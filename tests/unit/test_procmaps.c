@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trapd/procmaps.h"
+#include "trapd/symbolize/procmaps.h"
 
 #define FIXTURES "tests/data/proc"
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trapd/profile.h"
+#include "trapd/profile/profile.h"
 
 static void test_strings_are_interned(void **state)
 {

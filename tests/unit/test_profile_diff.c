@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "trapd/profile_diff.h"
-#include "trapd/stacktree.h"
+#include "trapd/profile/profile_diff.h"
+#include "trapd/profile/stacktree.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define PERIOD_NS 10000000ll /* 10 ms */

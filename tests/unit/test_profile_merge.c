@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "tests/profile_diff.h"
-#include "trapd/pprof.h"
-#include "trapd/profile_merge.h"
+#include "trapd/profile/pprof.h"
+#include "trapd/profile/profile_merge.h"
 
 /* fx_other - a second run of the fixture's program: some stacks of
  * fx_standard with other counts, some new ones, other tids and cgroups,

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "trapd/report.h"
+#include "trapd/profile/report.h"
 
 struct want_row {
 	const char *name;

@@ -29,7 +29,7 @@
 #include "rules/rules.h"
 #include "rules/rules_keys.h" /* rules_value__quote */
 #include "rules/syscall_table.h"
-#include "trapd/commands.h"
+#include "trapd/cli/commands.h"
 
 static const char *srcdir(void)
 {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "trapd/sampler.h"
+#include "trapd/capture/sampler.h"
 
 static void test_only_losses_are_counted_as_lost(void **state)
 {

@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "trapd/capture_file.h"
-#include "trapd/session.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/capture/session.h"
 
 #define MS 1000000ll
 
@@ -148,7 +148,7 @@ static struct profile *finish(struct fixture *f, struct session *s, struct captu
 	assert_int_equal(capture_new_id(info), 0);
 	if (session__finish(s, f->path, info, err, sizeof(err)))
 		fail_msg("session__finish: %s", err);
-	if (capture_file__read(f->path, &p, err, sizeof(err)))
+	if (profile_file__read(f->path, &p, err, sizeof(err)))
 		fail_msg("reading the capture back: %s", err);
 	return p;
 }

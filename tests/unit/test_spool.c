@@ -25,8 +25,8 @@
 #include "upload/spool.h"
 
 /* The recovered sidecar is parsed as JSON where the tree has a reader. */
-#if __has_include("trapd/json_read.h")
-#include "trapd/json_read.h"
+#if __has_include("trapd/util/json_read.h")
+#include "trapd/util/json_read.h"
 #define HAVE_JSON_READ 1
 #endif
 

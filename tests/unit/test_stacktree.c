@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "trapd/stacktree.h"
+#include "trapd/profile/stacktree.h"
 
 /* check_invariants - total = self + callees' totals on every node; depths
  * and parents consistent; children strictly sorted. */

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapd/symbudget.h"
-#include "trapd/symcache.h"
+#include "trapd/symbolize/symbudget.h"
+#include "trapd/symbolize/symcache.h"
 
 static char dir[] = "/tmp/test_symcache.XXXXXX";
 static const struct debugfile_search nowhere = { .proc_root = "/nonexistent", .pid = 1,

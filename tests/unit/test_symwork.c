@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trapd/profile.h"
-#include "trapd/symwork.h"
+#include "trapd/profile/profile.h"
+#include "trapd/symbolize/symwork.h"
 
 struct job_seen {
 	int runs;

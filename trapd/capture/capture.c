@@ -1,0 +1,320 @@
+/* capture.c - from a closed sampler window to a profile and its files. */
+#include "trapd/capture/capture.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trapd/util/atomic_file.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/symbolize/knames.h"
+#include "trapd/capture/leafcaller.h"
+#include "trapd/util/log.h"
+#include "trapd/capture/metadata.h"
+
+#define CGROUP_CACHE_MAX 256
+#define CGROUP_WALK_MAX_DIRS 20000
+
+int capture_new_id(struct capture_info *info)
+{
+	unsigned char raw[16];
+	int i;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return -errno;
+	for (i = 0; i < 16; i++)
+		snprintf(info->id + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+/* The cgroup label of a sample is its path; samples carry the v2 id, and a
+ * capture sees few distinct cgroups, so a small cache of walks suffices. */
+struct cgroup_cache {
+	char v2_root[4096];
+	bool have_root;
+	uint64_t ids[CGROUP_CACHE_MAX];
+	uint32_t labels[CGROUP_CACHE_MAX];
+	int n;
+};
+
+static int cgroup_label(struct cgroup_cache *c, struct profile *p, uint64_t id, uint32_t *out)
+{
+	char path[4096];
+	int64_t idx;
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->ids[i] == id) {
+			*out = c->labels[i];
+			return 0;
+		}
+	}
+	if (!c->have_root ||
+	    cgroup_path_of_id(c->v2_root, id, CGROUP_WALK_MAX_DIRS, path, sizeof(path)))
+		snprintf(path, sizeof(path), "cgroup-id:%" PRIu64, id);
+	idx = profile__string(p, path);
+	if (idx < 0)
+		return (int)idx;
+	if (c->n < CGROUP_CACHE_MAX) {
+		c->ids[c->n] = id;
+		c->labels[c->n++] = (uint32_t)idx;
+	}
+	*out = (uint32_t)idx;
+	return 0;
+}
+
+struct build_ctx {
+	struct profile *p;
+	struct symbolizer *sym;
+	struct cgroup_cache cgroups;
+	uint64_t stored;
+	uint64_t leaf[LEAF_NR]; /* samples by leaf verdict */
+	uint64_t roots[STACK_ROOT_NR]; /* samples with user frames by root verdict */
+	int pid;		/* of the record being added */
+	uint64_t user[SAMPLER_MAX_DEPTH + 1];
+	uint32_t locs[2 * SAMPLER_MAX_DEPTH + 1];
+};
+
+static int function_start(void *ctx, uint64_t addr, uint64_t *start)
+{
+	struct build_ctx *b = ctx;
+
+	return symbolizer__function_start(b->sym, b->pid, addr, start);
+}
+
+static int add_record(const struct sampler_record *rec, void *arg)
+{
+	struct build_ctx *b = arg;
+	struct profile_sample tmpl = { 0 };
+	char comm[SAMPLER_COMM_LEN + 1];
+	int64_t idx;
+	int err;
+
+	enum leaf_verdict v;
+	uint32_t nuser;
+
+	/* Leaf first: kernel frames, then user frames. User frames are
+	 * symbolized first so the program's mapping is the profile's first,
+	 * which pprof tools take as the main binary. */
+	b->pid = (int)rec->key->pid;
+	v = leafcaller_fix(rec->user_ips, rec->user_len, rec->user_leaf, function_start, b, b->user,
+			   SAMPLER_MAX_DEPTH + 1, &nuser);
+	b->leaf[v] += rec->count;
+	if (nuser)
+		b->roots[stack_root_of(symbolizer__name(b->sym, b->pid,
+							nuser > 1 ? b->user[nuser - 1] - 1
+								  : b->user[0]))] += rec->count;
+	err = symbolizer__user_stack(b->sym, b->p, b->pid, b->user, nuser,
+				     b->locs + rec->kernel_len);
+	if (!err)
+		err = symbolizer__kernel_stack(b->sym, b->p, rec->kernel_ips, rec->kernel_len,
+					       b->locs);
+	if (err)
+		return err;
+	memcpy(comm, rec->key->comm, SAMPLER_COMM_LEN);
+	comm[SAMPLER_COMM_LEN] = '\0';
+	idx = profile__string(b->p, comm);
+	if (idx < 0)
+		return (int)idx;
+	tmpl.comm = (uint32_t)idx;
+	err = cgroup_label(&b->cgroups, b->p, rec->key->cgroup_id, &tmpl.cgroup);
+	if (err)
+		return err;
+	tmpl.count = (int64_t)rec->count;
+	tmpl.pid = rec->key->pid;
+	tmpl.tid = rec->key->tid;
+	b->stored += rec->count;
+	return profile__add_sample(b->p, b->locs, rec->kernel_len + nuser, &tmpl);
+}
+
+static const char *target_kind_name(enum capture_target_kind k)
+{
+	static const char *const names[] = { "system", "pid", "cgroup", "command" };
+
+	return names[k];
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+/* add_context - labels, the rules that fired and a widened scope as
+ * comments too: pprof has no profile-wide labels, and a profile copied
+ * without its sidecar should still say why it was taken. */
+static int add_context(struct profile *p, const struct capture_info *info)
+{
+	const struct capture_trigger *t;
+	char line[1024];
+	size_t i, off = 0;
+	int err = 0;
+
+	for (i = 0; info->labels && i < info->nlabels && off < sizeof(line); i++)
+		off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s=%s",
+					i ? " " : "labels: ", nz(info->labels[2 * i]),
+					nz(info->labels[2 * i + 1]));
+	if (off)
+		err = profile__add_comment(p, line);
+	for (i = 0; !err && info->triggers && i < info->ntriggers; i++) {
+		t = &info->triggers[i];
+		snprintf(line, sizeof(line),
+			 "trigger: rule %s%s: %s of %s %s %.15g %s, was %.15g %s", nz(t->rule),
+			 t->joined ? " (joined)" : "", nz(t->signal), nz(t->scope),
+			 t->above ? "above" : "below", t->threshold, nz(t->unit), t->value,
+			 nz(t->unit));
+		err = profile__add_comment(p, line);
+	}
+	if (!err && info->scope_widened) {
+		snprintf(line, sizeof(line), "scope widened to all tasks: %s", info->scope_widened);
+		err = profile__add_comment(p, line);
+	}
+	return err;
+}
+
+/* add_summary - the capture's essentials as pprof comments, so a profile
+ * copied without its sidecar still says what it is and what it lost. */
+static int add_summary(struct profile *p, const struct capture_info *info)
+{
+	char line[512];
+	size_t off;
+	int i, err;
+
+	snprintf(line, sizeof(line), "trapd %s capture %s: %s target, %" PRIu64 " Hz, %s",
+		 TRAPD_VERSION, info->id, target_kind_name(info->target.kind), info->freq_hz,
+		 info->trigger ? info->trigger : "manual");
+	err = profile__add_comment(p, line);
+	off = (size_t)snprintf(line, sizeof(line), "losses:");
+	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
+		if (info->stats.v[i] && off < sizeof(line))
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s=%" PRIu64,
+						sampler__stat_name(i), info->stats.v[i]);
+	if (!err && off < sizeof(line))
+		err = profile__add_comment(p, off > 7 ? line : "losses: none");
+	return err ? err : add_context(p, info);
+}
+
+_Static_assert(KNAMES_NAME_LEN == SYMBOLIZER_KNAME_LEN, "kernel name buffers agree");
+
+static int kernel_names_from_bpf(void *ctx, const uint64_t *addrs, uint32_t n,
+				 char (*names)[SYMBOLIZER_KNAME_LEN])
+{
+	return knames__resolve(ctx, addrs, n, names);
+}
+
+int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
+			  struct capture_info *info, struct profile **out)
+{
+	struct timespec t0, t1;
+	struct knames *kn;
+	struct build_ctx *b;
+	int err;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	b->p = profile__new();
+	if (!b->p) {
+		free(b);
+		return -ENOMEM;
+	}
+	b->sym = sym;
+	b->cgroups.have_root =
+		cgroup_v2_mount(NULL, b->cgroups.v2_root, sizeof(b->cgroups.v2_root)) == 0;
+	b->p->period_ns = (int64_t)info->period_ns;
+	b->p->time_ns = info->start_ns;
+	b->p->duration_ns = info->duration_ns;
+
+	/* Kernel frames are named by the kernel itself when it can, rather
+	 * than by reading all of /proc/kallsyms (see knames.h). */
+	kn = knames__open();
+	if (kn)
+		symbolizer__use_kernel_names(sym, kernel_names_from_bpf, kn);
+	else
+		log_debug("kernel names from BPF unavailable (%s); using kallsyms",
+			  strerror(errno));
+	info->stats = *sample_dump__stats(d);
+	err = sample_dump__for_each(d, add_record, b);
+	symbolizer__use_kernel_names(sym, NULL, NULL);
+	knames__free(kn);
+	if (!err)
+		err = add_summary(b->p, info);
+	info->samples_stored = b->stored;
+	memcpy(info->leaf, b->leaf, sizeof(info->leaf));
+	memcpy(info->roots, b->roots, sizeof(info->roots));
+	symbolizer__get_stats(sym, &info->symbols);
+	info->sym_files = symbolizer__file_stats(sym, &info->nsym_files);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	info->build_ns = (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec);
+	if (err)
+		profile__free(b->p);
+	else
+		*out = b->p;
+	free(b);
+	return err;
+}
+
+int capture_sidecar_path(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+	const char *ext = ".pb.zst";
+	size_t el = strlen(ext);
+
+	if (atomic_file_is_stream(path)) {
+		if (len)
+			out[0] = '\0'; /* a stream has no file next to it */
+		return -ENOENT;
+	}
+	if (n > el && strcmp(path + n - el, ext) == 0)
+		n -= el;
+	if ((size_t)snprintf(out, len, "%.*s.json", (int)n, path) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* profile_bytes - the size of what was just renamed to @path (never
+ * following a link: it is our own regular file now). */
+static uint64_t profile_bytes(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
+int capture_write(const char *path, const struct profile *p, struct capture_info *info, char *err,
+		  size_t errlen)
+{
+	char sidecar[4200];
+	int e;
+
+	/* the profile alone to a stream: its sidecar has nowhere to go */
+	if (atomic_file_is_stream(path))
+		return profile_file__write(path, p, err, errlen);
+	e = capture_sidecar_path(path, sidecar, sizeof(sidecar));
+	if (e) {
+		snprintf(err, errlen, "%s: name too long", path);
+		return e;
+	}
+	/* both names checked before either is written: a sidecar name
+	 * another user planted costs no profile */
+	e = atomic_file_check(path, err, errlen);
+	if (!e)
+		e = atomic_file_check(sidecar, err, errlen);
+	if (!e)
+		e = profile_file__write(path, p, err, errlen);
+	if (e)
+		return e;
+	info->profile_bytes = profile_bytes(path);
+	e = metadata_write(sidecar, info, path, err, errlen);
+	/* A profile without its sidecar is half a capture (a spool would
+	 * never send it): none at all, and the error, say more. */
+	if (e && info->profile_bytes)
+		unlink(path);
+	return e;
+}

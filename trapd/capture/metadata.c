@@ -1,0 +1,296 @@
+/* metadata.c - write the capture's JSON sidecar. */
+#include "trapd/capture/metadata.h"
+
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "trapd/util/atomic_file.h"
+#include "trapd/capture/run_record.h"
+#include "trapd/util/json.h"
+#include "trapd/latency/latency_report.h"
+
+static void iso8601(int64_t ns, char buf[64], size_t len)
+{
+	time_t secs = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns % 1000000000 / 1000000));
+}
+
+static void emit_target(struct json_writer *w, const struct capture_target *t)
+{
+	static const char *const kinds[] = { "system", "pid", "cgroup", "command" };
+	char *const *a;
+
+	json_key(w, "target");
+	json_object_begin(w);
+	json_kv_string(w, "kind", kinds[t->kind]);
+	switch (t->kind) {
+	case CAPTURE_TARGET_PID:
+		json_kv_i64(w, "pid", t->pid);
+		break;
+	case CAPTURE_TARGET_CGROUP:
+		json_kv_string(w, "cgroup", t->cgroup.relative);
+		json_kv_string(w, "path", t->cgroup.path);
+		json_kv_u64(w, "cgroup_version", t->cgroup.version);
+		break;
+	case CAPTURE_TARGET_COMMAND:
+		json_kv_i64(w, "pid", t->pid);
+		json_key(w, "argv");
+		json_array_begin(w);
+		for (a = t->argv; a && *a; a++)
+			json_string(w, *a);
+		json_array_end(w);
+		json_kv_i64(w, "exit_status", t->exit_status);
+		break;
+	default:
+		break;
+	}
+	json_object_end(w);
+}
+
+static void emit_history(struct json_writer *w, const struct capture_trigger *t)
+{
+	size_t i;
+
+	json_key(w, "history");
+	json_array_begin(w);
+	for (i = 0; t->history_t && t->history_v && i < t->nhistory; i++) {
+		json_array_begin_inline(w);
+		json_double(w, t->history_t[i]);
+		json_double(w, t->history_v[i]);
+		json_array_end(w);
+	}
+	json_array_end(w);
+}
+
+static void emit_trigger(struct json_writer *w, const struct capture_trigger *t)
+{
+	char when[64];
+
+	json_object_begin(w);
+	json_kv_string(w, "rule", t->rule);
+	json_kv_string(w, "signal", t->signal);
+	json_kv_string(w, "scope", t->scope);
+	json_kv_string(w, "direction", t->above ? "above" : "below");
+	json_key(w, "threshold");
+	json_double(w, t->threshold);
+	json_key(w, "value");
+	json_double(w, t->value);
+	json_kv_string(w, "unit", t->unit);
+	iso8601(t->at_ns, when, sizeof(when));
+	json_kv_string(w, "at", when);
+	json_kv_i64(w, "at_ns", t->at_ns);
+	json_key(w, "joined");
+	json_bool(w, t->joined);
+	emit_history(w, t);
+	if (t->latency) {
+		json_key(w, "latency");
+		latency_report__json(w, t->latency, t->latency_span_ns);
+	}
+	json_object_end(w);
+}
+
+/* emit_context - why the capture was taken and how it is labelled: always
+ * present (empty for `trapd capture`) so consumers need no defaults. */
+static void emit_context(struct json_writer *w, const struct capture_info *info)
+{
+	size_t i;
+
+	json_key(w, "labels");
+	json_object_begin(w);
+	for (i = 0; info->labels && i < info->nlabels; i++)
+		json_kv_string(w, info->labels[2 * i], info->labels[2 * i + 1]);
+	json_object_end(w);
+	json_kv_string(w, "trigger", info->trigger ? info->trigger : "manual");
+	json_key(w, "triggers");
+	json_array_begin(w);
+	for (i = 0; info->triggers && i < info->ntriggers; i++)
+		emit_trigger(w, &info->triggers[i]);
+	json_array_end(w);
+}
+
+static void emit_window(struct json_writer *w, const struct capture_info *info)
+{
+	char when[64];
+
+	json_key(w, "window");
+	json_object_begin(w);
+	iso8601(info->start_ns, when, sizeof(when));
+	json_kv_string(w, "start", when);
+	iso8601(info->start_ns + info->duration_ns, when, sizeof(when));
+	json_kv_string(w, "end", when);
+	json_kv_i64(w, "start_ns", info->start_ns);
+	json_kv_i64(w, "duration_ns", info->duration_ns);
+	json_kv_i64(w, "arm_ns", info->arm_ns);
+	json_kv_i64(w, "late_ns", info->late_ns);
+	json_kv_string(w, "end_reason", info->end_reason ? info->end_reason : "duration");
+	json_object_end(w);
+}
+
+/* emit_sym_files - "mappings": how well each object's frames were named,
+ * the most frames first, so an unnamed frame's cause is at hand. */
+static void emit_sym_files(struct json_writer *w, const struct capture_info *info)
+{
+	const struct symbolizer_file_stats *f;
+	size_t i, shown = info->nsym_files;
+
+	if (shown > METADATA_MAX_SYM_FILES)
+		shown = METADATA_MAX_SYM_FILES;
+	json_key(w, "mappings");
+	json_array_begin(w);
+	for (i = 0; i < shown; i++) {
+		f = &info->sym_files[i];
+		json_object_begin(w);
+		json_kv_string(w, "path", f->path);
+		json_kv_string(w, "build_id", f->build_id);
+		json_kv_u64(w, "frames", f->frames);
+		json_kv_u64(w, "named", f->named);
+		json_kv_string(w, "source", f->source);
+		if (f->debug_file[0])
+			json_kv_string(w, "debug_file", f->debug_file);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_kv_u64(w, "mappings_not_shown", info->nsym_files - shown);
+}
+
+/* emit_leaf_callers - "leaf_callers": samples by what the frame-pointer
+ * walk and its repair made of their leaf's caller, and "stack_roots":
+ * samples with user frames by whether the walk reached the code that
+ * starts a process or thread (leafcaller.h). */
+static void emit_leaf_callers(struct json_writer *w, const struct capture_info *info)
+{
+	int v;
+
+	json_key(w, "leaf_callers");
+	json_object_begin(w);
+	for (v = LEAF_INTACT; v < LEAF_NR; v++)
+		json_kv_u64(w, leafcaller_verdict_name(v), info->leaf[v]);
+	json_object_end(w);
+	json_key(w, "stack_roots");
+	json_object_begin(w);
+	for (v = STACK_ROOTED; v < STACK_ROOT_NR; v++)
+		json_kv_u64(w, stack_root_name(v), info->roots[v]);
+	json_object_end(w);
+}
+
+/* emit_budget - what symbolizing cost against its budget, and what the
+ * budget refused: a capture whose frames stayed unnamed says why. */
+static void emit_budget(struct json_writer *w, const struct symbudget *b)
+{
+	static const char *const parts[] = { "limits", "used", "refused" };
+	const uint64_t *v;
+	int i, k;
+
+	if (!b)
+		return;
+	json_key(w, "budget");
+	json_object_begin(w);
+	json_key(w, "hit");
+	json_bool(w, symbudget__hit(b));
+	for (k = 0; k < 3; k++) {
+		v = k == 0 ? b->max : k == 1 ? b->used : b->refused;
+		json_key(w, parts[k]);
+		json_object_begin(w);
+		for (i = 0; i < SYMBUDGET_NR; i++)
+			json_kv_u64(w, symbudget__kind_name(i), v[i]);
+		json_object_end(w);
+	}
+	json_object_end(w);
+}
+
+static void emit_counts(struct json_writer *w, const struct capture_info *info)
+{
+	int i;
+
+	json_key(w, "samples");
+	json_object_begin(w);
+	json_kv_u64(w, "stored", info->samples_stored);
+	json_kv_u64(w, "idle", info->stats.v[SAMPLER_STAT_IDLE]);
+	json_object_end(w);
+	/* Every loss counter, zero or not, so consumers need no defaults. */
+	json_key(w, "losses");
+	json_object_begin(w);
+	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
+		json_kv_u64(w, sampler__stat_name(i), info->stats.v[i]);
+	json_object_end(w);
+	json_key(w, "symbols");
+	json_object_begin(w);
+	json_kv_u64(w, "user_frames", info->symbols.user_frames);
+	json_kv_u64(w, "user_named", info->symbols.user_named);
+	json_kv_u64(w, "kernel_frames", info->symbols.kernel_frames);
+	json_kv_u64(w, "kernel_named", info->symbols.kernel_named);
+	json_kv_u64(w, "pids_without_maps", info->symbols.pids_without_maps);
+	json_kv_u64(w, "files_loaded", info->symbols.files_loaded);
+	json_kv_u64(w, "files_cached", info->symbols.files_cached);
+	json_kv_u64(w, "snapshot_ns", info->symbols.snapshot_ns);
+	json_kv_i64(w, "build_ns", info->build_ns);
+	json_kv_u64(w, "snapshots_dropped", info->snapshots_dropped);
+	emit_budget(w, info->budget);
+	emit_sym_files(w, info);
+	json_object_end(w);
+	emit_leaf_callers(w, info);
+}
+
+int metadata_emit(FILE *out, const struct capture_info *info, const char *profile_path)
+{
+	struct json_writer w;
+	struct utsname u;
+
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	json_init(&w, out);
+	json_object_begin(&w);
+	json_kv_string(&w, "format", METADATA_FORMAT);
+	json_kv_string(&w, "capture_id", info->id);
+	json_kv_string(&w, "trapd_version", TRAPD_VERSION);
+	json_kv_string(&w, "host", u.nodename);
+	json_kv_string(&w, "kernel", u.release);
+	json_kv_string(&w, "arch", u.machine);
+	emit_context(&w, info);
+	emit_target(&w, &info->target);
+	json_key(&w, "scope_widened");
+	if (info->scope_widened)
+		json_string(&w, info->scope_widened);
+	else
+		json_null(&w);
+	emit_window(&w, info);
+	json_kv_u64(&w, "frequency_hz", info->freq_hz);
+	json_kv_u64(&w, "period_ns", info->period_ns);
+	json_kv_u64(&w, "cpus", (uint64_t)info->ncpus);
+	emit_counts(&w, info);
+	if (info->ci)
+		run_record__emit(&w, info->ci);
+	json_key(&w, "profile");
+	json_object_begin(&w);
+	json_kv_string(&w, "file", basename(profile_path));
+	json_kv_string(&w, "format", "pprof+zstd");
+	json_kv_u64(&w, "bytes", info->profile_bytes);
+	json_object_end(&w);
+	json_object_end(&w);
+	return json_finish(&w);
+}
+
+struct emit_args {
+	const struct capture_info *info;
+	const char *profile_path;
+};
+
+static int fill_metadata(FILE *f, void *ctx)
+{
+	const struct emit_args *a = ctx;
+
+	return metadata_emit(f, a->info, a->profile_path);
+}
+
+int metadata_write(const char *path, const struct capture_info *info, const char *profile_path,
+		   char *err, size_t errlen)
+{
+	struct emit_args a = { info, profile_path };
+
+	return atomic_file_write(path, fill_metadata, &a, err, errlen);
+}

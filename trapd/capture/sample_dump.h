@@ -1,0 +1,34 @@
+/* sample_dump.h - a window's samples copied out of the sampler's kernel
+ * maps.
+ *
+ * Symbolizing a capture reads the targets' files and can take seconds; the
+ * maps cannot wait that long, since the daemon arms the same sampler for
+ * the next capture. The event loop copies the aggregated samples (each
+ * stack once, however many samples share it) and the loss counters right
+ * after the window closes, a cost bounded by the maps' sizes, which trapd
+ * chose; the copy is then symbolized elsewhere.
+ */
+#ifndef TRAPD_SAMPLE_DUMP_H
+#define TRAPD_SAMPLE_DUMP_H
+
+#include "trapd/capture/sampler.h"
+
+struct sample_dump;
+
+/* sample_dump__collect - copy the samples and statistics of @s's closed
+ * window. NULL and errno on failure. */
+struct sample_dump *sample_dump__collect(struct sampler *s);
+
+/* sample_dump__for_each - call @fn for every copied sample, as
+ * sampler__for_each would have; stops at and returns @fn's first error. */
+int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, void *ctx);
+
+/* sample_dump__stats - the window's counters. */
+const struct sampler_stats *sample_dump__stats(const struct sample_dump *d);
+
+/* sample_dump__ncpus - the CPUs the sampler watched. */
+int sample_dump__ncpus(const struct sample_dump *d);
+
+void sample_dump__free(struct sample_dump *d);
+
+#endif

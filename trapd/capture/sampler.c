@@ -1,0 +1,545 @@
+/* sampler.c - load, size, arm and read the BPF stack sampler. */
+#include "trapd/capture/sampler.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sampler.skel.h"
+#include "trapd/util/log.h"
+#include "trapd/util/tracefs.h"
+
+#define MAX_CPUS 4096
+/* Bounds for the aggregation maps: at least this many entries so short
+ * windows still have room, at most this many so a long window at a high
+ * frequency cannot pin unbounded kernel memory (a stack entry is ~1 KiB;
+ * the maps are not preallocated, so only what is used is allocated). */
+#define MIN_ENTRIES 1024u
+#define MAX_COUNT_ENTRIES (256u * 1024)
+#define MAX_STACK_ENTRIES (64u * 1024)
+
+struct sampler {
+	struct sampler_bpf *skel;
+	struct bpf_link **links; /* one per sampled CPU */
+	int *pfds;		 /* perf event fds, one per sampled CPU */
+	int ncpus;		 /* CPUs sampled */
+	int npossible;		 /* for per-CPU map values */
+	uint64_t freq_hz;	 /* the perf events' frequency (sampler__retarget changes it) */
+	struct ring_buffer *rb;
+	sampler_event_fn event_fn;
+	void *event_ctx;
+};
+
+static const char *const stat_names[SAMPLER_STAT_NR] = {
+	[SAMPLER_STAT_SAMPLES] = "samples",
+	[SAMPLER_STAT_IDLE] = "idle",
+	[SAMPLER_STAT_OVER_CAP] = "over_cap",
+	[SAMPLER_STAT_USER_STACK_FAULT] = "user_stack_fault",
+	[SAMPLER_STAT_KERNEL_STACK_FAULT] = "kernel_stack_fault",
+	[SAMPLER_STAT_USER_TRUNCATED] = "user_stack_truncated",
+	[SAMPLER_STAT_KERNEL_TRUNCATED] = "kernel_stack_truncated",
+	[SAMPLER_STAT_STACKS_FULL] = "stacks_map_full",
+	[SAMPLER_STAT_STACK_COLLISION] = "stack_hash_collision",
+	[SAMPLER_STAT_COUNTS_FULL] = "counts_map_full",
+	[SAMPLER_STAT_PIDS_FULL] = "pids_map_full",
+	[SAMPLER_STAT_EVENTS_LOST] = "events_lost",
+	[SAMPLER_STAT_FILTER_FULL] = "filter_full",
+};
+
+uint64_t sampler__samples_lost(const struct sampler_stats *st)
+{
+	static const int lost[] = {
+		SAMPLER_STAT_OVER_CAP,	     SAMPLER_STAT_USER_STACK_FAULT,
+		SAMPLER_STAT_KERNEL_STACK_FAULT, SAMPLER_STAT_STACKS_FULL,
+		SAMPLER_STAT_STACK_COLLISION, SAMPLER_STAT_COUNTS_FULL,
+	};
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
+		n += st->v[lost[i]];
+	return n;
+}
+
+const char *sampler__stat_name(int i)
+{
+	return i >= 0 && i < SAMPLER_STAT_NR ? stat_names[i] : "?";
+}
+
+/* online_cpus - parse /sys/devices/system/cpu/online ("0-3,5") into
+ * @cpus; returns how many or a negative errno. */
+static int online_cpus(int *cpus, int max)
+{
+	char buf[1024], *p, *end;
+	int n = 0, err = 0;
+	FILE *f;
+
+	f = fopen("/sys/devices/system/cpu/online", "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f))
+		err = -EIO;
+	fclose(f);
+	if (err)
+		return err;
+	for (p = buf; *p && *p != '\n';) {
+		long lo, hi;
+
+		errno = 0;
+		lo = strtol(p, &end, 10);
+		if (end == p || errno || lo < 0)
+			return -EINVAL;
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || errno || hi < lo)
+				return -EINVAL;
+		}
+		for (; lo <= hi; lo++) {
+			if (n >= max)
+				return -E2BIG;
+			cpus[n++] = (int)lo;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static uint32_t clamp_u32(uint64_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
+}
+
+static int open_cpu_clock(int cpu, uint64_t freq_hz)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		/* cpu-clock counts nanoseconds: a fixed period gives the exact
+		 * frequency and an exact weight per sample. */
+		.sample_period = 1000000000ull / freq_hz,
+		.disabled = 1,
+	};
+
+	return (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int size_maps(struct sampler *s, const struct sampler_opts *o, int ncpus)
+{
+	uint64_t expected = o->window_ns / 1000000ull * o->freq_hz / 1000 * (uint64_t)ncpus;
+	int err;
+
+	err = bpf_map__set_max_entries(s->skel->maps.counts,
+				       clamp_u32(expected, MIN_ENTRIES, MAX_COUNT_ENTRIES));
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.stacks,
+					       clamp_u32(expected * 2, MIN_ENTRIES,
+							 MAX_STACK_ENTRIES));
+	return err;
+}
+
+static int attach_cpus(struct sampler *s, uint64_t freq_hz, char *err, size_t errlen)
+{
+	int cpus[MAX_CPUS], n, i;
+
+	n = online_cpus(cpus, MAX_CPUS);
+	if (n <= 0) {
+		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(n ? -n : EINVAL));
+		return n ? n : -EINVAL;
+	}
+	s->pfds = calloc(n, sizeof(*s->pfds));
+	s->links = calloc(n, sizeof(*s->links));
+	if (!s->pfds || !s->links)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		int fd = open_cpu_clock(cpus[i], freq_hz), e;
+
+		if (fd < 0) {
+			e = -errno;
+			if (e == -ENODEV) /* went offline meanwhile */
+				continue;
+			snprintf(err, errlen, "perf_event_open(cpu-clock, cpu %d): %s%s", cpus[i],
+				 strerror(-e),
+				 e == -EACCES || e == -EPERM ? " (run as root, or lower "
+							       "kernel.perf_event_paranoid)" : "");
+			return e;
+		}
+		s->pfds[s->ncpus] = fd;
+		s->links[s->ncpus] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
+		if (!s->links[s->ncpus]) {
+			e = -errno;
+			close(fd);
+			snprintf(err, errlen, "attaching the sampler to cpu %d: %s", cpus[i],
+				 strerror(-e));
+			return e;
+		}
+		/* libbpf enables the event on attach; it stays disarmed (the
+		 * program returns at once) until sampler__start, and is switched
+		 * off here so an idle sampler costs no interrupts. */
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		s->ncpus++;
+	}
+	return 0;
+}
+
+static int on_ring_event(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+
+	if (size >= sizeof(struct sampler_event) && s->event_fn)
+		s->event_fn(data, s->event_ctx);
+	return 0;
+}
+
+/* setup_fork_hook - the fork and exec hooks are classic tracepoints; find
+ * where the fork record keeps the child's pid. Without tracefs they stay
+ * unloaded: sampling works, children are not followed. */
+static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
+{
+	bool want_fork = o->target == SAMPLER_TARGET_PIDS && o->follow_forks;
+	const char *dir = tracefs_dir();
+	int off = -ENOENT, size = 0;
+
+	if (dir)
+		off = tracefs_field_offset(dir, "sched/sched_process_fork", "child_pid", &size);
+	if (want_fork && (off < 0 || size != 4)) {
+		log_warn("cannot follow forks (tracefs %s): children of the target are not "
+			 "sampled", dir ? "has no sched_process_fork.child_pid" : "is not mounted");
+		want_fork = false;
+	}
+	if (want_fork)
+		s->skel->rodata->fork_child_pid_offset = (__u32)off;
+	bpf_program__set_autoload(s->skel->progs.on_fork, want_fork);
+	if (!dir) {
+		log_warn("tracefs is not mounted: a process that execs during the window may "
+			 "be symbolized from its old image");
+		bpf_program__set_autoload(s->skel->progs.on_exec, false);
+	}
+	/* Linux 5.15+ with BTF: the user stack pointer of a sample taken in
+	 * the kernel, for leaf hints; without it only samples in user mode
+	 * get them (the verifier drops the branch that would call it). */
+	s->skel->rodata->have_task_pt_regs =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) > 0 &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_current_task_btf,
+					NULL) > 0;
+	if (!s->skel->rodata->have_task_pt_regs)
+		log_debug("no bpf_task_pt_regs: leaf callers only for samples in user mode");
+}
+
+static int load(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	int e;
+
+	s->skel = sampler_bpf__open();
+	if (!s->skel) {
+		e = -errno;
+		snprintf(err, errlen, "opening the BPF sampler: %s", strerror(-e));
+		return e;
+	}
+	e = size_maps(s, o, libbpf_num_possible_cpus());
+	if (e) {
+		snprintf(err, errlen, "sizing the sampler's maps: %s", strerror(-e));
+		return e;
+	}
+	setup_hooks(s, o);
+	e = sampler_bpf__load(s->skel);
+	if (e) {
+		snprintf(err, errlen,
+			 "loading the BPF sampler: %s (needs root and a kernel with BPF "
+			 "perf_event support; run with -vv for libbpf's log)",
+			 strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+static int set_target(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	__u32 zero = 0;
+	int fd = o->cgroup_fd, e;
+
+	s->skel->bss->filter_mode = o->target == SAMPLER_TARGET_PIDS	 ? SAMPLER_FILTER_PIDS
+				    : o->target == SAMPLER_TARGET_CGROUP ? SAMPLER_FILTER_CGROUP
+									 : SAMPLER_FILTER_ALL;
+	s->skel->bss->follow_forks = o->follow_forks;
+	s->skel->bss->max_samples = o->max_samples;
+	if (o->target != SAMPLER_TARGET_CGROUP)
+		return 0;
+	e = bpf_map_update_elem(bpf_map__fd(s->skel->maps.cgroup_filter), &zero, &fd, BPF_ANY);
+	if (e) {
+		e = -errno;
+		snprintf(err, errlen, "setting the cgroup filter: %s (is it a cgroup v2 directory?)",
+			 strerror(-e));
+	}
+	return e;
+}
+
+int sampler__check_freq(uint64_t freq_hz, char *err, size_t errlen)
+{
+	if (freq_hz && freq_hz <= 1000000000ull)
+		return 0;
+	snprintf(err, errlen, "frequency out of range: %llu Hz", (unsigned long long)freq_hz);
+	return -EINVAL;
+}
+
+struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t errlen)
+{
+	struct sampler *s;
+	int e;
+
+	if (sampler__check_freq(o->freq_hz, err, errlen)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->npossible = libbpf_num_possible_cpus();
+	e = load(s, o, err, errlen);
+	if (!e)
+		e = set_target(s, o, err, errlen);
+	if (!e && bpf_program__autoload(s->skel->progs.on_fork)) {
+		s->skel->links.on_fork = bpf_program__attach(s->skel->progs.on_fork);
+		if (!s->skel->links.on_fork)
+			log_warn("cannot follow forks (sched_process_fork: %s); children "
+				 "of the target are not sampled", strerror(errno));
+	}
+	if (!e && bpf_program__autoload(s->skel->progs.on_exec)) {
+		s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
+		if (!s->skel->links.on_exec)
+			log_warn("cannot see execs (sched_process_exec: %s); a process "
+				 "that execs may be symbolized from its old image", strerror(errno));
+	}
+	if (!e) {
+		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_ring_event, s, NULL);
+		if (!s->rb) {
+			e = -errno;
+			snprintf(err, errlen, "creating the event ring buffer: %s", strerror(-e));
+		}
+	}
+	if (!e)
+		e = attach_cpus(s, o->freq_hz, err, errlen);
+	s->freq_hz = o->freq_hz;
+	if (e) {
+		sampler__free(s);
+		errno = -e;
+		return NULL;
+	}
+	return s;
+}
+
+void sampler__free(struct sampler *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->ncpus; i++) {
+		bpf_link__destroy(s->links[i]);
+		close(s->pfds[i]);
+	}
+	free(s->links);
+	free(s->pfds);
+	ring_buffer__free(s->rb);
+	sampler_bpf__destroy(s->skel);
+	free(s);
+}
+
+static void clear_map(int fd, size_t key_size)
+{
+	char key[64], next[64];
+
+	/* Deleting the key just returned restarts the walk at the first key,
+	 * which is what we want: the map empties. */
+	while (key_size <= sizeof(key) && bpf_map_get_next_key(fd, NULL, next) == 0) {
+		memcpy(key, next, key_size);
+		if (bpf_map_delete_elem(fd, key))
+			break;
+	}
+}
+
+/* set_period - the perf events sample every 1e9/@freq_hz ns from now on. */
+static int set_period(struct sampler *s, uint64_t freq_hz, char *err, size_t errlen)
+{
+	__u64 period = 1000000000ull / freq_hz;
+	int i, e;
+
+	for (i = 0; i < s->ncpus; i++) {
+		if (ioctl(s->pfds[i], PERF_EVENT_IOC_PERIOD, &period)) {
+			e = -errno;
+			snprintf(err, errlen, "setting the sampling period to %llu ns: %s",
+				 (unsigned long long)period, strerror(-e));
+			return e;
+		}
+	}
+	s->freq_hz = freq_hz;
+	return 0;
+}
+
+int sampler__retarget(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	int e;
+
+	if (sampler__check_freq(o->freq_hz, err, errlen))
+		return -EINVAL;
+	if (o->freq_hz != s->freq_hz) {
+		e = set_period(s, o->freq_hz, err, errlen);
+		if (e)
+			return e;
+	}
+	/* A new set of thread groups starts empty; widening to every task
+	 * leaves the set alone (it costs nothing and is not consulted). */
+	if (o->target == SAMPLER_TARGET_PIDS)
+		clear_map(bpf_map__fd(s->skel->maps.pid_filter), sizeof(__u32));
+	if (o->follow_forks && !s->skel->links.on_fork)
+		log_debug("retarget: the fork hook is not loaded; children are not followed");
+	return set_target(s, o, err, errlen);
+}
+
+int sampler__add_pid(struct sampler *s, int pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pid_filter), &key, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static void clear_window(struct sampler *s)
+{
+	size_t nvals = (size_t)s->npossible;
+	__u64 *zeros = calloc(nvals, sizeof(__u64));
+	__u32 i;
+
+	clear_map(bpf_map__fd(s->skel->maps.counts), sizeof(struct sampler_key));
+	clear_map(bpf_map__fd(s->skel->maps.stacks), sizeof(__u64));
+	clear_map(bpf_map__fd(s->skel->maps.seen_pids), sizeof(__u32));
+	for (i = 0; zeros && i < SAMPLER_STAT_NR; i++)
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.stats), &i, zeros, BPF_ANY);
+	free(zeros);
+	s->skel->bss->taken = 0;
+}
+
+int sampler__start(struct sampler *s)
+{
+	int i;
+
+	clear_window(s);
+	__atomic_store_n(&s->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < s->ncpus; i++)
+		if (ioctl(s->pfds[i], PERF_EVENT_IOC_ENABLE, 0))
+			return -errno;
+	return 0;
+}
+
+int sampler__stop(struct sampler *s)
+{
+	int i, err = 0;
+
+	__atomic_store_n(&s->skel->bss->armed, 0, __ATOMIC_SEQ_CST);
+	for (i = 0; i < s->ncpus; i++)
+		if (ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0) && !err)
+			err = -errno;
+	return err;
+}
+
+int sampler__events_fd(const struct sampler *s)
+{
+	return ring_buffer__epoll_fd(s->rb);
+}
+
+int sampler__drain_events(struct sampler *s, sampler_event_fn fn, void *ctx)
+{
+	int n;
+
+	s->event_fn = fn;
+	s->event_ctx = ctx;
+	n = ring_buffer__consume(s->rb);
+	s->event_fn = NULL;
+	return n < 0 ? n : 0;
+}
+
+/* lookup_stack - copy stack @id into @ips (uint64_t, which is not the same
+ * C type as the map's __u64) and its leaf hint into @leaf; returns its
+ * length, 0 when missing. */
+static uint32_t lookup_stack(int fd, __u64 id, uint64_t *ips, struct sampler_leaf *leaf)
+{
+	struct sampler_stack st;
+
+	memset(leaf, 0, sizeof(*leaf));
+	if (!id || bpf_map_lookup_elem(fd, &id, &st) || st.len > SAMPLER_MAX_DEPTH)
+		return 0;
+	memcpy(ips, st.ips, st.len * sizeof(*ips));
+	*leaf = st.leaf;
+	return st.len;
+}
+
+int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx)
+{
+	int counts_fd = bpf_map__fd(s->skel->maps.counts);
+	int stacks_fd = bpf_map__fd(s->skel->maps.stacks);
+	uint64_t user[SAMPLER_MAX_DEPTH], kernel[SAMPLER_MAX_DEPTH];
+	struct sampler_leaf user_leaf, kernel_leaf;
+	struct sampler_key key, next;
+	struct sampler_record rec;
+	void *prev = NULL;
+	__u64 count;
+	int err;
+
+	rec.user_ips = user;
+	rec.user_leaf = &user_leaf;
+	rec.kernel_ips = kernel;
+	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts_fd, &key, &count))
+			continue; /* deleted meanwhile */
+		rec.key = &key;
+		rec.count = count;
+		/* A stack the map lost is reported as missing, not as an error:
+		 * the sample still counts, and the loss is in the stats. */
+		rec.user_len = lookup_stack(stacks_fd, key.user_stack, user, &user_leaf);
+		rec.kernel_len = lookup_stack(stacks_fd, key.kernel_stack, kernel, &kernel_leaf);
+		err = fn(&rec, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int sampler__get_stats(struct sampler *s, struct sampler_stats *out)
+{
+	__u64 *vals = calloc((size_t)s->npossible, sizeof(__u64));
+	int fd = bpf_map__fd(s->skel->maps.stats), c;
+	__u32 i;
+
+	if (!vals)
+		return -ENOMEM;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < SAMPLER_STAT_NR; i++) {
+		if (bpf_map_lookup_elem(fd, &i, vals))
+			continue;
+		for (c = 0; c < s->npossible; c++)
+			out->v[i] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+int sampler__ncpus(const struct sampler *s)
+{
+	return s->ncpus;
+}

@@ -1,0 +1,619 @@
+/* session.c - one capture window, from the decision to the written files. */
+#include "trapd/capture/session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trapd/util/log.h"
+#include "trapd/capture/sample_dump.h"
+#include "trapd/symbolize/symwork.h"
+#include "trapd/capture/target.h"
+
+#define NSEC_PER_SEC 1000000000ll
+#define NSEC_PER_MSEC 1000000ll
+/* cgroup v1 targets are followed by their member list, re-read this often. */
+#define V1_REFRESH_NS (100 * NSEC_PER_MSEC)
+/* A window without a deadline sizes the maps as for this long. */
+#define OPEN_WINDOW_NS (60ull * NSEC_PER_SEC)
+#define WIDENED_MAX 256
+/* A process is snapshotted at its first sample and when it execs, either
+ * of which can come before its dynamic loader has mapped its libraries
+ * (a command's first sample often does); it is snapshotted again this
+ * much later (a new snapshot adds to the old), for up to RESNAP_MAX
+ * processes at a time. */
+#define RESNAP_NS (50 * NSEC_PER_MSEC)
+#define RESNAP_MAX 64
+
+struct resnap {
+	int pid;
+	int64_t due; /* session__now_ns */
+};
+
+struct session {
+	struct capture_target target;
+	struct target_handle handle;
+	struct sampler_opts sopts; /* as the sampler was last set */
+	struct sampler *sampler; /* NULL once the window is copied out (borrowed) */
+	bool own_sampler;	 /* opened here, freed here */
+	struct symwork *work;	 /* the symbolizer's thread */
+	int epfd; /* session__fd: announcements, the target's pidfd, the worker */
+	bool events_watched;
+	bool pidfd_watched;
+	uint64_t duration_ns;
+	bool started; /* armed at least once: stop before freeing */
+	bool stopped;
+	int64_t start_ns; /* realtime, ns since the epoch */
+	int64_t start_mono;
+	int64_t arm_ns;
+	int64_t window_ns;    /* as measured at the stop */
+	int64_t deadline;     /* 0 = none */
+	int64_t late_ns;      /* how long after the deadline the window closed */
+	int64_t next_refresh; /* next re-read of cgroup v1 members */
+	const char *end_reason;
+	bool widened;
+	char widened_why[WIDENED_MAX];
+	struct resnap resnap[RESNAP_MAX]; /* exec'd processes to snapshot again */
+	unsigned nresnap;
+	/* after the window */
+	struct sample_dump *dump; /* its samples, copied out of the maps */
+	int ncpus;
+	bool finishing;		  /* the worker has the final job */
+	bool finished;		  /* ...and has done it */
+	const char *path;	  /* where the job writes; NULL: build only */
+	struct capture_info *info; /* the caller's, filled by the job */
+	struct profile *profile;   /* build only: the result */
+	int result;		   /* the job's: 0 or a negative errno */
+	char result_msg[600];	   /* ...and what went wrong */
+};
+
+int64_t session__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+int64_t session__realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* snapshot - have the worker snapshot @pid (it loads the files there). */
+static void snapshot(struct session *s, int pid)
+{
+	int err = symwork__snapshot(s->work, pid);
+
+	if (err == -ENOSPC)
+		log_debug("snapshot of pid %d: the worker's queue is full", pid);
+}
+
+static void on_event(const struct sampler_event *ev, void *ctx)
+{
+	struct session *s = ctx;
+
+	snapshot(s, (int)ev->pid);
+	if (s->nresnap < RESNAP_MAX)
+		s->resnap[s->nresnap++] = (struct resnap){ (int)ev->pid, session__now_ns() + RESNAP_NS };
+}
+
+/* resnap_due - snapshot again the exec'd processes due by @now (all of
+ * them when @now is INT64_MAX). */
+static void resnap_due(struct session *s, int64_t now)
+{
+	unsigned i = 0;
+
+	while (i < s->nresnap) {
+		if (s->resnap[i].due > now) {
+			i++;
+			continue;
+		}
+		snapshot(s, s->resnap[i].pid);
+		s->resnap[i] = s->resnap[--s->nresnap];
+	}
+}
+
+/* resnap_wait - ns until the next re-snapshot is due, or -1. */
+static int64_t resnap_wait(const struct session *s, int64_t now)
+{
+	int64_t wait = -1;
+	unsigned i;
+
+	for (i = 0; i < s->nresnap; i++) {
+		int64_t w = s->resnap[i].due > now ? s->resnap[i].due - now : 0;
+
+		if (wait < 0 || w < wait)
+			wait = w;
+	}
+	return wait;
+}
+
+static bool follows_members(const struct session *s)
+{
+	return !s->widened && target_follows_members(&s->target);
+}
+
+/* open_sampler - a sampler for the target target_prepare described in
+ * s->sopts: the caller's, retargeted, or a new one. */
+static int open_sampler(struct session *s, const struct session_opts *o, char *err, size_t errlen)
+{
+	struct symbolizer *sym;
+	int e = 0;
+
+	s->sopts.freq_hz = o->freq_hz;
+	s->sopts.window_ns = o->duration_ns ? o->duration_ns : OPEN_WINDOW_NS;
+	s->sopts.max_samples = o->max_samples;
+	if (o->sampler) {
+		s->sampler = o->sampler;
+		e = sampler__retarget(s->sampler, &s->sopts, err, errlen);
+	} else {
+		s->own_sampler = true;
+		s->sampler = sampler__open(&s->sopts, err, errlen);
+		if (!s->sampler)
+			e = -errno;
+	}
+	if (e)
+		return e;
+	sym = symbolizer__new("/proc");
+	if (sym && o->symcache)
+		symbolizer__use_cache(sym, o->symcache);
+	s->work = sym ? symwork__start(sym, o->budget) : NULL;
+	if (!s->work) {
+		e = -errno;
+		snprintf(err, errlen, "creating the symbolizer: %s", strerror(-e));
+		return e;
+	}
+	target_watch(&s->target, s->sampler);
+	return 0;
+}
+
+static int watch_fds(struct session *s, char *err, size_t errlen)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int e;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		goto cleanup;
+	ev.data.fd = sampler__events_fd(s->sampler);
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto cleanup;
+	s->events_watched = true;
+	ev.data.fd = symwork__fd(s->work);
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto cleanup;
+	if (s->handle.pidfd < 0)
+		return 0;
+	ev.data.fd = s->handle.pidfd;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto cleanup;
+	s->pidfd_watched = true;
+	return 0;
+cleanup:
+	e = -errno;
+	snprintf(err, errlen, "watching the capture's events: %s", strerror(-e));
+	return e;
+}
+
+struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
+{
+	struct session *s;
+	bool bad_input;
+	int e;
+
+	err[0] = '\0';
+	if (sampler__check_freq(o->freq_hz, err, errlen)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->target = o->target;
+	s->target.exit_status = -1;
+	s->handle = (struct target_handle)TARGET_HANDLE_INIT;
+	s->epfd = -1;
+	s->duration_ns = o->duration_ns;
+	/* target_prepare reports bad input itself and says so with -EINVAL,
+	 * the one EINVAL session__open returns: a runtime EINVAL (a verifier
+	 * refusing the program) must not read as bad usage. */
+	e = target_prepare(&s->target, o->cgroup_name, &s->sopts, &s->handle);
+	bad_input = e == -EINVAL;
+	if (e && !bad_input)
+		snprintf(err, errlen, "setting up the target: %s", strerror(-e));
+	if (!e && o->command_cgroup)
+		e = target_command_into(&s->target, o->command_cgroup, &s->sopts, &s->handle, err,
+					errlen);
+	if (!e)
+		e = open_sampler(s, o, err, errlen);
+	if (!e)
+		e = watch_fds(s, err, errlen);
+	if (!e && s->target.kind == CAPTURE_TARGET_PID)
+		snapshot(s, s->target.pid);
+	if (e) {
+		session__free(s);
+		errno = bad_input ? EINVAL : e == -EINVAL ? EIO : -e;
+		return NULL;
+	}
+	return s;
+}
+
+int session__start(struct session *s, int64_t decided_mono_ns)
+{
+	int64_t now;
+	int e;
+
+	if (s->started)
+		return -EALREADY;
+	s->start_ns = session__realtime_ns();
+	s->start_mono = session__now_ns();
+	e = sampler__start(s->sampler);
+	s->arm_ns = session__now_ns() - decided_mono_ns;
+	s->started = true; /* partly armed is armed: session__free stops it */
+	if (!e)
+		e = target_release(&s->target, &s->handle);
+	if (e)
+		return e;
+	now = session__now_ns();
+	s->deadline = s->duration_ns ? now + (int64_t)s->duration_ns : 0;
+	s->next_refresh = now + V1_REFRESH_NS;
+	return 0;
+}
+
+int session__fd(const struct session *s)
+{
+	return s->epfd;
+}
+
+static void unwatch_pidfd(struct session *s)
+{
+	if (s->pidfd_watched)
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->handle.pidfd, NULL);
+	s->pidfd_watched = false;
+}
+
+/* target_exited - the target's pidfd is readable: it has exited. */
+static void target_exited(struct session *s)
+{
+	if (s->target.kind == CAPTURE_TARGET_COMMAND) {
+		if (!target_reap(&s->target, &s->handle, false))
+			return;
+		session__end(s, "command exited");
+	} else if (s->widened) {
+		log_info("pid %d exited; the capture goes on with every task", (int)s->target.pid);
+	} else {
+		session__end(s, "target exited");
+		log_info("pid %d exited; the capture covers its life until then",
+			 (int)s->target.pid);
+	}
+	unwatch_pidfd(s);
+}
+
+void session__handle(struct session *s)
+{
+	struct epoll_event evs[4];
+	int n, i;
+
+	n = epoll_wait(s->epfd, evs, 4, 0);
+	for (i = 0; i < n; i++) {
+		if (s->events_watched && evs[i].data.fd == sampler__events_fd(s->sampler))
+			sampler__drain_events(s->sampler, on_event, s);
+		else if (s->pidfd_watched && evs[i].data.fd == s->handle.pidfd)
+			target_exited(s);
+		else if (evs[i].data.fd == symwork__fd(s->work) && s->finishing)
+			s->finished = symwork__done(s->work);
+	}
+	/* Without a pidfd, a command's exit is only seen here, on SIGCHLD. */
+	if (s->target.kind == CAPTURE_TARGET_COMMAND && s->handle.pidfd < 0 && s->started &&
+	    target_reap(&s->target, &s->handle, false))
+		session__end(s, "command exited");
+}
+
+/* late - whether the window closed so long after its deadline that its
+ * length misleads: more than a tenth of it, and over 100 ms. */
+static bool late(const struct session *s)
+{
+	return s->late_ns > 100 * NSEC_PER_MSEC && s->late_ns > (int64_t)s->duration_ns / 10;
+}
+
+bool session__tick(struct session *s, int64_t now)
+{
+	if (s->end_reason)
+		return true;
+	if (!s->started)
+		return false;
+	if (s->deadline && now >= s->deadline) {
+		s->late_ns = now - s->deadline;
+		session__end(s, late(s) ? "duration, closed late" : "duration");
+		return true;
+	}
+	resnap_due(s, now);
+	if (follows_members(s) && now >= s->next_refresh) {
+		target_watch(&s->target, s->sampler);
+		s->next_refresh = now + V1_REFRESH_NS;
+	}
+	return false;
+}
+
+int session__timeout_ms(const struct session *s, int64_t now)
+{
+	int64_t wait = -1, refresh, resnap;
+
+	if (s->end_reason)
+		return 0;
+	if (s->deadline)
+		wait = s->deadline > now ? s->deadline - now : 0;
+	resnap = resnap_wait(s, now);
+	if (resnap >= 0 && (wait < 0 || resnap < wait))
+		wait = resnap;
+	if (s->started && follows_members(s)) {
+		refresh = s->next_refresh > now ? s->next_refresh - now : 0;
+		if (wait < 0 || refresh < wait)
+			wait = refresh;
+	}
+	if (wait < 0)
+		return -1;
+	wait = (wait + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+	return wait > INT_MAX ? INT_MAX : (int)wait;
+}
+
+int64_t session__deadline(const struct session *s)
+{
+	return s->deadline;
+}
+
+int session__extend(struct session *s, int64_t deadline_mono_ns)
+{
+	if (!s->started)
+		return -EINVAL;
+	if (s->end_reason)
+		return -EALREADY;
+	if (s->deadline && deadline_mono_ns > s->deadline)
+		s->deadline = deadline_mono_ns;
+	return 0;
+}
+
+int session__widen_to_system(struct session *s, const char *why)
+{
+	struct sampler_opts o = s->sopts;
+	char err[256];
+	int e;
+
+	if (s->target.kind == CAPTURE_TARGET_SYSTEM || s->widened)
+		return 0;
+	o.target = SAMPLER_TARGET_ALL;
+	e = sampler__retarget(s->sampler, &o, err, sizeof(err));
+	if (e) {
+		log_warn("cannot widen the capture to every task: %s", err);
+		return e;
+	}
+	s->sopts = o;
+	s->widened = true;
+	snprintf(s->widened_why, sizeof(s->widened_why), "%s", why ? why : "");
+	return 0;
+}
+
+void session__end(struct session *s, const char *reason)
+{
+	if (!s->end_reason)
+		s->end_reason = reason;
+}
+
+void session__signal_command(struct session *s, int signo)
+{
+	if (s->target.kind == CAPTURE_TARGET_COMMAND && !s->handle.reaped && s->target.pid > 0)
+		kill(s->target.pid, signo);
+}
+
+void session__wait_command(struct session *s)
+{
+	if (s->target.kind != CAPTURE_TARGET_COMMAND || s->handle.reaped || s->target.pid <= 0)
+		return;
+	if (s->handle.gate_fd < 0)
+		log_info("window closed; waiting for '%s' (pid %d) to exit", s->target.argv[0],
+			 (int)s->target.pid);
+	target_reap(&s->target, &s->handle, true);
+}
+
+const struct capture_target *session__target(const struct session *s)
+{
+	return &s->target;
+}
+
+/* close_window - disarm (once) and take in what was announced until then. */
+static void close_window(struct session *s)
+{
+	if (!s->stopped) {
+		sampler__stop(s->sampler);
+		s->stopped = true;
+		s->window_ns = session__now_ns() - s->start_mono;
+	}
+	sampler__drain_events(s->sampler, on_event, s);
+	resnap_due(s, INT64_MAX);
+}
+
+/* release_sampler - the window is copied out: a borrowed sampler goes
+ * back to its owner, free for the next capture, and its announcements no
+ * longer wake this session. */
+static void release_sampler(struct session *s)
+{
+	if (s->events_watched)
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, sampler__events_fd(s->sampler), NULL);
+	s->events_watched = false;
+	s->ncpus = sampler__ncpus(s->sampler);
+	if (s->own_sampler)
+		sampler__free(s->sampler);
+	s->sampler = NULL;
+}
+
+int session__close(struct session *s, char *err, size_t errlen)
+{
+	if (!s->started) {
+		snprintf(err, errlen, "the capture was never started");
+		return -EINVAL;
+	}
+	if (s->dump)
+		return 0;
+	close_window(s);
+	s->dump = sample_dump__collect(s->sampler);
+	if (!s->dump) {
+		snprintf(err, errlen, "reading the capture: %s", strerror(errno));
+		return -errno;
+	}
+	release_sampler(s);
+	return 0;
+}
+
+static void fill_info(const struct session *s, struct capture_info *info)
+{
+	info->target = s->target;
+	info->freq_hz = s->sopts.freq_hz;
+	info->period_ns = 1000000000ull / s->sopts.freq_hz;
+	info->start_ns = s->start_ns;
+	info->duration_ns = s->window_ns;
+	info->end_reason = s->end_reason ? s->end_reason : "duration";
+	info->late_ns = s->late_ns;
+	info->arm_ns = s->arm_ns;
+	info->ncpus = s->ncpus;
+	info->scope_widened = s->widened ? s->widened_why : NULL;
+}
+
+/* finish_job - on the worker: symbolize the copied window, then write it
+ * when the session was given a path. */
+static void finish_job(struct symbolizer *sym, struct symbudget *budget, void *ctx)
+{
+	struct session *s = ctx;
+	struct profile *p = NULL;
+	char why[512];
+	int e;
+
+	symbolizer__refresh_jit(sym);
+	e = capture_build_profile(s->dump, sym, s->info, &p);
+	symbudget__stop_clock(budget);
+	s->info->budget = budget;
+	s->info->snapshots_dropped = symwork__snapshots_dropped(s->work);
+	if (e) {
+		snprintf(s->result_msg, sizeof(s->result_msg), "reading the capture: %s",
+			 strerror(-e));
+	} else if (s->path) {
+		e = capture_write(s->path, p, s->info, why, sizeof(why));
+		if (e)
+			snprintf(s->result_msg, sizeof(s->result_msg), "writing the capture: %s",
+				 why);
+		profile__free(p);
+	} else {
+		s->profile = p;
+	}
+	s->result = e;
+}
+
+int session__finish_async(struct session *s, const char *path, struct capture_info *info,
+			  char *err, size_t errlen)
+{
+	int e;
+
+	if (s->finishing) {
+		snprintf(err, errlen, "the capture is being written already");
+		return -EALREADY;
+	}
+	e = session__close(s, err, errlen);
+	if (e)
+		return e;
+	fill_info(s, info);
+	s->path = path;
+	s->info = info;
+	e = symwork__finish(s->work, finish_job, s);
+	if (e) {
+		snprintf(err, errlen, "symbolizing the capture: %s", strerror(-e));
+		return e;
+	}
+	s->finishing = true;
+	return 0;
+}
+
+bool session__finished(const struct session *s)
+{
+	return s->finished;
+}
+
+void session__wait(struct session *s)
+{
+	if (s->finishing && !s->finished) {
+		symwork__wait(s->work);
+		s->finished = true;
+	}
+}
+
+int session__result(const struct session *s, char *err, size_t errlen)
+{
+	if (!s->finished) {
+		snprintf(err, errlen, "the capture is still being written");
+		return -EINPROGRESS;
+	}
+	if (s->result)
+		snprintf(err, errlen, "%s", s->result_msg);
+	return s->result;
+}
+
+/* finish_now - session__finish_async and wait for it. */
+static int finish_now(struct session *s, const char *path, struct capture_info *info, char *err,
+		      size_t errlen)
+{
+	int e = session__finish_async(s, path, info, err, errlen);
+
+	if (e)
+		return e;
+	session__wait(s);
+	return session__result(s, err, errlen);
+}
+
+int session__build(struct session *s, struct capture_info *info, struct profile **out, char *err,
+		   size_t errlen)
+{
+	int e = finish_now(s, NULL, info, err, errlen);
+
+	if (!e) {
+		*out = s->profile;
+		s->profile = NULL;
+	}
+	return e;
+}
+
+int session__finish(struct session *s, const char *path, struct capture_info *info, char *err,
+		    size_t errlen)
+{
+	return finish_now(s, path, info, err, errlen);
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->sampler && s->started && !s->stopped)
+		sampler__stop(s->sampler);
+	if (s->own_sampler)
+		sampler__free(s->sampler);
+	symwork__free(s->work); /* waits for a job under way: it uses @s */
+	sample_dump__free(s->dump);
+	profile__free(s->profile);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	/* A command never released exits as soon as its gate closes. */
+	if (s->target.kind == CAPTURE_TARGET_COMMAND && s->handle.gate_fd >= 0)
+		target_reap(&s->target, &s->handle, true);
+	target_close(&s->handle);
+	free(s);
+}

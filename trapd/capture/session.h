@@ -1,0 +1,216 @@
+/* session.h - one capture, from the decision to capture to its written
+ * files: resolve and hold the target, arm the sampler, follow the window
+ * (process announcements, the target's exit, the deadline, cgroup v1
+ * members), then stop, symbolize and write CAPTURE.pb.zst and CAPTURE.json.
+ *
+ * A session runs inside its caller's event loop: `trapd capture` polls it
+ * next to its signalfd, the daemon adds it to its epoll set. The loop
+ * watches one fd, session__fd, which polls readable when the session has
+ * something to handle. Whatever reads the targets' files (snapshots of
+ * the processes that appear, then symbolizing) runs on the session's
+ * worker thread (symwork.h) within a budget, so the loop never waits on
+ * a target:
+ *
+ *	decided = session__now_ns();
+ *	s = session__open(&opts, err, sizeof(err));
+ *	session__start(s, decided);
+ *	while (!session__tick(s, now = session__now_ns())) {
+ *		wait for session__fd(s) at most session__timeout_ms(s, now);
+ *		if it is readable: session__handle(s);
+ *	}
+ *	session__finish(s, path, &info, err, sizeof(err));
+ *	session__free(s);
+ *
+ * A loop that must not wait for the symbolizer (the daemon's) finishes
+ * in the background instead:
+ *
+ *	session__finish_async(s, path, &info, err, sizeof(err));
+ *	(the sampler is free again: another session may arm it)
+ *	until session__finished(s): wait for session__fd, session__handle(s);
+ *	session__result(s, err, sizeof(err));
+ *
+ * Rules that fire while a capture runs join it: session__extend moves its
+ * deadline, session__widen_to_system samples every task from then on.
+ * All times are CLOCK_MONOTONIC nanoseconds (session__now_ns) except where
+ * said. A sampler serves one session at a time.
+ */
+#ifndef TRAPD_SESSION_H
+#define TRAPD_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trapd/capture/capture.h"
+#include "trapd/capture/run_cgroup.h"
+#include "trapd/capture/sampler.h"
+
+struct session;
+struct symcache;
+struct symbudget;
+
+struct session_opts {
+	/* What to sample: the kind, and the pid (PID) or argv (COMMAND;
+	 * started by session__open, held until session__start). The cgroup
+	 * of a CGROUP target is resolved from @cgroup_name. */
+	struct capture_target target;
+	const char *cgroup_name; /* a v2-relative name or an absolute v1/v2 path */
+	uint64_t freq_hz;	 /* samples per second per CPU, 1 to 1e9 */
+	uint64_t duration_ns;	 /* window length; 0 = no deadline (until a command exits) */
+	uint64_t max_samples;	 /* cap on stored samples; 0 = none */
+	/* An open, disarmed sampler to use, kept by the caller (the daemon's,
+	 * loaded once so arming takes microseconds): the session retargets it
+	 * and never frees it. NULL: the session opens one sized for its window
+	 * and frees it. */
+	struct sampler *sampler;
+	/* Symbol tables kept by the caller across captures (the daemon's);
+	 * NULL: the session loads its own and frees them. */
+	struct symcache *symcache;
+	/* What symbolizing this capture may cost; NULL: the defaults. */
+	const struct symbudget *budget;
+	/* COMMAND: put the command in this cgroup before it execs and
+	 * sample the cgroup (its children and their orphans included)
+	 * rather than follow its forks (`trapd ci`). The caller owns it and
+	 * removes it after the command. NULL: the command stays where trapd
+	 * is. */
+	struct run_cgroup *command_cgroup;
+};
+
+/* session__now_ns - CLOCK_MONOTONIC now, in ns: the clock of every
+ * session time below. */
+int64_t session__now_ns(void);
+
+/* session__realtime_ns - CLOCK_REALTIME now, in ns since the epoch: the
+ * clock of the times a capture's metadata records. */
+int64_t session__realtime_ns(void);
+
+/* session__open - check the target exists (a command target is started,
+ * held at its gate), ready the sampler for it (disarmed) and start
+ * following it. Returns the session, or NULL with errno set: EINVAL for a
+ * bad target or option (usage-class: no such pid or cgroup, a frequency
+ * out of range), any other errno for a runtime failure. @err then holds
+ * the message, or is "" when it was already reported (a bad target). */
+struct session *session__open(const struct session_opts *opts, char *err, size_t errlen);
+
+/* session__start - arm the sampler (the window starts), record the start
+ * and the time from @decided_mono_ns (when the decision to capture was
+ * taken) to armed, and let a command target run. Returns 0; -ENOEXEC when
+ * the command could not be run (reported; session__target's exit_status
+ * is 126 or 127); another negative errno if arming failed. */
+int session__start(struct session *s, int64_t decided_mono_ns);
+
+/* session__fd - the one fd the caller's loop watches (an epoll fd over the
+ * sampler's announcements and the target's pidfd): readable means call
+ * session__handle. Owned by the session, valid until session__free; a
+ * caller using epoll removes it before session__free. */
+int session__fd(const struct session *s);
+
+/* session__handle - snapshot the processes the sampler announced and
+ * notice the target's exit (a pid: the window ends with "target exited",
+ * unless the scope was widened; a command: it is reaped and the window
+ * ends with "command exited"). Never blocks; harmless when nothing is
+ * pending, so it may also be called on SIGCHLD. */
+void session__handle(struct session *s);
+
+/* session__tick - call after every wake-up of the loop: re-reads the
+ * members of a cgroup v1 target when due and closes the window at its
+ * deadline. Returns true once the window is over (deadline, the target's
+ * exit, session__end): then call session__finish. */
+bool session__tick(struct session *s, int64_t now);
+
+/* session__timeout_ms - how long the loop may wait before the next
+ * session__tick: up to the deadline, at most 100 ms while a cgroup v1
+ * target's members are followed, 0 once the window is over, -1 when only
+ * session__fd can end it. Rounded up to whole milliseconds. */
+int session__timeout_ms(const struct session *s, int64_t now);
+
+/* session__deadline - when the window closes (monotonic ns), 0 if it has
+ * no deadline or has not started. */
+int64_t session__deadline(const struct session *s);
+
+/* session__extend - a later rule joins the running capture: its window
+ * closes at @deadline_mono_ns if that is later (never earlier). The maps
+ * keep the size they were opened with; what no longer fits is counted as
+ * lost. Returns 0 (also when the window has no deadline, which covers any
+ * extension); -EINVAL before session__start; -EALREADY once the window is
+ * over. */
+int session__extend(struct session *s, int64_t deadline_mono_ns);
+
+/* session__widen_to_system - a rule with another scope joins: from the
+ * next sample on, every task is sampled, and the capture records that it
+ * was widened and @why (copied; the first reason is kept). A pid target's
+ * exit no longer ends the window, and cgroup v1 members are no longer
+ * re-read. No-op for a system target. Returns 0 or a negative errno
+ * (logged; the capture goes on with its old scope). */
+int session__widen_to_system(struct session *s, const char *why);
+
+/* session__end - end the window now, for @reason ("interrupted", "daemon
+ * stopping"; a string that outlives the session). The first reason given,
+ * by this or by the session itself, is the one recorded. */
+void session__end(struct session *s, const char *reason);
+
+/* session__signal_command - pass @signo to a command target still running
+ * (a kill of trapd alone must not orphan it). No-op for other targets. */
+void session__signal_command(struct session *s, int signo);
+
+/* session__wait_command - after the window, wait for a command target
+ * that is still running to exit (the window only bounds the sampling);
+ * its status is then session__target(s)->exit_status. No-op for other
+ * targets or a command already reaped. */
+void session__wait_command(struct session *s);
+
+/* session__target - the target as resolved: the cgroup's path and version,
+ * a command's pid and, once reaped, its exit status (-1 until then). */
+const struct capture_target *session__target(const struct session *s);
+
+/* session__close - stop the sampler (if the window is still open) and
+ * copy the window out of its maps: a borrowed sampler is then free for
+ * another session. session__finish_async and the others below call it.
+ * Returns 0 or a negative errno with @err filled. */
+int session__close(struct session *s, char *err, size_t errlen);
+
+/* session__finish_async - session__close, then have the worker build the
+ * symbolized profile and write @path (.pb.zst) and its sidecar; @path and
+ * @info must stay valid until session__finished. Fills @info as
+ * session__finish does (the session's parts at once, the counts when the
+ * job runs). Returns 0 or a negative errno with @err filled. */
+int session__finish_async(struct session *s, const char *path, struct capture_info *info,
+			  char *err, size_t errlen);
+
+/* session__finished - whether the background job is done (noticed by
+ * session__handle when session__fd polls readable). */
+bool session__finished(const struct session *s);
+
+/* session__wait - block until the background job is done (a daemon
+ * stopping: nothing is lost). */
+void session__wait(struct session *s);
+
+/* session__result - the background job's outcome: 0, or a negative errno
+ * with @err filled; -EINPROGRESS before session__finished. */
+int session__result(const struct session *s, char *err, size_t errlen);
+
+/* session__build - what session__finish does short of writing: stop the
+ * sampler and build the symbolized profile into *@out (free it with
+ * profile__free), filling @info like session__finish. For a caller that
+ * merges several windows into one capture (`trapd ci --runs`). Returns 0
+ * or a negative errno with @err filled. */
+int session__build(struct session *s, struct capture_info *info, struct profile **out, char *err,
+		   size_t errlen);
+
+/* session__finish - stop the sampler (if the window is still open), build
+ * the symbolized profile and write @path (.pb.zst) and its .json sidecar
+ * atomically. The caller fills @info's id, trigger, triggers and labels;
+ * the session fills the rest (target, window, frequency, counts,
+ * scope_widened, which points into the session: valid until session__free).
+ * An unfinished window is recorded as ended by "duration". May be called
+ * again (another path) after a failure. Returns 0 or a negative errno with
+ * @err filled ("reading the capture: ..." or "writing the capture: ..."). */
+int session__finish(struct session *s, const char *path, struct capture_info *info, char *err,
+		    size_t errlen);
+
+/* session__free - disarm if still armed, release the target (a command
+ * never started is reaped; a running one is left running) and, unless it
+ * was borrowed, the sampler. NULL is a no-op. */
+void session__free(struct session *s);
+
+#endif

@@ -1,0 +1,79 @@
+/* cli_args.c - checked number arguments for command-line options. */
+#include "trapd/cli/cli_args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapd/util/log.h"
+#include "trapd/profile/profile_diff.h"
+
+int cli_parse_count(const char *s, const char *option, const char *expected, long lo, long hi,
+		    long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		if (expected)
+			log_error("bad %s '%s': expected %s", option, s, expected);
+		else
+			log_error("bad %s '%s': expected a whole number from %ld to %ld", option, s,
+				  lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_top(const char *s, size_t *out)
+{
+	long v;
+
+	if (cli_parse_count(s, "--top", "a number of rows from 0 (all) to 1000000", 0, CLI_TOP_MAX,
+			    &v))
+		return -EINVAL;
+	*out = (size_t)v;
+	return 0;
+}
+
+int cli_parse_number(const char *s, const char *option, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != s && *end == '%' && !end[1])
+		end++;
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+		log_error("bad %s '%s': expected a number from %g to %g", option, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_comparison(const char *option, const char *s, struct profile_diff_options *o)
+{
+	if (!strcmp(option, "--max-regress"))
+		return cli_parse_number(s, option, 0.001, 1e6, &o->max_regress_pct);
+	if (!strcmp(option, "--min-share"))
+		return cli_parse_number(s, option, 0, 100, &o->min_share_pct);
+	if (!strcmp(option, "--alpha"))
+		return cli_parse_number(s, option, 1e-12, 0.5, &o->alpha);
+	log_error("%s: not an option of the comparison", option);
+	return -EINVAL;
+}
+
+int cli_bad_option(const char *command, int opt, const char *arg)
+{
+	if (opt == ':')
+		log_error("option '%s' needs a value; see 'trapd %s --help'", arg, command);
+	else
+		log_error("unknown option '%s'; see 'trapd %s --help'", arg, command);
+	return -EINVAL;
+}

@@ -1,0 +1,349 @@
+/* cmd_report.c - `trapd report`: the top functions of a capture, and on
+ * request its folded stacks, a gzip pprof copy and an SVG flame graph.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trapd/util/atomic_file.h"
+#include "trapd/capture/capture.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/cli/cli_args.h"
+#include "trapd/cli/commands.h"
+#include "trapd/profile/flamegraph.h"
+#include "trapd/profile/folded.h"
+#include "trapd/util/json_read.h"
+#include "trapd/latency/latency_report.h"
+#include "trapd/util/log.h"
+#include "trapd/profile/report.h"
+#include "trapd/profile/stacktree.h"
+
+#define SIDECAR_MAX_BYTES (16u << 20)
+
+struct report_cmd {
+	const char *file;
+	const char *folded; /* outputs; NULL = not asked for, "-" = stdout */
+	const char *pprof;
+	const char *svg;
+	const char *title;
+	size_t top;
+};
+
+/* What the view writers need. */
+struct report_views {
+	const struct stacktree *tree;
+	struct flamegraph_options svg;
+};
+
+enum {
+	OPT_TOP = 256,
+	OPT_FOLDED,
+	OPT_PPROF,
+	OPT_SVG,
+	OPT_TITLE,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: trapd report FILE [--top N] [--folded OUT] [--pprof OUT] [--svg OUT]\n"
+		"                         [--title T]\n\n"
+		"Print the functions of capture FILE with the most samples (self: the\n"
+		"function itself was running; total: it was on the stack), and write other\n"
+		"views of it on request. FILE is a trapd capture (.pb.zst) or any gzip or\n"
+		"plain pprof profile.\n\n"
+		"Options:\n"
+		"      --top N        rows in the table (default %d; 0 lists all)\n"
+		"      --folded OUT   folded stacks, one 'comm;outer;...;leaf COUNT' per\n"
+		"                     line (flamegraph.pl, speedscope, inferno)\n"
+		"      --pprof OUT    gzip-compressed pprof (go tool pprof)\n"
+		"      --svg OUT      interactive SVG flame graph (open it in a browser:\n"
+		"                     hover, click to zoom, Ctrl-F to search)\n"
+		"      --title T      the flame graph's title (default 'trapd: FILE')\n"
+		"  -h, --help         this text\n\n"
+		"OUT '-' writes --folded or --svg to stdout instead of the table.\n\n"
+		"Examples:\n"
+		"  trapd report pg.pb.zst                        # top 20 functions\n"
+		"  trapd report pg.pb.zst --top 50 --svg pg.svg  # and a flame graph\n"
+		"  trapd report pg.pb.zst --folded - | grep -c memcpy\n"
+		"  trapd report pg.pb.zst --pprof pg.pb.gz && go tool pprof -http=: pg.pb.gz\n",
+		REPORT_DEFAULT_TOP);
+}
+
+/* check_args - what getopt cannot: the one FILE, and outputs that fit
+ * together. */
+static int check_args(struct report_cmd *c, int argc, char **argv)
+{
+
+	if (optind >= argc) {
+		log_error("no capture file given; usage: trapd report FILE (see --help)");
+		return -EINVAL;
+	}
+	c->file = argv[optind];
+	if (optind + 1 < argc) {
+		log_error("unexpected argument '%s': trapd report reads one FILE; put options "
+			  "like --svg before their value",
+			  argv[optind + 1]);
+		return -EINVAL;
+	}
+	if (c->folded && c->svg && !strcmp(c->folded, "-") && !strcmp(c->svg, "-")) {
+		log_error("--folded and --svg cannot both write to stdout ('-'); give one a file");
+		return -EINVAL;
+	}
+	if (c->pprof && !strcmp(c->pprof, "-")) {
+		log_error("--pprof needs a file name: gzip pprof is not written to stdout");
+		return -EINVAL;
+	}
+	if (c->title && !c->svg)
+		log_warn("--title only applies to the flame graph (--svg OUT)");
+	return 0;
+}
+
+/* parse_args - fill @c; returns 0, 1 for --help, or -EINVAL (reported). */
+static int parse_args(struct report_cmd *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	c->top = REPORT_DEFAULT_TOP;
+	opterr = 0;
+	optind = 0; /* glibc: a full reset, so the command can run twice (tests) */
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			return 1;
+		case OPT_TOP:
+			if (cli_parse_top(optarg, &c->top))
+				return -EINVAL;
+			break;
+		case OPT_FOLDED:
+			c->folded = optarg;
+			break;
+		case OPT_PPROF:
+			c->pprof = optarg;
+			break;
+		case OPT_SVG:
+			c->svg = optarg;
+			break;
+		case OPT_TITLE:
+			c->title = optarg;
+			break;
+			default:
+			cli_bad_option("report", opt, argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	return check_args(c, argc, argv);
+}
+
+/* --- outputs --- */
+
+typedef int (*view_writer)(FILE *out, const struct report_views *v);
+
+static int write_folded_view(FILE *out, const struct report_views *v)
+{
+	return folded_write(out, v->tree);
+}
+
+static int write_svg_view(FILE *out, const struct report_views *v)
+{
+	return flamegraph_write(out, v->tree, &v->svg);
+}
+
+struct view_job {
+	view_writer fn;
+	const struct report_views *v;
+};
+
+static int fill_view(FILE *f, void *ctx)
+{
+	const struct view_job *job = ctx;
+	int ret = job->fn(f, job->v);
+
+	/* The writers say -EIO; errno says why (ENOSPC, EPIPE...). */
+	return ret == -EIO && errno ? -errno : ret;
+}
+
+/* write_view - run @fn into @path ("-" is stdout) through atomic_file:
+ * never a truncated file, never a device replaced. Returns 0 or a negative
+ * errno; @err says what failed. */
+static int write_view(const char *path, view_writer fn, const struct report_views *v,
+		      char *err, size_t errlen)
+{
+	struct view_job job = { fn, v };
+
+	return atomic_file_write_or_stdout(path, fill_view, &job, err, errlen);
+}
+
+/* write_outputs - every view asked for; returns the exit status. */
+static int write_outputs(const struct report_cmd *c, const struct profile *p,
+			 const struct report_views *v)
+{
+	char err[512] = "";
+	int ret;
+
+	if (c->folded) {
+		ret = write_view(c->folded, write_folded_view, v, err, sizeof(err));
+		if (ret) {
+			log_error("cannot write folded stacks: %s", err);
+			return TRAPD_EXIT_FAILURE;
+		}
+	}
+	if (c->svg) {
+		ret = write_view(c->svg, write_svg_view, v, err, sizeof(err));
+		if (ret) {
+			log_error("cannot write the flame graph: %s", err);
+			return TRAPD_EXIT_FAILURE;
+		}
+		if (strcmp(c->svg, "-"))
+			log_info("flame graph: %s (open it in a browser)", c->svg);
+	}
+	if (c->pprof) {
+		ret = profile_file__write_gzip(c->pprof, p, err, sizeof(err));
+		if (ret) {
+			log_error("cannot write pprof: %s", err[0] ? err : strerror(-ret));
+			return TRAPD_EXIT_FAILURE;
+		}
+	}
+	return TRAPD_EXIT_OK;
+}
+
+/* read_capture - @c->file into *p; returns an exit status (reported). */
+static int read_capture(const struct report_cmd *c, struct profile **p)
+{
+	char err[512] = "";
+	int ret;
+
+	ret = profile_file__read(c->file, p, err, sizeof(err));
+	if (!ret)
+		return TRAPD_EXIT_OK;
+	if (ret == -ENOMEM) {
+		log_error("%s: out of memory reading it", c->file);
+		return TRAPD_EXIT_FAILURE;
+	}
+	if (ret == -EBADMSG)
+		log_error("%s; trapd report reads trapd captures (.pb.zst) and gzip or plain "
+			  "pprof files",
+			  err[0] ? err : c->file);
+	else
+		log_error("%s", err[0] ? err : strerror(-ret));
+	return TRAPD_EXIT_USAGE;
+}
+
+/* print_trigger_latency - one fired rule's latency window. */
+static void print_trigger_latency(FILE *out, const char *sidecar, const struct json_value *trig,
+				  size_t i)
+{
+	const struct json_value *lat = json_get(trig, "latency");
+	const char *rule = json_str(json_get(trig, "rule")), *sig = json_str(json_get(trig, "signal"));
+	struct lat_hist *h;
+	uint64_t span;
+	char err[160];
+
+	if (json_type(lat) != JSON_OBJECT)
+		return;
+	h = malloc(sizeof(*h));
+	if (!h)
+		return;
+	if (latency_report__from_json(lat, h, &span, err, sizeof(err))) {
+		log_warn("%s: triggers[%zu].latency: %s", sidecar, i, err);
+	} else {
+		fprintf(out, "\nLatency when rule %s fired (%s):\n", rule ? rule : "?",
+			sig ? sig : "?");
+		latency_report__text(out, h, span, "  ");
+	}
+	free(h);
+}
+
+/* print_latency - the latency windows that fired the capture, from its
+ * sidecar (FILE.json) when there is one: the distribution next to the
+ * functions. A missing sidecar is normal (a plain pprof file). */
+static void print_latency(FILE *out, const char *file)
+{
+	const struct json_value *trigs;
+	struct json_value *root = NULL;
+	char sidecar[PATH_MAX], err[256];
+	size_t i;
+
+	if (capture_sidecar_path(file, sidecar, sizeof(sidecar)) || access(sidecar, F_OK))
+		return;
+	if (json_read_file(sidecar, SIDECAR_MAX_BYTES, &root, err, sizeof(err))) {
+		log_warn("%s; its latency windows are not shown", err);
+		return;
+	}
+	trigs = json_get(root, "triggers");
+	for (i = 0; i < json_len(trigs); i++)
+		print_trigger_latency(out, sidecar, json_index(trigs, i), i);
+	json_free(root);
+}
+
+static int run(const struct report_cmd *c, const struct profile *p, struct stacktree *t)
+{
+	struct report_views v = { .tree = t, .svg = FLAMEGRAPH_OPTIONS_INIT };
+	char title[320], subtitle[256];
+	const char *base = strrchr(c->file, '/');
+	bool to_stdout = (c->folded && !strcmp(c->folded, "-")) || (c->svg && !strcmp(c->svg, "-"));
+	int ret;
+
+	if (report_summary(subtitle, sizeof(subtitle), p, t)) {
+		log_error("out of memory");
+		return TRAPD_EXIT_FAILURE;
+	}
+	snprintf(title, sizeof(title), "trapd: %s", base ? base + 1 : c->file);
+	v.svg.title = c->title ? c->title : title;
+	v.svg.subtitle = subtitle;
+	/* stdout carries a view; the table would corrupt it. */
+	if (!to_stdout) {
+		ret = report_write_top(stdout, p, t, c->top);
+		if (ret) {
+			log_error("cannot print the table: %s", strerror(-ret));
+			return TRAPD_EXIT_FAILURE;
+		}
+		print_latency(stdout, c->file);
+	} else if (t->truncated) {
+		log_warn("%lld samples had stacks cut by the tree's caps", (long long)t->truncated);
+	}
+	return write_outputs(c, p, &v);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_cmd c = { 0 };
+	struct profile *p = NULL;
+	struct stacktree *t = NULL;
+	int ret;
+
+	ret = parse_args(&c, argc, argv);
+	if (ret) {
+		if (ret == 1)
+			usage(stdout);
+		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
+	}
+	ret = read_capture(&c, &p);
+	if (ret)
+		goto cleanup;
+	if (stacktree__from_profile(p, &t)) {
+		log_error("out of memory building the call tree of %s", c.file);
+		ret = TRAPD_EXIT_FAILURE;
+		goto cleanup;
+	}
+	ret = run(&c, p, t);
+cleanup:
+	stacktree__free(t);
+	profile__free(p);
+	return ret;
+}

@@ -1,0 +1,208 @@
+/* diff_capture.c - read two captures, compare them, write the views. */
+#include "trapd/cli/diff_capture.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trapd/util/atomic_file.h"
+#include "trapd/capture/capture.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/cli/commands.h"
+#include "trapd/profile/diff_report.h"
+#include "trapd/profile/flamegraph.h"
+#include "trapd/util/json_read.h"
+#include "trapd/util/log.h"
+#include "trapd/profile/stacktree.h"
+
+#define SIDECAR_MAX_BYTES (16u << 20)
+
+/* read_ci - the sidecar's "ci" record, if the capture has a sidecar and
+ * it has one. Returns an exit status (reported). */
+static int read_ci(struct diff_capture *c)
+{
+	struct json_value *root = NULL;
+	const struct json_value *ci;
+	char sidecar[PATH_MAX], err[256];
+	int ret = TRAPD_EXIT_OK;
+	size_t i;
+
+	if (capture_sidecar_path(c->path, sidecar, sizeof(sidecar)) || access(sidecar, F_OK))
+		return TRAPD_EXIT_OK;
+	if (json_read_file(sidecar, SIDECAR_MAX_BYTES, &root, err, sizeof(err))) {
+		log_error("%s", err);
+		return TRAPD_EXIT_USAGE;
+	}
+	ci = json_get(root, "ci");
+	if (!ci)
+		goto out;
+	c->ci = malloc(sizeof(*c->ci));
+	if (!c->ci) {
+		log_error("out of memory");
+		ret = TRAPD_EXIT_FAILURE;
+		goto out;
+	}
+	if (run_record__from_json(ci, c->ci, err, sizeof(err))) {
+		log_error("%s: ci.%s", sidecar, err);
+		ret = TRAPD_EXIT_USAGE;
+		goto out;
+	}
+	for (i = 0; i < c->ci->nruns; i++)
+		c->run_cpu_ns[i] = (double)c->ci->runs[i].cpu_ns;
+out:
+	json_free(root);
+	return ret;
+}
+
+int diff_capture__read(struct diff_capture *c, const char *path)
+{
+	char err[512] = "";
+	int ret;
+
+	c->path = path;
+	ret = profile_file__read(path, &c->profile, err, sizeof(err));
+	if (ret == -ENOMEM) {
+		log_error("%s: out of memory reading it", path);
+		return TRAPD_EXIT_FAILURE;
+	}
+	if (ret) {
+		log_error("%s", err[0] ? err : strerror(-ret));
+		return TRAPD_EXIT_USAGE;
+	}
+	return read_ci(c);
+}
+
+void diff_capture__release(struct diff_capture *c)
+{
+	profile__free(c->profile);
+	free(c->ci);
+	c->profile = NULL;
+	c->ci = NULL;
+}
+
+static void side_of(const struct diff_capture *c, struct profile_diff_side *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->period_ns = c->profile->period_ns;
+	if (!c->ci)
+		return;
+	s->cpu_ns = (double)run_record__cpu_ns(c->ci);
+	s->run_cpu_ns = c->run_cpu_ns;
+	s->nruns = c->ci->nruns;
+}
+
+/* --- outputs ------------------------------------------------------------- */
+
+struct view_job {
+	const struct profile_diff *d;
+	const struct stacktree *tree;
+	const struct diff_outputs *outs;
+	const char *base_label, *new_label;
+};
+
+static int fill_markdown(FILE *f, void *ctx)
+{
+	const struct view_job *j = ctx;
+	int ret = diff_report__markdown(f, j->d, j->base_label, j->new_label, j->outs->top);
+
+	return ret == -EIO && errno ? -errno : ret;
+}
+
+static int fill_svg(FILE *f, void *ctx)
+{
+	const struct view_job *j = ctx;
+	struct flamegraph_options o = FLAMEGRAPH_OPTIONS_INIT;
+	char title[512];
+	int ret;
+
+	snprintf(title, sizeof(title), "trapd diff: %s -> %s", j->base_label, j->new_label);
+	o.title = title;
+	o.subtitle = "widths: NEW's samples; red: share grew since BASE, blue: shrank";
+	o.diff = true;
+	ret = flamegraph_write(f, j->tree, &o);
+	return ret == -EIO && errno ? -errno : ret;
+}
+
+/* write_view - @fill into @path ("-": stdout) atomically. */
+static int write_view(const char *path, int (*fill)(FILE *, void *), struct view_job *j,
+		      const char *what)
+{
+	char err[512] = "";
+
+	if (atomic_file_write_or_stdout(path, fill, j, err, sizeof(err))) {
+		log_error("cannot write the %s: %s", what, err);
+		return TRAPD_EXIT_FAILURE;
+	}
+	return TRAPD_EXIT_OK;
+}
+
+static int write_outputs(struct view_job *j)
+{
+	const struct diff_outputs *o = j->outs;
+
+	if (o->text && diff_report__text(stdout, j->d, o->top)) {
+		log_error("cannot print the comparison: %s", strerror(errno));
+		return TRAPD_EXIT_FAILURE;
+	}
+	if (o->markdown && write_view(o->markdown, fill_markdown, j, "Markdown summary"))
+		return TRAPD_EXIT_FAILURE;
+	if (o->svg && write_view(o->svg, fill_svg, j, "differential flame graph"))
+		return TRAPD_EXIT_FAILURE;
+	return TRAPD_EXIT_OK;
+}
+
+/* build_tree - NEW on the main side, BASE on the base side. */
+static int build_tree(const struct diff_capture *base, const struct diff_capture *new_cap,
+		      struct stacktree **out)
+{
+	struct stacktree *t = stacktree__new(0);
+
+	if (!t || stacktree__add_profile(t, new_cap->profile, STACKTREE_MAIN) ||
+	    stacktree__add_profile(t, base->profile, STACKTREE_BASE)) {
+		stacktree__free(t);
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+int diff_capture__compare(const struct diff_capture *base, const struct diff_capture *new_cap,
+			  const struct profile_diff_options *opts, const struct diff_outputs *outs)
+{
+	struct profile_diff_side bs, ns;
+	struct profile_diff d = { 0 };
+	struct stacktree *t = NULL;
+	struct view_job j = { &d, NULL, outs, NULL, NULL };
+	int ret;
+
+	j.base_label = outs->base_label ? outs->base_label : basename(base->path);
+	j.new_label = outs->new_label ? outs->new_label : basename(new_cap->path);
+	if (build_tree(base, new_cap, &t)) {
+		log_error("out of memory building the call trees");
+		return TRAPD_EXIT_FAILURE;
+	}
+	j.tree = t;
+	side_of(base, &bs);
+	side_of(new_cap, &ns);
+	ret = profile_diff__compare(t, &bs, &ns, opts, &d);
+	if (ret == -EINVAL) {
+		log_error("%s has no samples: nothing to compare",
+			  t->root->base_total <= 0 ? base->path : new_cap->path);
+		ret = TRAPD_EXIT_USAGE;
+		goto out;
+	}
+	if (ret) {
+		log_error("out of memory comparing the profiles");
+		ret = TRAPD_EXIT_FAILURE;
+		goto out;
+	}
+	ret = write_outputs(&j);
+	if (!ret && d.regressed)
+		ret = TRAPD_EXIT_REGRESSION;
+out:
+	profile_diff__free(&d);
+	stacktree__free(t);
+	return ret;
+}

@@ -1,0 +1,47 @@
+/* diff_capture.h - two captures compared, from their files to the
+ * outputs: what `trapd diff` does, and what `trapd ci` does after its
+ * runs. A capture is its profile plus, when its sidecar has one, the "ci"
+ * record of the runs it holds (measured CPU times).
+ */
+#ifndef TRAPD_DIFF_CAPTURE_H
+#define TRAPD_DIFF_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trapd/capture/run_record.h"
+#include "trapd/profile/profile.h"
+#include "trapd/profile/profile_diff.h"
+
+struct diff_capture {
+	const char *path;
+	struct profile *profile;
+	struct run_record *ci; /* NULL: no sidecar, or one without "ci" */
+	double run_cpu_ns[RUN_RECORD_MAX_RUNS];
+};
+
+/* What to write, and where ("-" is stdout; NULL: not asked for). */
+struct diff_outputs {
+	bool text;			    /* the terminal table on stdout */
+	const char *markdown;		    /* Markdown summary */
+	const char *svg;		    /* differential flame graph */
+	size_t top;			    /* functions listed each way; 0: all */
+	const char *base_label, *new_label; /* NULL: the files' base names */
+};
+
+/* diff_capture__read - read @path (and its sidecar, when there is one)
+ * into @c. Returns an exit status (TRAPD_EXIT_OK, _USAGE for a file that
+ * is not a profile or a malformed "ci" record, _FAILURE), reported. */
+int diff_capture__read(struct diff_capture *c, const char *path);
+
+/* diff_capture__compare - judge @new_cap against @base with @opts and
+ * write @outs. Returns TRAPD_EXIT_OK, TRAPD_EXIT_REGRESSION, or an error
+ * status (reported): _USAGE for a capture without samples, _FAILURE when
+ * an output cannot be written. */
+int diff_capture__compare(const struct diff_capture *base, const struct diff_capture *new_cap,
+			  const struct profile_diff_options *opts, const struct diff_outputs *outs);
+
+/* diff_capture__release - free what @c holds (not @c). */
+void diff_capture__release(struct diff_capture *c);
+
+#endif

@@ -1,0 +1,340 @@
+/* guard.c - the rules in force, the kept sampler and the capture fires
+ * start (guard.h). */
+#include "trapd/guard/guard.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+
+#include "rules/proc_stat.h"
+#include "trapd/util/log.h"
+#include "trapd/symbolize/symcache.h"
+
+#define NSEC_PER_SEC 1000000000ll
+
+int guard__watch_fd(int epfd, int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
+		return 0;
+	if (errno == EEXIST && epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0)
+		return 0;
+	return -errno;
+}
+
+int guard__init(struct guard *g, const struct signal_env *env, int epfd,
+		const struct guard_hooks *hooks)
+{
+	memset(g, 0, sizeof(*g));
+	g->env = *env;
+	g->epfd = epfd;
+	if (hooks)
+		g->hooks = *hooks;
+	g->latency = latency_set__new();
+	g->trap.symcache = symcache__new(0); /* bounded by the rules in force */
+	if (!g->latency || !g->trap.symcache) {
+		latency_set__free(g->latency);
+		symcache__free(g->trap.symcache);
+		g->latency = NULL;
+		g->trap.symcache = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct watch *guard__new_watch(struct guard *g, struct rules *rules)
+{
+	return watch__new(rules, &g->env, g->latency);
+}
+
+/* --- the sampler --------------------------------------------------------- */
+
+/* sampler_needs - the frequency and window the kept sampler's maps must
+ * hold: the most any rule (or a manual capture) asks for. */
+static void sampler_needs(const struct rules *r, uint64_t *freq, uint64_t *window)
+{
+	size_t i;
+
+	*freq = r->global.manual_freq_hz;
+	*window = r->global.max_window_ns;
+	for (i = 0; i < r->nrules; i++)
+		if (r->rules[i].freq_hz > *freq)
+			*freq = r->rules[i].freq_hz;
+}
+
+/* open_sampler - load the sampler once, disarmed, so a rule that fires
+ * arms it in microseconds instead of loading BPF then. Reopened when a
+ * reload asks for bigger maps (and no capture runs). */
+static int open_sampler(struct guard *g)
+{
+	struct sampler_opts o = { .target = SAMPLER_TARGET_ALL, .cgroup_fd = -1 };
+	char err[512];
+
+	sampler_needs(g->watch->rules, &o.freq_hz, &o.window_ns);
+	if (g->trap.sampler && o.freq_hz <= g->sampler_freq && o.window_ns <= g->sampler_window)
+		return 0;
+	if (trap__running(&g->trap)) {
+		log_info("the sampler's maps grow after the running capture");
+		return 0;
+	}
+	sampler__free(g->trap.sampler);
+	g->trap.sampler = sampler__open(&o, err, sizeof(err));
+	if (!g->trap.sampler) {
+		log_error("%s", err);
+		return -errno;
+	}
+	g->sampler_freq = o.freq_hz;
+	g->sampler_window = o.window_ns;
+	return 0;
+}
+
+/* --- rules in force ------------------------------------------------------ */
+
+/* set_limits - the symbol cache's bound and each capture's symbolization
+ * budget, as the rules in force say. */
+static void set_limits(struct guard *g)
+{
+	const struct rules_global *r = &g->watch->rules->global;
+	struct symbudget *b = &g->trap.budget;
+
+	symcache__set_limit(g->trap.symcache, r->symbol_cache_bytes);
+	symbudget__init(b);
+	b->max[SYMBUDGET_BYTES] = r->symbolize_bytes;
+	b->max[SYMBUDGET_SYMBOLS] = r->symbolize_symbols;
+	b->max[SYMBUDGET_PERFMAP_BYTES] = r->symbolize_perf_map_bytes;
+	b->max[SYMBUDGET_TIME] = r->symbolize_time_ns;
+}
+
+static void watch_triggers(struct guard *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->watch->n; i++)
+		if (g->watch->w[i].trigger_fd >= 0 &&
+		    guard__watch_fd(g->epfd, g->watch->w[i].trigger_fd, EPOLLPRI))
+			log_warn("rule %s: cannot watch its PSI trigger: %s",
+				 g->watch->w[i].rule->name, strerror(errno));
+}
+
+int guard__open(struct guard *g, struct watch *w)
+{
+	int e;
+
+	g->watch = w;
+	set_limits(g);
+	e = open_sampler(g);
+	if (e)
+		return e;
+	watch__open_triggers(w);
+	watch_triggers(g);
+	return 0;
+}
+
+struct watch *guard__replace(struct guard *g, struct watch *w, size_t *kept)
+{
+	struct watch *old = g->watch;
+	size_t i;
+
+	*kept = watch__adopt(w, old);
+	for (i = 0; i < old->n; i++) /* triggers of rules that went away */
+		if (old->w[i].trigger_fd >= 0)
+			epoll_ctl(g->epfd, EPOLL_CTL_DEL, old->w[i].trigger_fd, NULL);
+	watch__open_triggers(w);
+	g->watch = w;
+	watch_triggers(g);
+	set_limits(g);
+	open_sampler(g);
+	return old;
+}
+
+/* --- captures ------------------------------------------------------------ */
+
+static void watch_session(struct guard *g)
+{
+	if (!g->session_watched && trap__running(&g->trap) &&
+	    !guard__watch_fd(g->epfd, session__fd(g->trap.session), EPOLLIN))
+		g->session_watched = true;
+}
+
+/* collect - a pending capture is written or lost: tell the owner. */
+static void collect(struct guard *g, struct trap_pending *p, bool wait)
+{
+	char path[PATH_MAX], err[512], id[sizeof(p->id)];
+	int e;
+
+	memcpy(id, p->id, sizeof(id));
+	epoll_ctl(g->epfd, EPOLL_CTL_DEL, session__fd(p->session), NULL);
+	e = trap__collect(&g->trap, p, g->watch->rules, wait, path, sizeof(path), err,
+			  sizeof(err));
+	if (e == -EINPROGRESS)
+		return;
+	if (e)
+		log_error("capture %s lost: %s", id, err);
+	if (g->hooks.captured)
+		g->hooks.captured(g, id, e ? NULL : path, e ? err : "", g->hooks.ctx);
+}
+
+/* finish_capture - the window is over: it is copied out of the sampler
+ * and written in the background; the sampler is free at once. */
+static void finish_capture(struct guard *g)
+{
+	struct trap_pending *p;
+	char err[512], id[sizeof(g->trap.id)];
+
+	memcpy(id, g->trap.id, sizeof(id));
+	if (g->session_watched)
+		epoll_ctl(g->epfd, EPOLL_CTL_DEL, session__fd(g->trap.session), NULL);
+	g->session_watched = false;
+	p = trap__finish(&g->trap, g->watch->rules, err, sizeof(err));
+	if (!p) {
+		log_error("capture %s lost: %s", id, err);
+		if (g->hooks.captured)
+			g->hooks.captured(g, id, NULL, err, g->hooks.ctx);
+	} else if (guard__watch_fd(g->epfd, session__fd(p->session), EPOLLIN)) {
+		collect(g, p, true); /* cannot be told when it is done: wait */
+	}
+	open_sampler(g); /* bigger maps a reload asked for meanwhile */
+}
+
+/* resolve_process - the pid a process-name scope samples: the one the
+ * rule's own signal pointed at (found with the rule's pins), else the
+ * first of that name that holds the rule's pins (process_user,
+ * process_exe, process_cgroup), so a process any user renamed is never
+ * the one sampled. A manual capture (no rule) has no pins. */
+static pid_t resolve_process(const struct guard *g, const struct watched_rule *wr,
+			     const struct rule_scope *s)
+{
+	const struct rule_pin *pin = wr ? &wr->rule->pin : NULL;
+	pid_t pids[1] = { 0 };
+	char err[256];
+	size_t n = 0;
+
+	if (wr && wr->rule->scope.kind == RULE_SCOPE_PROCESS &&
+	    !strcmp(wr->rule->scope.process, s->process) && wr->src &&
+	    signal_source__pid(wr->src) > 0)
+		return signal_source__pid(wr->src);
+	proc_match_find(g->env.proc_root, s->process, pin, pids, 1, &n, err, sizeof(err));
+	return n ? pids[0] : 0;
+}
+
+int guard__fire(struct guard *g, struct trap_fire *f, struct watched_rule *wr, int64_t now,
+		char *err, size_t errlen)
+{
+	int e;
+
+	if (f->sample.kind == RULE_SCOPE_PROCESS) {
+		f->process_pid = resolve_process(g, wr, &f->sample);
+		if (!f->process_pid) {
+			snprintf(err, errlen, "no process named '%s' to sample", f->sample.process);
+			g->capture_errors++;
+			return -ESRCH;
+		}
+	}
+	e = trap__fire(&g->trap, f, &g->watch->rules->global, now, err, errlen);
+	if (e)
+		g->capture_errors++;
+	watch_session(g);
+	return e;
+}
+
+static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t now, void *ctx)
+{
+	struct guard *g = ctx;
+	struct trap_fire f = {
+		.rule = wr->rule,
+		.eval = &wr->eval,
+		.sample = wr->rule->sample,
+		.duration_ns = wr->rule->window_ns,
+		.freq_hz = wr->rule->freq_hz,
+	};
+	char err[512] = "";
+
+	if (v == EVAL_FIRE) {
+		if (wr->lat)
+			f.latency = latency_source__window(wr->lat, &f.latency_span_ns);
+		if (guard__fire(g, &f, wr, now, err, sizeof(err)))
+			log_error("rule %s: cannot capture: %s", wr->rule->name, err);
+		else
+			err[0] = '\0';
+	}
+	if (g->hooks.fired)
+		g->hooks.fired(g, wr, v, now, err, g->hooks.ctx);
+}
+
+int guard__arm_timer(struct guard *g, int timerfd)
+{
+	uint64_t ns = g->watch->rules->global.poll_interval_ns;
+	struct itimerspec its = {
+		.it_interval = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) },
+		.it_value = { (time_t)(ns / NSEC_PER_SEC), (long)(ns % NSEC_PER_SEC) },
+	};
+
+	return timerfd_settime(timerfd, 0, &its, NULL) ? -errno : 0;
+}
+
+void guard__observe_all(struct guard *g, int64_t now)
+{
+	watch__observe_all(g->watch, now, on_rule_fired, g);
+}
+
+bool guard__dispatch(struct guard *g, int fd)
+{
+	struct watched_rule *wr;
+	struct trap_pending *p;
+
+	if (trap__running(&g->trap) && fd == session__fd(g->trap.session)) {
+		session__handle(g->trap.session);
+		return true;
+	}
+	p = trap__pending_by_fd(&g->trap, fd);
+	if (p) {
+		session__handle(p->session);
+		if (session__finished(p->session))
+			collect(g, p, false);
+		return true;
+	}
+	wr = watch__by_trigger(g->watch, fd);
+	if (!wr)
+		return false;
+	watch__observe(g->watch, wr, session__now_ns(), on_rule_fired, g);
+	return true;
+}
+
+int guard__timeout_ms(struct guard *g)
+{
+	return trap__running(&g->trap) ? session__timeout_ms(g->trap.session, session__now_ns())
+				       : -1;
+}
+
+void guard__tick(struct guard *g)
+{
+	if (trap__running(&g->trap) && session__tick(g->trap.session, session__now_ns()))
+		finish_capture(g);
+}
+
+void guard__stop(struct guard *g, const char *why)
+{
+	if (trap__running(&g->trap)) {
+		session__end(g->trap.session, why);
+		finish_capture(g);
+	}
+	while (g->trap.pending)
+		collect(g, g->trap.pending, true);
+}
+
+void guard__release(struct guard *g)
+{
+	trap__reset(&g->trap);
+	sampler__free(g->trap.sampler);
+	g->trap.sampler = NULL;
+	symcache__free(g->trap.symcache);
+	g->trap.symcache = NULL;
+	watch__free(g->watch);
+	g->watch = NULL;
+	latency_set__free(g->latency);
+	g->latency = NULL;
+}

@@ -1,0 +1,329 @@
+/* profile_diff.c - the statistics of `trapd diff` and `trapd ci`: what
+ * changed between two profiles, and whether it is more than noise. */
+#include "trapd/profile/profile_diff.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapd/profile/report.h"
+
+/* --- distributions ------------------------------------------------------- */
+
+double profile_diff__norm_sf(double z)
+{
+	return 0.5 * erfc(z / M_SQRT2);
+}
+
+/* beta_cf - the continued fraction of the regularized incomplete beta
+ * function I_x(a, b), evaluated with the modified Lentz method; converges
+ * fast for x < (a + 1) / (a + b + 2). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300, eps = 1e-15;
+	double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0), f;
+	int m;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1.0 / d;
+	f = d;
+	for (m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, num, delta;
+
+		/* The even step, then the odd step, of the fraction. */
+		num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+		d = 1.0 + num * d;
+		c = 1.0 + num / c;
+		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+		if (fabs(c) < tiny)
+			c = tiny;
+		f *= d * c;
+		num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+		d = 1.0 + num * d;
+		c = 1.0 + num / c;
+		d = fabs(d) < tiny ? 1.0 / tiny : 1.0 / d;
+		if (fabs(c) < tiny)
+			c = tiny;
+		delta = d * c;
+		f *= delta;
+		if (fabs(delta - 1.0) < eps)
+			break;
+	}
+	return f;
+}
+
+/* beta_reg - I_x(a, b), the regularized incomplete beta function. */
+static double beta_reg(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0.0)
+		return 0.0;
+	if (x >= 1.0)
+		return 1.0;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1.0) / (a + b + 2.0))
+		return front * beta_cf(a, b, x) / a;
+	return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
+}
+
+double profile_diff__t_sf(double t, double df)
+{
+	double tail;
+
+	if (!(df > 0.0) || isnan(t))
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 0.0 : 1.0;
+	/* P(|T| > |t|) = I_{df / (df + t^2)}(df / 2, 1 / 2). */
+	tail = 0.5 * beta_reg(df / 2.0, 0.5, df / (df + t * t));
+	return t > 0 ? tail : 1.0 - tail;
+}
+
+/* --- the whole run ------------------------------------------------------- */
+
+/* side_cpu_ns - a side's CPU time: measured, or samples x period. */
+static double side_cpu_ns(const struct profile_diff_side *s, int64_t samples, bool *measured)
+{
+	if (s->cpu_ns > 0) {
+		*measured = true;
+		return s->cpu_ns;
+	}
+	*measured = false;
+	return (double)samples * (double)(s->period_ns > 0 ? s->period_ns : 1);
+}
+
+/* log_mean_var - mean and sample variance of the logs of @n > 1 values. */
+static void log_mean_var(const double *v, size_t n, double *mean, double *var)
+{
+	double sum = 0.0, ss = 0.0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += log(v[i]);
+	*mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		ss += (log(v[i]) - *mean) * (log(v[i]) - *mean);
+	*var = ss / (double)(n - 1);
+}
+
+static bool runs_usable(const struct profile_diff_side *s)
+{
+	size_t i;
+
+	if (!s->run_cpu_ns || s->nruns < 2)
+		return false;
+	for (i = 0; i < s->nruns; i++)
+		if (!(s->run_cpu_ns[i] > 0))
+			return false;
+	return true;
+}
+
+/* welch - Welch's t on the logs of both sides' run CPU times: the
+ * one-sided p of the observed direction into *p, and the variance of the
+ * difference of the mean logs into *var (what the function tests add).
+ * Returns false when a side has fewer than two usable runs. */
+static bool welch(const struct profile_diff_side *b, const struct profile_diff_side *n, double *p,
+		  double *var)
+{
+	double m1, v1, m2, v2, s1, s2, se2, t, df;
+
+	if (!runs_usable(b) || !runs_usable(n))
+		return false;
+	log_mean_var(b->run_cpu_ns, b->nruns, &m1, &v1);
+	log_mean_var(n->run_cpu_ns, n->nruns, &m2, &v2);
+	s1 = v1 / (double)b->nruns;
+	s2 = v2 / (double)n->nruns;
+	se2 = s1 + s2;
+	*var = se2;
+	if (se2 <= 0.0) {
+		/* Identical runs on each side: any difference is certain. */
+		*p = m1 == m2 ? 0.5 : 0.0;
+		return true;
+	}
+	t = fabs(m2 - m1) / sqrt(se2);
+	df = se2 * se2 /
+	     ((s1 > 0 ? s1 * s1 / (double)(b->nruns - 1) : 0) +
+	      (s2 > 0 ? s2 * s2 / (double)(n->nruns - 1) : 0));
+	*p = profile_diff__t_sf(t, df);
+	return true;
+}
+
+static enum profile_diff_change judge(double change, double p, double p_max, double thr)
+{
+	if (p >= p_max)
+		return PROFILE_DIFF_SAME;
+	if (change > thr)
+		return PROFILE_DIFF_REGRESSED;
+	/* Shrinking by the threshold's reciprocal: -9.1 % undoes +10 %. */
+	if (change < 1.0 / (1.0 + thr) - 1.0)
+		return PROFILE_DIFF_IMPROVED;
+	return PROFILE_DIFF_SAME;
+}
+
+/* --- functions ----------------------------------------------------------- */
+
+/* function_p - the one-sided p of the change in a function's self CPU
+ * time, from its counts @c1 of @n1 and @c2 of @n2 samples, the CPU time
+ * ratio @cpu_ratio and that ratio's log variance @cpu_var. Counts get
+ * half a sample each so a function absent on one side has a finite test. */
+static double function_p(int64_t c1, int64_t n1, int64_t c2, int64_t n2, double cpu_ratio,
+			 double cpu_var)
+{
+	double a = (double)c1 + 0.5, b = (double)c2 + 0.5;
+	double p1 = a / ((double)n1 + 0.5), p2 = b / ((double)n2 + 0.5);
+	double l = log(p2 / p1 * cpu_ratio);
+	double se = sqrt((1.0 - p1) / a + (1.0 - p2) / b + cpu_var);
+
+	return profile_diff__norm_sf(fabs(l) / se);
+}
+
+static void fill_function(struct profile_diff_function *f, const struct report_row *r,
+			  const struct profile_diff *d)
+{
+	f->name = r->name;
+	f->kind = r->kind;
+	f->base_self = r->base_self;
+	f->base_total = r->base_total;
+	f->new_self = r->self;
+	f->new_total = r->total;
+	f->base_self_share = (double)r->base_self / (double)d->base_samples;
+	f->new_self_share = (double)r->self / (double)d->new_samples;
+	f->base_total_share = (double)r->base_total / (double)d->base_samples;
+	f->new_total_share = (double)r->total / (double)d->new_samples;
+	f->base_cpu_ns = f->base_self_share * d->base_cpu_ns;
+	f->new_cpu_ns = f->new_self_share * d->new_cpu_ns;
+	if (f->base_cpu_ns > 0)
+		f->change = f->new_cpu_ns / f->base_cpu_ns - 1.0;
+	else
+		f->change = f->new_cpu_ns > 0 ? INFINITY : 0.0;
+	f->p_value = 1.0;
+	f->verdict = PROFILE_DIFF_UNTESTED;
+}
+
+/* by_added_time - regressions first, then by added self CPU time, the
+ * largest growth first; ties by name so the order is stable. */
+static int by_added_time(const void *x, const void *y)
+{
+	const struct profile_diff_function *a = x, *b = y;
+	double da = a->new_cpu_ns - a->base_cpu_ns, db = b->new_cpu_ns - b->base_cpu_ns;
+	int ra = a->verdict == PROFILE_DIFF_REGRESSED, rb = b->verdict == PROFILE_DIFF_REGRESSED;
+
+	if (ra != rb)
+		return rb - ra;
+	if (da != db)
+		return da < db ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+static bool shown(const struct report_row *r)
+{
+	return r->self > 0 || r->base_self > 0;
+}
+
+/* judge_functions - every function with self samples on either side. */
+static int judge_functions(const struct stacktree *t, struct profile_diff *d, double cpu_var)
+{
+	const struct profile_diff_options *o = &d->opts;
+	struct report_row *rows = NULL;
+	size_t nrows, i, n = 0;
+	double min_share = o->min_share_pct / 100.0, thr = o->max_regress_pct / 100.0;
+	double cpu_ratio = d->new_cpu_ns / d->base_cpu_ns;
+	int err;
+
+	err = report_functions(t, &rows, &nrows);
+	if (err)
+		return err;
+	d->funcs = calloc(nrows ? nrows : 1, sizeof(*d->funcs));
+	if (!d->funcs) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nrows; i++) {
+		if (!shown(&rows[i]))
+			continue;
+		fill_function(&d->funcs[n], &rows[i], d);
+		/* Tested: judged below, from SAME. */
+		if (d->funcs[n].base_self_share >= min_share ||
+		    d->funcs[n].new_self_share >= min_share) {
+			d->funcs[n].verdict = PROFILE_DIFF_SAME;
+			d->ntested++;
+		}
+		n++;
+	}
+	d->nfuncs = n;
+	d->p_threshold = d->ntested ? o->alpha / (double)d->ntested : o->alpha;
+	for (i = 0; i < n; i++) {
+		struct profile_diff_function *f = &d->funcs[i];
+
+		if (f->verdict == PROFILE_DIFF_UNTESTED)
+			continue;
+		f->p_value = function_p(f->base_self, d->base_samples, f->new_self, d->new_samples,
+					cpu_ratio, cpu_var);
+		f->verdict = judge(f->change, f->p_value, d->p_threshold, thr);
+		d->nregressed += f->verdict == PROFILE_DIFF_REGRESSED;
+	}
+	qsort(d->funcs, n ? n : 1, sizeof(*d->funcs), by_added_time);
+	free(rows);
+	return 0;
+}
+
+static bool options_valid(const struct profile_diff_options *o)
+{
+	return o->max_regress_pct > 0 && o->max_regress_pct <= 1e6 && o->min_share_pct >= 0 &&
+	       o->min_share_pct <= 100 && o->alpha > 0 && o->alpha <= 0.5;
+}
+
+int profile_diff__compare(const struct stacktree *t, const struct profile_diff_side *base,
+			  const struct profile_diff_side *new_side,
+			  const struct profile_diff_options *opts, struct profile_diff *out)
+{
+	static const struct profile_diff_options defaults = PROFILE_DIFF_OPTIONS_INIT;
+	bool base_measured, new_measured;
+	double cpu_var = 0.0, p;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->opts = opts ? *opts : defaults;
+	if (!options_valid(&out->opts) || base->nruns > PROFILE_DIFF_MAX_RUNS ||
+	    new_side->nruns > PROFILE_DIFF_MAX_RUNS)
+		return -EINVAL;
+	out->base_samples = t->root->base_total;
+	out->new_samples = t->root->total;
+	if (out->base_samples <= 0 || out->new_samples <= 0)
+		return -EINVAL;
+	out->base_cpu_ns = side_cpu_ns(base, out->base_samples, &base_measured);
+	out->new_cpu_ns = side_cpu_ns(new_side, out->new_samples, &new_measured);
+	out->cpu_measured = base_measured && new_measured;
+	out->cpu_change = out->new_cpu_ns / out->base_cpu_ns - 1.0;
+	out->base_runs = base->nruns > 1 ? base->nruns : 1;
+	out->new_runs = new_side->nruns > 1 ? new_side->nruns : 1;
+	if (welch(base, new_side, &p, &cpu_var)) {
+		out->cpu_p_value = p;
+		out->cpu_verdict = judge(out->cpu_change, p, out->opts.alpha,
+					 out->opts.max_regress_pct / 100.0);
+	} else {
+		/* One run a side: its noise is unknown; the threshold decides. */
+		out->cpu_p_value = NAN;
+		out->cpu_verdict =
+			judge(out->cpu_change, 0.0, 1.0, out->opts.max_regress_pct / 100.0);
+	}
+	err = judge_functions(t, out, cpu_var);
+	if (err) {
+		profile_diff__free(out);
+		return err;
+	}
+	out->regressed = out->cpu_verdict == PROFILE_DIFF_REGRESSED || out->nregressed > 0;
+	return 0;
+}
+
+void profile_diff__free(struct profile_diff *d)
+{
+	if (!d)
+		return;
+	free(d->funcs);
+	d->funcs = NULL;
+	d->nfuncs = 0;
+}

@@ -1,0 +1,123 @@
+/* profile_diff.h - compare two CPU profiles of the same work: did it get
+ * slower, and which functions did it?
+ *
+ * The inputs are a stacktree holding BASE on its base side and NEW on its
+ * main side (stacktree__add_profile), and what each side's runs cost in
+ * CPU time. Two things are judged, each against --max-regress:
+ *
+ *   the whole run   its CPU time, NEW against BASE. Measured (cgroup
+ *                   cpu.stat) when the captures say so, otherwise
+ *                   estimated from the samples (count x period).
+ *   each function   its self CPU time: its share of the side's samples
+ *                   times the side's CPU time. A function that became 30 %
+ *                   slower shows as +30 % whatever else changed.
+ *
+ * A change is a regression only when it is both larger than the threshold
+ * and significant: a sample count is a binomial draw from the run, so a
+ * function's share carries sampling error, and a small function's +40 %
+ * can be chance. Per function the test is one-sided on the log of the
+ * time ratio, with the delta-method error sqrt((1-p1)/c1 + (1-p2)/c2) of
+ * the two shares, at a family-wise level alpha over the functions tested
+ * (Bonferroni). Functions below min_share of both sides' samples are shown
+ * but not tested: they cannot move the run, and each test spends alpha.
+ *
+ * When both sides hold several runs (struct profile_diff_side.runs), the
+ * spread between runs is measured too: the whole run's test becomes
+ * Welch's t on the runs' CPU times. With one run a side, the run-to-run
+ * noise of the machine cannot be measured, so the threshold alone guards
+ * the whole run's time (the report says so).
+ */
+#ifndef TRAPD_PROFILE_DIFF_H
+#define TRAPD_PROFILE_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trapd/profile/stacktree.h"
+
+#define PROFILE_DIFF_DEFAULT_MAX_REGRESS 10.0 /* % */
+#define PROFILE_DIFF_DEFAULT_MIN_SHARE 1.0    /* % of a side's samples */
+#define PROFILE_DIFF_DEFAULT_ALPHA 0.01
+#define PROFILE_DIFF_MAX_RUNS 1000
+
+struct profile_diff_options {
+	double max_regress_pct; /* > 0: growth allowed before it is a regression */
+	double min_share_pct;	/* 0 .. 100: functions tested */
+	double alpha;		/* 0 .. 0.5: family-wise false alarm rate */
+};
+
+#define PROFILE_DIFF_OPTIONS_INIT                                                                  \
+	{                                                                                          \
+		.max_regress_pct = PROFILE_DIFF_DEFAULT_MAX_REGRESS,                               \
+		.min_share_pct = PROFILE_DIFF_DEFAULT_MIN_SHARE,                                   \
+		.alpha = PROFILE_DIFF_DEFAULT_ALPHA                                                \
+	}
+
+/* What one side's runs cost. */
+struct profile_diff_side {
+	double cpu_ns;		  /* CPU time of all its runs; <= 0: estimate from samples */
+	int64_t period_ns;	  /* sampling period, for the estimate; 0: unknown */
+	const double *run_cpu_ns; /* each run's CPU time, or NULL */
+	size_t nruns;		  /* entries in run_cpu_ns (0 or 1: one run) */
+};
+
+enum profile_diff_change {
+	PROFILE_DIFF_SAME,	/* within the threshold, or not significant */
+	PROFILE_DIFF_REGRESSED, /* grew past the threshold, significantly */
+	PROFILE_DIFF_IMPROVED,	/* shrank past the threshold, significantly */
+	PROFILE_DIFF_UNTESTED,	/* under min_share on both sides */
+};
+
+struct profile_diff_function {
+	const char *name; /* the tree's: valid while the tree lives */
+	enum stacktree_kind kind;
+	int64_t base_self, base_total, new_self, new_total; /* samples */
+	double base_self_share, new_self_share;		    /* of the side's samples, 0 .. 1 */
+	double base_total_share, new_total_share;
+	double base_cpu_ns, new_cpu_ns; /* self CPU time, estimated */
+	double change;			/* new_cpu_ns / base_cpu_ns - 1; INFINITY when new */
+	double p_value;			/* one-sided, of the change's direction; 1 untested */
+	enum profile_diff_change verdict;
+};
+
+struct profile_diff {
+	/* The whole run. */
+	int64_t base_samples, new_samples;
+	double base_cpu_ns, new_cpu_ns;
+	bool cpu_measured;  /* both sides' CPU time was measured, not estimated */
+	double cpu_change;  /* new / base - 1 */
+	double cpu_p_value; /* Welch's t with runs on both sides; else NAN (not testable) */
+	size_t base_runs, new_runs;
+	enum profile_diff_change cpu_verdict;
+
+	/* Every function, regressions first (largest added CPU time first),
+	 * then the rest by added CPU time, largest growth first. */
+	struct profile_diff_function *funcs;
+	size_t nfuncs;
+	size_t ntested;	    /* functions tested (over min_share) */
+	double p_threshold; /* alpha / ntested: a function's p must be below it */
+	size_t nregressed;  /* functions REGRESSED */
+	bool regressed;	    /* the whole run or any function regressed */
+	struct profile_diff_options opts;
+};
+
+/* profile_diff__compare - judge NEW (main side of @t) against BASE (base
+ * side) into @out (release with profile_diff__free). @opts NULL means
+ * PROFILE_DIFF_OPTIONS_INIT. Returns 0, -EINVAL for options out of range,
+ * a side without samples, or runs beyond PROFILE_DIFF_MAX_RUNS, or
+ * -ENOMEM. */
+int profile_diff__compare(const struct stacktree *t, const struct profile_diff_side *base,
+			  const struct profile_diff_side *new_side,
+			  const struct profile_diff_options *opts, struct profile_diff *out);
+
+void profile_diff__free(struct profile_diff *d);
+
+/* profile_diff__norm_sf - P(Z > z) for a standard normal Z. */
+double profile_diff__norm_sf(double z);
+
+/* profile_diff__t_sf - P(T > t) for Student's t with @df degrees of
+ * freedom (df > 0, not necessarily whole: Welch's). */
+double profile_diff__t_sf(double t, double df);
+
+#endif

@@ -1,0 +1,930 @@
+/* symbolizer.c - resolve user and kernel stack addresses into profile
+ * locations, from per-process snapshots of executable mappings, a cache of
+ * loaded ELF files and the kernel's symbol table.
+ *
+ * Objects:
+ *   struct sym_file  one mapped object, keyed by (device, inode, path) as
+ *                    /proc/PID/maps shows them, shared by every process
+ *                    that maps it; holds the loaded ELF symbols, if any.
+ *   struct sym_map   one executable mapping of one process.
+ *   struct pid_maps  the mappings of one process, sorted by start; every
+ *                    snapshot adds the mappings it did not have.
+ *
+ * ELF files are loaded during the snapshot, while the process lives, so
+ * that a file seen through the process's root (a container) or through
+ * map_files (a deleted file) can still be read; a process that exits
+ * later is symbolized from what was loaded.
+ */
+#include "trapd/symbolize/symbolizer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trapd/symbolize/debugfile.h"
+#include "trapd/symbolize/elfsym.h"
+#include "trapd/symbolize/ksyms.h"
+#include "trapd/util/log.h"
+#include "trapd/symbolize/mapped_file.h"
+#include "trapd/symbolize/perfmap.h"
+#include "trapd/symbolize/procmaps.h"
+#include "trapd/symbolize/symbudget.h"
+#include "trapd/symbolize/symcache.h"
+
+#define MAX_MAPS_PER_PID PROCMAPS_MAX_ENTRIES
+#define JIT_PATH "//anon" /* anonymous code's mapping, named as perf names it */
+#define VDSO_PATH "[vdso]"
+#define VDSO_MAX (1u << 20) /* bytes of a vDSO image; it is a few pages */
+
+struct sym_file {
+	uint64_t dev; /* major << 32 | minor, as in maps */
+	uint64_t ino;
+	char *path;
+	uint64_t hash;
+	struct symcache_entry *ent; /* a file's symbols; NULL: not opened */
+	struct elfsym *vdso;	    /* the vDSO's, which is no file */
+	int open_errno;		    /* why @ent is NULL */
+	bool retry;		    /* opening failed for want of access: try again */
+	bool over_budget;	    /* not loaded: the capture's time was spent */
+	bool is_file;		    /* a real file, not "[vdso]" and the like */
+	uint64_t frames, named;	    /* user frames in it, and those named */
+	struct sym_file *next;
+};
+
+struct sym_map {
+	uint64_t start, end, pgoff;
+	uint64_t max_end; /* highest end of this and all earlier maps */
+	uint32_t gen;	  /* snapshot that added it; newer wins on overlap */
+	struct sym_file *file;
+};
+
+struct pid_maps {
+	int pid;
+	uint32_t gen;
+	struct sym_map *maps;
+	size_t n, cap;
+	struct perfmap jit; /* its /tmp/perf-PID.map, when it has JIT code */
+	bool has_jit;	    /* it maps anonymous code */
+};
+
+struct symbolizer {
+	char *proc_root;
+	struct symcache *cache; /* where files' symbols come from */
+	bool own_cache;
+	struct pid_maps **pids; /* open addressing on pid */
+	size_t pids_cap, npids;
+	struct sym_file **files; /* chained buckets */
+	size_t files_cap, nfiles;
+	struct ksyms *ksyms;
+	bool ksyms_tried;
+	symbolizer_kernel_names_fn knames_fn; /* preferred over kallsyms */
+	void *knames_ctx;
+	char (*knames_buf)[SYMBOLIZER_KNAME_LEN]; /* PROFILE_MAX_DEPTH names */
+	struct symbolizer_stats stats;
+	struct symbolizer_file_stats *file_stats; /* from symbolizer__file_stats */
+	struct symbudget *budget;		  /* NULL: the fixed caps only */
+};
+
+/* --- the process table ------------------------------------------------ */
+
+static size_t pid_slot(int pid, size_t cap)
+{
+	return ((uint32_t)pid * 2654435761u) & (cap - 1);
+}
+
+static struct pid_maps *pid_find(const struct symbolizer *s, int pid)
+{
+	size_t i;
+
+	if (!s->pids_cap)
+		return NULL;
+	for (i = pid_slot(pid, s->pids_cap); s->pids[i]; i = (i + 1) & (s->pids_cap - 1))
+		if (s->pids[i]->pid == pid)
+			return s->pids[i];
+	return NULL;
+}
+
+static int pid_table_grow(struct symbolizer *s)
+{
+	size_t ncap = s->pids_cap ? s->pids_cap * 2 : 64, i, j;
+	struct pid_maps **nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < s->pids_cap; i++) {
+		if (!s->pids[i])
+			continue;
+		for (j = pid_slot(s->pids[i]->pid, ncap); nt[j]; j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = s->pids[i];
+	}
+	free(s->pids);
+	s->pids = nt;
+	s->pids_cap = ncap;
+	return 0;
+}
+
+static struct pid_maps *pid_get(struct symbolizer *s, int pid)
+{
+	struct pid_maps *pm = pid_find(s, pid);
+	size_t i;
+
+	if (pm)
+		return pm;
+	if ((s->npids + 1) * 10 > s->pids_cap * 7 && pid_table_grow(s))
+		return NULL;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return NULL;
+	pm->pid = pid;
+	for (i = pid_slot(pid, s->pids_cap); s->pids[i]; i = (i + 1) & (s->pids_cap - 1))
+		;
+	s->pids[i] = pm;
+	s->npids++;
+	return pm;
+}
+
+/* file_elf - the ELF image of @f (segments, build ID), NULL if none. */
+static const struct elfsym *file_elf(const struct sym_file *f)
+{
+	return f->ent ? f->ent->elf : f->vdso;
+}
+
+/* load_file - the symbols of @f, from the cache, for the mapping @e of
+ * @pid. */
+static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
+		      const struct procmaps_entry *e)
+{
+	struct debugfile_search where = {
+		.proc_root = s->proc_root,
+		.host_root = "",
+		.pid = pid,
+		.budget = s->budget,
+	};
+	struct symcache_stats before, after;
+	int fd;
+
+	if (symbudget__expired(s->budget)) {
+		f->retry = false;
+		f->over_budget = true;
+		return;
+	}
+	if (!s->cache) {
+		s->cache = symcache__new(0);
+		s->own_cache = s->cache != NULL;
+		if (!s->cache)
+			return;
+	}
+	fd = mapped_file_open(s->proc_root, pid, e);
+	if (fd < 0) {
+		/* Another process may let us reach the same file. */
+		f->retry = true;
+		f->open_errno = -fd;
+		log_debug("symbolizer: pid %d: cannot open %s: %s", pid, f->path, strerror(-fd));
+		return;
+	}
+	f->retry = false;
+	symcache__get_stats(s->cache, &before);
+	f->ent = symcache__get(s->cache, fd, &where, e->path);
+	symcache__get_stats(s->cache, &after);
+	if (after.loads > before.loads)
+		s->stats.files_loaded++;
+	else if (f->ent)
+		s->stats.files_cached++;
+	if (!f->ent)
+		f->open_errno = errno;
+	else if (!f->ent->elf)
+		log_debug("symbolizer: %s: no symbols: %s", f->path, strerror(f->ent->load_errno));
+	close(fd);
+}
+
+/* load_vdso - the symbols of the vDSO, from our own: the kernel maps the
+ * same image into every native process. Its section headers end it, so
+ * the header says how long it is. NULL (and a debug line) if unusable. */
+static struct elfsym *load_vdso(void)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct elfsym *e = NULL;
+	uint64_t len;
+	void *copy;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) {
+		log_debug("symbolizer: no 64-bit vDSO of our own to read");
+		return NULL;
+	}
+	len = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (len < sizeof(*eh) || len > VDSO_MAX)
+		return NULL;
+	copy = malloc(len); /* libelf may convert the image in place */
+	if (copy) {
+		memcpy(copy, eh, len);
+		e = elfsym__open_mem(copy, len);
+		free(copy);
+	}
+	if (!e)
+		log_debug("symbolizer: vDSO: no symbols: %s", strerror(errno));
+	return e;
+}
+
+/* --- the file cache --------------------------------------------------- */
+
+static uint64_t file_hash(uint64_t dev, uint64_t ino, const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ dev ^ (ino * 0x9e3779b97f4a7c15ull);
+
+	for (; *path; path++) {
+		h ^= (unsigned char)*path;
+		h *= 0x100000001b3ull;
+	}
+	return h ^ (h >> 29);
+}
+
+static int file_table_grow(struct symbolizer *s)
+{
+	size_t ncap = s->files_cap ? s->files_cap * 2 : 256, i;
+	struct sym_file **nt = calloc(ncap, sizeof(*nt)), *f, *next;
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < s->files_cap; i++) {
+		for (f = s->files[i]; f; f = next) {
+			next = f->next;
+			f->next = nt[f->hash & (ncap - 1)];
+			nt[f->hash & (ncap - 1)] = f;
+		}
+	}
+	free(s->files);
+	s->files = nt;
+	s->files_cap = ncap;
+	return 0;
+}
+
+/* file_get - the cache entry for the object behind mapping @e, loading
+ * its ELF symbols when it is new (or failed before for want of access).
+ * NULL only when out of memory. */
+static struct sym_file *file_get(struct symbolizer *s, int pid, const struct procmaps_entry *e)
+{
+	uint64_t dev = (uint64_t)e->dev_major << 32 | e->dev_minor;
+	uint64_t h = file_hash(dev, e->inode, e->path);
+	struct sym_file *f;
+
+	if (s->files_cap) {
+		for (f = s->files[h & (s->files_cap - 1)]; f; f = f->next) {
+			if (f->hash != h || f->dev != dev || f->ino != e->inode ||
+			    strcmp(f->path, e->path) != 0)
+				continue;
+			if (f->retry)
+				load_file(s, f, pid, e);
+			return f;
+		}
+	}
+	if (s->nfiles >= s->files_cap && file_table_grow(s))
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->path = strdup(e->path);
+	if (!f->path) {
+		free(f);
+		return NULL;
+	}
+	f->dev = dev;
+	f->ino = e->inode;
+	f->hash = h;
+	f->is_file = e->kind == PROCMAPS_FILE;
+	f->next = s->files[h & (s->files_cap - 1)];
+	s->files[h & (s->files_cap - 1)] = f;
+	s->nfiles++;
+	if (f->is_file)
+		load_file(s, f, pid, e);
+	else if (!strcmp(f->path, VDSO_PATH))
+		f->vdso = load_vdso();
+	return f;
+}
+
+/* --- snapshots -------------------------------------------------------- */
+
+static int map_cmp(const void *pa, const void *pb)
+{
+	const struct sym_map *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->gen < b->gen ? -1 : a->gen > b->gen;
+}
+
+/* has_map - whether @pm (sorted) already holds exactly this mapping. */
+static bool has_map(const struct pid_maps *pm, size_t nsorted, const struct procmaps_entry *e,
+		    const struct sym_file *f)
+{
+	size_t lo = 0, hi = nsorted, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pm->maps[mid].start < e->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nsorted && pm->maps[lo].start == e->start; lo++)
+		if (pm->maps[lo].end == e->end && pm->maps[lo].pgoff == e->offset &&
+		    pm->maps[lo].file == f)
+			return true;
+	return false;
+}
+
+static int add_map(struct pid_maps *pm, const struct procmaps_entry *e, struct sym_file *f)
+{
+	struct sym_map *m;
+
+	if (pm->n == pm->cap) {
+		size_t ncap = pm->cap ? pm->cap * 2 : 32;
+
+		m = realloc(pm->maps, ncap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		pm->maps = m;
+		pm->cap = ncap;
+	}
+	m = &pm->maps[pm->n++];
+	m->start = e->start;
+	m->end = e->end;
+	m->pgoff = e->offset;
+	m->gen = pm->gen;
+	m->file = f;
+	return 0;
+}
+
+static void sort_maps(struct pid_maps *pm)
+{
+	uint64_t max_end = 0;
+	size_t i;
+
+	if (pm->n) /* a process without executable mappings has no array */
+		qsort(pm->maps, pm->n, sizeof(*pm->maps), map_cmp);
+	for (i = 0; i < pm->n; i++) {
+		if (pm->maps[i].end > max_end)
+			max_end = pm->maps[i].end;
+		pm->maps[i].max_end = max_end;
+	}
+}
+
+/* read_jit - (again) the perf map of a process with anonymous code: a
+ * runtime appends to it as it compiles, so the newer read replaces the
+ * older, unless the file is gone (the process exited meanwhile). */
+static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
+{
+	uint64_t left = symbudget__left(s->budget, SYMBUDGET_PERFMAP_BYTES);
+	struct perfmap m;
+	int err;
+
+	if (!left) {
+		symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES);
+		return; /* the old read, if any, stays */
+	}
+	if (symbudget__expired(s->budget))
+		return;
+	err = perfmap__read_max(s->proc_root, pm->pid, left > SIZE_MAX ? SIZE_MAX : (size_t)left,
+				&m);
+	if (err) {
+		if (err != -ENOENT)
+			log_debug("symbolizer: pid %d: perf map: %s", pm->pid,
+				  m.error[0] ? m.error : strerror(-err));
+		return;
+	}
+	if (m.nbad || m.truncated)
+		log_warn("symbolizer: pid %d: perf map: %zu lines skipped%s", pm->pid, m.nbad,
+			 m.truncated ? ", cut at the size limit" : "");
+	symbudget__charge(s->budget, SYMBUDGET_PERFMAP_BYTES, m.text_bytes);
+	if (m.truncated && m.text_bytes == left)
+		symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES); /* cut by the budget */
+	perfmap__free(&pm->jit);
+	pm->jit = m;
+}
+
+static int snapshot(struct symbolizer *s, int pid);
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int symbolizer__snapshot(struct symbolizer *s, int pid)
+{
+	uint64_t t0 = mono_ns();
+	int err = snapshot(s, pid);
+
+	s->stats.snapshot_ns += mono_ns() - t0;
+	return err;
+}
+
+static int snapshot(struct symbolizer *s, int pid)
+{
+	struct procmaps pmaps = { 0 };
+	struct pid_maps *pm;
+	struct sym_file *f;
+	size_t i, nsorted;
+	bool jit = false;
+	int err;
+
+	err = procmaps__read(s->proc_root, pid, PROCMAPS_EXEC_ONLY, &pmaps);
+	if (err)
+		return err;
+	if (pmaps.nbad || pmaps.truncated)
+		log_debug("symbolizer: pid %d: %zu bad maps lines%s", pid, pmaps.nbad,
+			  pmaps.truncated ? ", truncated" : "");
+	pm = pid_get(s, pid);
+	if (!pm) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	pm->gen++;
+	nsorted = pm->n;
+	for (i = 0; i < pmaps.n; i++) {
+		struct procmaps_entry e = pmaps.entries[i];
+
+		/* Anonymous code is JIT code: its names are in a perf map. */
+		if (e.kind == PROCMAPS_ANON) {
+			e.path = JIT_PATH;
+			jit = true;
+		}
+		f = file_get(s, pid, &e);
+		if (!f) {
+			err = -ENOMEM;
+			break;
+		}
+		if (has_map(pm, nsorted, &e, f))
+			continue;
+		if (pm->n >= MAX_MAPS_PER_PID) {
+			log_debug("symbolizer: pid %d: more than %u mappings", pid,
+				  MAX_MAPS_PER_PID);
+			break;
+		}
+		err = add_map(pm, &e, f);
+		if (err)
+			break;
+	}
+	sort_maps(pm);
+	if (jit) {
+		pm->has_jit = true;
+		read_jit(s, pm);
+	}
+cleanup:
+	procmaps__free(&pmaps);
+	return err;
+}
+
+void symbolizer__refresh_jit(struct symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->pids_cap; i++)
+		if (s->pids[i] && s->pids[i]->has_jit)
+			read_jit(s, s->pids[i]);
+}
+
+/* find_map - the newest mapping of @pm holding @addr, NULL if none. */
+static const struct sym_map *find_map(const struct pid_maps *pm, uint64_t addr)
+{
+	const struct sym_map *best = NULL, *m;
+	size_t lo = 0, hi = pm->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pm->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Walk back only while some earlier mapping still reaches addr. */
+	for (; lo > 0 && pm->maps[lo - 1].max_end > addr; lo--) {
+		m = &pm->maps[lo - 1];
+		if (addr < m->end && (!best || m->gen > best->gen))
+			best = m;
+	}
+	return best;
+}
+
+/* --- building locations ----------------------------------------------- */
+
+static int64_t user_mapping_id(struct profile *p, const struct sym_map *m)
+{
+	struct profile_mapping pm = {
+		.start = m->start,
+		.limit = m->end,
+		.file_offset = m->pgoff,
+	};
+	const struct elfsym *elf = file_elf(m->file);
+	int64_t fname, bid = 0;
+
+	fname = profile__string(p, m->file->path);
+	if (fname < 0)
+		return fname;
+	if (elf) {
+		bid = profile__string(p, elfsym__build_id(elf));
+		if (bid < 0)
+			return bid;
+		pm.has_functions = elfsym__count(elf) > 0 || (m->file->ent && m->file->ent->debug);
+	}
+	pm.filename = (uint32_t)fname;
+	pm.build_id = (uint32_t)bid;
+	return profile__add_mapping(p, &pm);
+}
+
+/* function_id - the profile function named @name from @file (0 if @name
+ * is NULL), or a negative errno. */
+static int64_t function_id(struct profile *p, const char *name, uint32_t file)
+{
+	int64_t n;
+
+	if (!name)
+		return 0;
+	n = profile__string(p, name);
+	if (n < 0)
+		return n;
+	return profile__add_function(p, (uint32_t)n, (uint32_t)n, file);
+}
+
+/* elf_name - the function at @addr in the ELF file behind @m (from its
+ * debug file when it has one), NULL if none; *@sym_vaddr, if not NULL,
+ * gets the function's start as a virtual address of that file. */
+static const char *elf_name(const struct sym_map *m, uint64_t addr, uint64_t *sym_vaddr)
+{
+	const struct elfsym *elf = file_elf(m->file);
+	uint64_t vaddr;
+
+	if (!elf || elfsym__offset_to_vaddr(elf, addr - m->start + m->pgoff, &vaddr))
+		return NULL;
+	if (m->file->ent)
+		return symcache__lookup(m->file->ent, vaddr, sym_vaddr);
+	return elfsym__lookup(elf, vaddr, sym_vaddr);
+}
+
+/* user_name - the function at @addr in @m (@addr is already the address
+ * to look up: the pc, or a return address minus one). */
+static const char *user_name(const struct pid_maps *pm, const struct sym_map *m, uint64_t addr)
+{
+	if (!strcmp(m->file->path, JIT_PATH))
+		return pm->jit.n ? perfmap__lookup(&pm->jit, addr) : NULL;
+	return elf_name(m, addr, NULL);
+}
+
+const char *symbolizer__name(struct symbolizer *s, int pid, uint64_t addr)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	const struct sym_map *m = pm ? find_map(pm, addr) : NULL;
+
+	return m ? user_name(pm, m, addr) : NULL;
+}
+
+int symbolizer__function_start(struct symbolizer *s, int pid, uint64_t addr, uint64_t *start)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	const struct sym_map *m = pm ? find_map(pm, addr) : NULL;
+	uint64_t sym_vaddr, off;
+
+	if (!m || !elf_name(m, addr, &sym_vaddr) ||
+	    elfsym__vaddr_to_offset(file_elf(m->file), sym_vaddr, &off) || off < m->pgoff)
+		return -ENOENT;
+	*start = m->start + (off - m->pgoff);
+	return 0;
+}
+
+/* lookup_addr - a return address points after its call; the call belongs
+ * to the byte before it. */
+static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)
+{
+	return i && ips[i] ? ips[i] - 1 : ips[i];
+}
+
+int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
+			   const uint64_t *ips, uint32_t n, uint32_t *locs)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	const struct sym_map *m;
+	int64_t map_id, fname, fn, id;
+	const char *name;
+	uint64_t a;
+	uint32_t i;
+
+	if (!pm && n)
+		s->stats.pids_without_maps++;
+	for (i = 0; i < n; i++) {
+		s->stats.user_frames++;
+		a = lookup_addr(ips, i);
+		m = pm ? find_map(pm, a) : NULL;
+		if (!m) {
+			id = profile__add_location(p, 0, ips[i], 0);
+			goto store;
+		}
+		map_id = user_mapping_id(p, m);
+		if (map_id < 0)
+			return (int)map_id;
+		fn = 0;
+		name = user_name(pm, m, a);
+		m->file->frames++;
+		if (name) {
+			m->file->named++;
+			fname = profile__string(p, m->file->path);
+			if (fname < 0)
+				return (int)fname;
+			fn = function_id(p, name, (uint32_t)fname);
+			if (fn < 0)
+				return (int)fn;
+			s->stats.user_named++;
+		}
+		id = profile__add_location(p, (uint32_t)map_id, ips[i], (uint32_t)fn);
+store:
+		if (id < 0)
+			return (int)id;
+		locs[i] = (uint32_t)id;
+	}
+	return 0;
+}
+
+/* load_ksyms - once per symbolizer; say why when kernel names are
+ * unavailable. */
+static void load_ksyms(struct symbolizer *s)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (s->ksyms_tried)
+		return;
+	s->ksyms_tried = true;
+	n = snprintf(path, sizeof(path), "%s/kallsyms", s->proc_root);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return;
+	s->ksyms = ksyms__load(path);
+	if (s->ksyms)
+		return;
+	if (errno == EPERM)
+		log_warn("%s shows no addresses (kernel.kptr_restrict, or no CAP_SYSLOG): "
+			 "kernel frames stay unnamed", path);
+	else
+		log_warn("cannot read kernel symbols from %s: %s", path, strerror(errno));
+}
+
+static int64_t kernel_mapping_id(struct symbolizer *s, struct profile *p)
+{
+	struct profile_mapping m = { .limit = UINT64_MAX };
+	int64_t fname = profile__string(p, PROFILE_KERNEL_MAPPING);
+
+	if (fname < 0)
+		return fname;
+	m.filename = (uint32_t)fname;
+	if (s->ksyms) {
+		/* Offsets of unnamed frames then read from the kernel's text. */
+		m.start = ksyms__first(s->ksyms);
+		m.has_functions = true;
+	} else if (s->knames_fn) {
+		m.has_functions = true;
+	}
+	return profile__add_mapping(p, &m);
+}
+
+void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn,
+				  void *ctx)
+{
+	s->knames_fn = fn;
+	s->knames_ctx = ctx;
+}
+
+/* kernel_names - name the frames of one kernel stack into @names through
+ * the preferred source, else kallsyms; a NULL entry is unnamed. */
+static void kernel_names(struct symbolizer *s, const uint64_t *ips, uint32_t n,
+			 const char **names)
+{
+	char (*buf)[SYMBOLIZER_KNAME_LEN];
+	uint64_t addrs[PROFILE_MAX_DEPTH];
+	uint32_t i;
+	int err;
+
+	if (s->knames_fn && !s->knames_buf)
+		s->knames_buf = calloc(PROFILE_MAX_DEPTH, SYMBOLIZER_KNAME_LEN);
+	buf = s->knames_buf;
+	if (s->knames_fn && buf) {
+		for (i = 0; i < n; i++)
+			addrs[i] = lookup_addr(ips, i);
+		err = s->knames_fn(s->knames_ctx, addrs, n, buf);
+		if (!err) {
+			for (i = 0; i < n; i++)
+				names[i] = buf[i][0] ? buf[i] : NULL;
+			return;
+		}
+		log_debug("kernel names from BPF failed (%s); reading kallsyms", strerror(-err));
+		s->knames_fn = NULL;
+	}
+	load_ksyms(s);
+	for (i = 0; i < n; i++)
+		names[i] = s->ksyms ? ksyms__lookup(s->ksyms, lookup_addr(ips, i), NULL) : NULL;
+}
+
+int symbolizer__kernel_stack(struct symbolizer *s, struct profile *p, const uint64_t *ips,
+			     uint32_t n, uint32_t *locs)
+{
+	const char *names[PROFILE_MAX_DEPTH];
+	int64_t map_id, fname, fn, id;
+	uint32_t i;
+
+	if (!n)
+		return 0;
+	if (n > PROFILE_MAX_DEPTH)
+		return -E2BIG;
+	kernel_names(s, ips, n, names);
+	map_id = kernel_mapping_id(s, p);
+	if (map_id < 0)
+		return (int)map_id;
+	fname = p->mappings[map_id - 1].filename;
+	for (i = 0; i < n; i++) {
+		s->stats.kernel_frames++;
+		fn = function_id(p, names[i], (uint32_t)fname);
+		if (fn < 0)
+			return (int)fn;
+		if (fn)
+			s->stats.kernel_named++;
+		id = profile__add_location(p, (uint32_t)map_id, ips[i], (uint32_t)fn);
+		if (id < 0)
+			return (int)id;
+		locs[i] = (uint32_t)id;
+	}
+	return 0;
+}
+
+/* --- lifetime --------------------------------------------------------- */
+
+struct symbolizer *symbolizer__new(const char *proc_root)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->proc_root = strdup(proc_root ? proc_root : "/proc");
+	if (!s->proc_root) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	struct sym_file *f, *next;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->pids_cap; i++) {
+		if (!s->pids[i])
+			continue;
+		free(s->pids[i]->maps);
+		perfmap__free(&s->pids[i]->jit);
+		free(s->pids[i]);
+	}
+	free(s->pids);
+	for (i = 0; i < s->files_cap; i++) {
+		for (f = s->files[i]; f; f = next) {
+			next = f->next;
+			if (!s->own_cache) /* a private cache goes as a whole below */
+				symcache__put(s->cache, f->ent);
+			elfsym__free(f->vdso);
+			free(f->path);
+			free(f);
+		}
+	}
+	free(s->files);
+	if (s->own_cache)
+		symcache__free(s->cache);
+	else if (s->cache)
+		symcache__trim(s->cache); /* once, after every entry is back */
+	free(s->file_stats);
+	ksyms__free(s->ksyms);
+	free(s->knames_buf);
+	free(s->proc_root);
+	free(s);
+}
+
+void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out)
+{
+	*out = s->stats;
+}
+
+void symbolizer__use_budget(struct symbolizer *s, struct symbudget *budget)
+{
+	s->budget = budget;
+}
+
+int symbolizer__use_cache(struct symbolizer *s, struct symcache *cache)
+{
+	if (s->nfiles)
+		return -EBUSY;
+	if (s->own_cache)
+		symcache__free(s->cache);
+	s->cache = cache;
+	s->own_cache = false;
+	return 0;
+}
+
+/* source_name - file_source for a file that is not an error. */
+static const char *source_name(const struct sym_file *f, bool any_jit)
+{
+	const struct elfsym *elf = file_elf(f);
+
+	if (!strcmp(f->path, JIT_PATH))
+		return any_jit ? "perf map" : "no perf map";
+	if (!elf)
+		return "not a file";
+	if (f->ent && f->ent->debug)
+		return "debug file";
+	switch (elfsym__source(elf)) {
+	case ELFSYM_SOURCE_SYMTAB:
+		return "symtab";
+	case ELFSYM_SOURCE_DYNSYM:
+		return "dynsym only";
+	default:
+		return "no symbols";
+	}
+}
+
+/* file_source - where the names of @f came from, or why it has none,
+ * into @out. */
+static void file_source(const struct sym_file *f, bool any_jit, char *out, size_t len)
+{
+	int e = f->ent ? f->ent->load_errno : f->open_errno;
+
+	if (f->over_budget || (f->ent && f->ent->partial && !f->named)) {
+		snprintf(out, len, "over budget");
+		return;
+	}
+	if (file_elf(f) || strcmp(f->path, JIT_PATH) == 0 || !f->is_file)
+		snprintf(out, len, "%s", source_name(f, any_jit));
+	else
+		snprintf(out, len, "%s: %s", f->ent ? "not read" : "not opened",
+			 strerror(e ? e : EIO));
+}
+
+static int file_stats_cmp(const void *pa, const void *pb)
+{
+	const struct symbolizer_file_stats *a = pa, *b = pb;
+
+	if (a->frames != b->frames)
+		return a->frames < b->frames ? 1 : -1;
+	return strcmp(a->path, b->path);
+}
+
+/* any_jit_map - whether some process had a perf map to read. */
+static bool any_jit_map(const struct symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->pids_cap; i++)
+		if (s->pids[i] && s->pids[i]->jit.n)
+			return true;
+	return false;
+}
+
+const struct symbolizer_file_stats *symbolizer__file_stats(struct symbolizer *s, size_t *n)
+{
+	bool jit = any_jit_map(s);
+	struct symbolizer_file_stats *out;
+	const struct elfsym *elf;
+	struct sym_file *f;
+	size_t i, k = 0;
+
+	*n = 0;
+	free(s->file_stats);
+	s->file_stats = out = calloc(s->nfiles ? s->nfiles : 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	for (i = 0; i < s->files_cap; i++) {
+		for (f = s->files[i]; f; f = f->next) {
+			if (!f->frames)
+				continue;
+			elf = file_elf(f);
+			out[k].path = f->path;
+			out[k].build_id = elf ? elfsym__build_id(elf) : "";
+			out[k].frames = f->frames;
+			out[k].named = f->named;
+			file_source(f, jit, out[k].source, sizeof(out[k].source));
+			out[k].debug_file = f->ent && f->ent->debug_from ? f->ent->debug_from : "";
+			k++;
+		}
+	}
+	qsort(out, k, sizeof(*out), file_stats_cmp);
+	*n = k;
+	return out;
+}

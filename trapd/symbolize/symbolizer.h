@@ -1,0 +1,131 @@
+/* symbolizer.h - turn raw stack addresses into profile locations.
+ *
+ * User frames are resolved through snapshots of /proc/PID/maps and the ELF
+ * files they name (libelf: .symtab, then .dynsym; PT_LOAD offsets; PIE and
+ * shared libraries; GNU build IDs); kernel frames through /proc/kallsyms.
+ * Snapshots are taken while a process lives, so a process that exits
+ * before the capture is symbolized still gets names. ELF symbol tables are
+ * loaded once per file and shared by every process that maps it.
+ * Unresolved frames become locations that keep their address, mapping and
+ * build ID, so a backend can symbolize them later.
+ *
+ * Everything read from a target (maps, ELF files) is untrusted input: a
+ * malformed file yields unresolved frames and a debug message, never a
+ * crash.
+ */
+#ifndef TRAPD_SYMBOLIZER_H
+#define TRAPD_SYMBOLIZER_H
+
+#include <stdint.h>
+
+#include "trapd/profile/profile.h"
+
+struct symbolizer;
+
+struct symbolizer_stats {
+	uint64_t user_frames;
+	uint64_t user_named;
+	uint64_t kernel_frames;
+	uint64_t kernel_named;
+	uint64_t pids_without_maps; /* samples of pids never snapshotted */
+	uint64_t files_loaded;	    /* ELF files read and parsed for this symbolizer */
+	uint64_t files_cached;	    /* ... found loaded already (the cache's) */
+	uint64_t snapshot_ns;	    /* time in symbolizer__snapshot (files load there) */
+};
+
+/* symbolizer__new - @proc_root is where proc is mounted ("/proc" unless a
+ * test points it at a fixture tree; NULL means "/proc"). Kernel symbols
+ * are read from <proc_root>/kallsyms when first needed. NULL and errno on
+ * failure. */
+struct symbolizer *symbolizer__new(const char *proc_root);
+void symbolizer__free(struct symbolizer *s);
+
+/* symbolizer__snapshot - read /proc/PID/maps of @pid now and remember its
+ * executable mappings (a new snapshot adds to the old one: exec'd or
+ * dlopen'd images are kept). Returns 0, -ESRCH if the process is gone, or
+ * another negative errno. */
+int symbolizer__snapshot(struct symbolizer *s, int pid);
+
+/* symbolizer__user_stack - resolve @n user addresses of @pid (leaf first:
+ * ips[0] is where the sample hit, the others are return addresses) into
+ * location ids of @p, written to @locs[0..n). Returns 0 or a negative
+ * errno (only for allocation failures: unresolved frames are not errors). */
+int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
+			   const uint64_t *ips, uint32_t n, uint32_t *locs);
+
+/* symbolizer__name - the name of the function holding @addr in @pid (for
+ * a return address, pass it minus one), NULL if unknown; valid until the
+ * next symbolizer call. */
+const char *symbolizer__name(struct symbolizer *s, int pid, uint64_t addr);
+
+/* symbolizer__function_start - the address where the function holding
+ * @addr starts in @pid (as the process sees it), from the symbols of the
+ * file mapped there. 0, or -ENOENT when no known function holds @addr. */
+int symbolizer__function_start(struct symbolizer *s, int pid, uint64_t addr, uint64_t *start);
+
+/* symbolizer__kernel_stack - the same for kernel addresses (ips[0] the
+ * interrupted pc, the others return addresses). All kernel frames share
+ * one mapping named PROFILE_KERNEL_MAPPING. */
+int symbolizer__kernel_stack(struct symbolizer *s, struct profile *p, const uint64_t *ips,
+			     uint32_t n, uint32_t *locs);
+
+/* A source of kernel function names other than kallsyms: name @n
+ * addresses (already adjusted for return addresses) into @names, each a
+ * buffer of SYMBOLIZER_KNAME_LEN; "" for an address no symbol contains.
+ * Returns 0 or a negative errno. */
+#define SYMBOLIZER_KNAME_LEN 128
+typedef int (*symbolizer_kernel_names_fn)(void *ctx, const uint64_t *addrs, uint32_t n,
+					  char (*names)[SYMBOLIZER_KNAME_LEN]);
+
+/* symbolizer__use_kernel_names - name kernel frames with @fn instead of
+ * reading /proc/kallsyms (which costs the kernel ~40 ms to print). If @fn
+ * fails, the symbolizer falls back to kallsyms for good. NULL restores
+ * kallsyms. */
+void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn,
+				  void *ctx);
+
+/* symbolizer__refresh_jit - read again the perf maps (/tmp/perf-PID.map)
+ * of the processes with JIT code that are still there: a runtime
+ * appends to its map as it compiles, and buffers what it writes, so the
+ * later the read, the more it names. Call it before symbolizing. */
+void symbolizer__refresh_jit(struct symbolizer *s);
+
+/* symbolizer__get_stats - counters since symbolizer__new. */
+void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
+struct symcache;
+struct symbudget;
+
+/* symbolizer__use_budget - charge what loading files and perf maps costs
+ * to @budget (kept by the caller, who outlives the symbolizer's use of
+ * it) and skip what it refuses: those frames keep their addresses and
+ * their files say "over budget". NULL: only the fixed caps. */
+void symbolizer__use_budget(struct symbolizer *s, struct symbudget *budget);
+
+/* symbolizer__use_cache - take files' symbols from @cache (kept by the
+ * caller, who frees it after the symbolizer) instead of a private cache
+ * that lives as long as @s. Call it before the first snapshot: -EBUSY
+ * after. */
+int symbolizer__use_cache(struct symbolizer *s, struct symcache *cache);
+
+/* How well the user frames of one mapped object were named. */
+struct symbolizer_file_stats {
+	const char *path;     /* as the target maps it; "//anon" for JIT code */
+	const char *build_id; /* hex, "" if none */
+	uint64_t frames;      /* user frames that fell in it */
+	uint64_t named;	      /* ... and got a function name */
+	/* Where names came from, or why there are none: "symtab", "debug
+	 * file", "dynsym only" (stripped, no debug file found), "no
+	 * symbols", "perf map", "no perf map", "not a file", "not opened:
+	 * ERROR", "not read: ERROR" or "over budget" (the capture's
+	 * symbolization budget refused its tables). */
+	char source[80];
+	const char *debug_file; /* "root:PATH" or "host:PATH", "" if none */
+};
+
+/* symbolizer__file_stats - every object with user frames so far, the
+ * most frames first, in *@n entries that stay valid until the next call
+ * or symbolizer__free. NULL (and *@n 0) when out of memory. */
+const struct symbolizer_file_stats *symbolizer__file_stats(struct symbolizer *s, size_t *n);
+
+#endif
