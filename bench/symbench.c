@@ -36,11 +36,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "trapd/symbolize/knames.h"
-#include "trapd/util/log.h"
 #include "trapd/profile/profile.h"
+#include "trapd/symbolize/knames.h"
 #include "trapd/symbolize/symbolizer.h"
 #include "trapd/symbolize/symcache.h"
+#include "trapd/util/log.h"
 
 /* What the command line asks for. */
 struct bench_opts {

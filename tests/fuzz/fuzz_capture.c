@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "tests/profile_diff.h"
-#include "trapd/profile/profile_file.h"
 #include "trapd/profile/profile.h"
+#include "trapd/profile/profile_file.h"
 
 #define FUZZ_MAX_BYTES (16u << 20)
 

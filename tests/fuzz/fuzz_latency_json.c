@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapd/latency/latency_report.h"
 #include "trapd/util/json.h"
 #include "trapd/util/json_read.h"
-#include "trapd/latency/latency_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

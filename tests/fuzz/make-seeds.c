@@ -13,10 +13,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "trapd/profile/profile_file.h"
 #include "trapd/profile/pb.h"
 #include "trapd/profile/pprof.h"
 #include "trapd/profile/profile.h"
+#include "trapd/profile/profile_file.h"
 
 #define PPROF_DIR "tests/fuzz/corpus/pprof/"
 #define CAPTURE_DIR "tests/fuzz/corpus/capture/"

@@ -1,8 +1,8 @@
 /* test_cmd_report.c - `trapd report` end to end in a child process: exit
  * statuses, messages, the table and every output, against a capture file
  * written by profile_file__write. */
-#include "profile_fixture.h"
 #include "golden.h"
+#include "profile_fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "trapd/profile/profile_file.h"
 #include "trapd/cli/commands.h"
+#include "trapd/profile/profile_file.h"
 
 static char dir[] = "/tmp/test_cmd_report.XXXXXX";
 static char capture[64];

@@ -1,8 +1,8 @@
 /* test_diff_report.c - the terminal and Markdown views of a profile_diff:
  * golden output for a small fixed diff, the headline for each verdict,
  * Markdown escaping of names, and --top. */
-#include "profile_fixture.h"
 #include "golden.h"
+#include "profile_fixture.h"
 
 #include <errno.h>
 #include <stdio.h>

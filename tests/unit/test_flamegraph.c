@@ -2,8 +2,8 @@
  * frame geometry and shares, escaping, omitted small frames, colours; the
  * differential graph's shades, tooltips and legend; report mode output
  * kept byte for byte (golden standard.svg). */
-#include "profile_fixture.h"
 #include "golden.h"
+#include "profile_fixture.h"
 
 #include <errno.h>
 #include <math.h>

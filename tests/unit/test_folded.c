@@ -1,7 +1,7 @@
 /* test_folded.c - folded stack lines: exact output, escaping, order,
  * counts that add up. */
-#include "profile_fixture.h"
 #include "golden.h"
+#include "profile_fixture.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapd/symbolize/knames.h"
 #include "trapd/profile/profile.h"
+#include "trapd/symbolize/knames.h"
 #include "trapd/symbolize/symbolizer.h"
 
 static void test_parse_forms(void **state)

@@ -25,9 +25,9 @@
 #include <zstd.h>
 
 #include "tests/profile_diff.h"
-#include "trapd/profile/profile_file.h"
 #include "trapd/profile/pprof.h"
 #include "trapd/profile/profile.h"
+#include "trapd/profile/profile_file.h"
 
 /* --- fixtures --- */
 

@@ -1,6 +1,6 @@
 /* test_report.c - per-function self/total aggregation and the top table. */
-#include "profile_fixture.h"
 #include "golden.h"
+#include "profile_fixture.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -22,8 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "trapd/profile/profile_file.h"
 #include "trapd/capture/session.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/util/clock.h"
 
 #define MS 1000000ll
 
@@ -46,8 +47,8 @@ static pid_t spawn(int64_t ms)
 	if (pid)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	end = session__now_ns() + ms * MS;
-	while (!ms || session__now_ns() < end)
+	end = clock_mono_ns() + ms * MS;
+	while (!ms || clock_mono_ns() < end)
 		spins++;
 	_exit(0);
 }
@@ -114,7 +115,7 @@ static struct session *open_pid(pid_t pid, uint64_t freq, int64_t ms, struct sam
 
 	if (!s)
 		fail_msg("session__open: %s (%s)", err, strerror(errno));
-	assert_int_equal(session__start(s, session__now_ns()), 0);
+	assert_int_equal(session__start(s, clock_mono_ns()), 0);
 	return s;
 }
 
@@ -123,7 +124,7 @@ static struct session *open_pid(pid_t pid, uint64_t freq, int64_t ms, struct sam
 static bool run_until(struct session *s, int64_t until)
 {
 	for (;;) {
-		int64_t now = session__now_ns();
+		int64_t now = clock_mono_ns();
 		struct pollfd pfd = { .fd = session__fd(s), .events = POLLIN };
 		int timeout;
 
@@ -220,7 +221,7 @@ static void test_widening_samples_every_task_from_then_on(void **state)
 	if (!need_bpf())
 		skip();
 	s = open_pid(f->a, 999, 600, NULL);
-	assert_false(run_until(s, session__now_ns() + 300 * MS));
+	assert_false(run_until(s, clock_mono_ns() + 300 * MS));
 	assert_int_equal(session__widen_to_system(s, "rule host-cpu: scope system"), 0);
 	assert_int_equal(session__widen_to_system(s, "a second reason is not kept"), 0);
 	assert_true(run_until(s, 0));
@@ -252,7 +253,7 @@ static void test_extending_lengthens_the_window(void **state)
 		skip();
 	s = open_pid(f->a, 99, 200, NULL);
 	deadline = session__deadline(s);
-	assert_true(deadline > session__now_ns());
+	assert_true(deadline > clock_mono_ns());
 	assert_int_equal(session__extend(s, deadline - 100 * MS), 0);
 	assert_true(session__deadline(s) == deadline); /* never earlier */
 	assert_int_equal(session__extend(s, deadline + 400 * MS), 0);

@@ -31,9 +31,9 @@
 #include <unistd.h>
 
 #include "tests/unit/readelf.h"
-#include "trapd/util/log.h"
 #include "trapd/symbolize/elfsym.h"
 #include "trapd/symbolize/symbolizer.h"
+#include "trapd/util/log.h"
 
 #define MAX_PRINTED 8
 

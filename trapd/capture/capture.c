@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trapd/util/atomic_file.h"
+#include "trapd/capture/leafcaller.h"
+#include "trapd/capture/metadata.h"
 #include "trapd/profile/profile_file.h"
 #include "trapd/symbolize/knames.h"
-#include "trapd/capture/leafcaller.h"
+#include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
-#include "trapd/capture/metadata.h"
 
 #define CGROUP_CACHE_MAX 256
 #define CGROUP_WALK_MAX_DIRS 20000

@@ -1,5 +1,6 @@
 /* capture_loop.c - the foreground loop of a command-line capture. */
 #include "trapd/capture/capture_loop.h"
+#include "trapd/util/clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -31,7 +32,7 @@ int capture_loop__run(struct session *s, int sigfd)
 	int signo = 0;
 
 	for (;;) {
-		int64_t now = session__now_ns();
+		int64_t now = clock_mono_ns();
 		struct pollfd fds[2] = {
 			{ .fd = session__fd(s), .events = POLLIN },
 			{ .fd = sigfd, .events = POLLIN },

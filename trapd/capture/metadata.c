@@ -5,10 +5,10 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "trapd/util/atomic_file.h"
 #include "trapd/capture/run_record.h"
-#include "trapd/util/json.h"
 #include "trapd/latency/latency_report.h"
+#include "trapd/util/atomic_file.h"
+#include "trapd/util/json.h"
 
 static void iso8601(int64_t ns, char buf[64], size_t len)
 {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "trapd/capture/capture.h"
+#include "trapd/capture/capture_info.h"
 
 #define METADATA_FORMAT "trapd-capture/1"
 #define METADATA_MAX_SYM_FILES 64 /* objects listed under symbols.mappings */

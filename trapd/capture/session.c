@@ -11,10 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trapd/util/log.h"
 #include "trapd/capture/sample_dump.h"
-#include "trapd/symbolize/symwork.h"
 #include "trapd/capture/target.h"
+#include "trapd/symbolize/symwork.h"
+#include "trapd/util/clock.h"
+#include "trapd/util/log.h"
 
 #define NSEC_PER_SEC 1000000000ll
 #define NSEC_PER_MSEC 1000000ll
@@ -33,7 +34,7 @@
 
 struct resnap {
 	int pid;
-	int64_t due; /* session__now_ns */
+	int64_t due; /* clock_mono_ns */
 };
 
 struct session {
@@ -73,22 +74,6 @@ struct session {
 	char result_msg[600];	   /* ...and what went wrong */
 };
 
-int64_t session__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-int64_t session__realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* snapshot - have the worker snapshot @pid (it loads the files there). */
 static void snapshot(struct session *s, int pid)
 {
@@ -104,7 +89,7 @@ static void on_event(const struct sampler_event *ev, void *ctx)
 
 	snapshot(s, (int)ev->pid);
 	if (s->nresnap < RESNAP_MAX)
-		s->resnap[s->nresnap++] = (struct resnap){ (int)ev->pid, session__now_ns() + RESNAP_NS };
+		s->resnap[s->nresnap++] = (struct resnap){ (int)ev->pid, clock_mono_ns() + RESNAP_NS };
 }
 
 /* resnap_due - snapshot again the exec'd processes due by @now (all of
@@ -258,16 +243,16 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 
 	if (s->started)
 		return -EALREADY;
-	s->start_ns = session__realtime_ns();
-	s->start_mono = session__now_ns();
+	s->start_ns = clock_real_ns();
+	s->start_mono = clock_mono_ns();
 	e = sampler__start(s->sampler);
-	s->arm_ns = session__now_ns() - decided_mono_ns;
+	s->arm_ns = clock_mono_ns() - decided_mono_ns;
 	s->started = true; /* partly armed is armed: session__free stops it */
 	if (!e)
 		e = target_release(&s->target, &s->handle);
 	if (e)
 		return e;
-	now = session__now_ns();
+	now = clock_mono_ns();
 	s->deadline = s->duration_ns ? now + (int64_t)s->duration_ns : 0;
 	s->next_refresh = now + V1_REFRESH_NS;
 	return 0;
@@ -439,7 +424,7 @@ static void close_window(struct session *s)
 	if (!s->stopped) {
 		sampler__stop(s->sampler);
 		s->stopped = true;
-		s->window_ns = session__now_ns() - s->start_mono;
+		s->window_ns = clock_mono_ns() - s->start_mono;
 	}
 	sampler__drain_events(s->sampler, on_event, s);
 	resnap_due(s, INT64_MAX);

@@ -11,10 +11,10 @@
  * worker thread (symwork.h) within a budget, so the loop never waits on
  * a target:
  *
- *	decided = session__now_ns();
+ *	decided = clock_mono_ns();
  *	s = session__open(&opts, err, sizeof(err));
  *	session__start(s, decided);
- *	while (!session__tick(s, now = session__now_ns())) {
+ *	while (!session__tick(s, now = clock_mono_ns())) {
  *		wait for session__fd(s) at most session__timeout_ms(s, now);
  *		if it is readable: session__handle(s);
  *	}
@@ -31,7 +31,7 @@
  *
  * Rules that fire while a capture runs join it: session__extend moves its
  * deadline, session__widen_to_system samples every task from then on.
- * All times are CLOCK_MONOTONIC nanoseconds (session__now_ns) except where
+ * All times are CLOCK_MONOTONIC nanoseconds (clock_mono_ns) except where
  * said. A sampler serves one session at a time.
  */
 #ifndef TRAPD_SESSION_H
@@ -44,6 +44,7 @@
 #include "trapd/capture/capture.h"
 #include "trapd/capture/run_cgroup.h"
 #include "trapd/capture/sampler.h"
+#include "trapd/util/clock.h"
 
 struct session;
 struct symcache;
@@ -75,14 +76,6 @@ struct session_opts {
 	 * is. */
 	struct run_cgroup *command_cgroup;
 };
-
-/* session__now_ns - CLOCK_MONOTONIC now, in ns: the clock of every
- * session time below. */
-int64_t session__now_ns(void);
-
-/* session__realtime_ns - CLOCK_REALTIME now, in ns since the epoch: the
- * clock of the times a capture's metadata records. */
-int64_t session__realtime_ns(void);
 
 /* session__open - check the target exists (a command target is started,
  * held at its gate), ready the sampler for it (disarmed) and start

@@ -7,8 +7,9 @@
 
 #include "trapd/capture/capture_loop.h"
 #include "trapd/capture/run_cgroup.h"
-#include "trapd/util/log.h"
 #include "trapd/capture/session.h"
+#include "trapd/util/clock.h"
+#include "trapd/util/log.h"
 
 static struct session *open_session(const struct ci_run_opts *o, struct run_cgroup *cg)
 {
@@ -35,7 +36,7 @@ static int finish(struct session *s, struct run_cgroup *cg, int64_t started, str
 	int e;
 
 	session__wait_command(s);
-	run->wall_ns = session__now_ns() - started;
+	run->wall_ns = clock_mono_ns() - started;
 	run->exit_status = session__target(s)->exit_status;
 	e = run_cgroup__cpu_ns(cg, &cpu_ns, err, sizeof(err));
 	if (e) {
@@ -73,7 +74,7 @@ int ci_run__once(const struct ci_run_opts *o, int sigfd, struct capture_info *in
 		e = errno == EINVAL ? -EINVAL : -(errno ? errno : EIO);
 		goto out;
 	}
-	started = session__now_ns();
+	started = clock_mono_ns();
 	e = session__start(s, started);
 	if (e == -ENOEXEC) {
 		run->exit_status = session__target(s)->exit_status;

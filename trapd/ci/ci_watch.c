@@ -12,13 +12,14 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "trapd/util/atomic_file.h"
 #include "trapd/capture/run_cgroup.h"
-#include "trapd/ci/ci_rules_report.h"
-#include "trapd/cli/commands.h"
-#include "trapd/guard/guard.h"
-#include "trapd/util/log.h"
 #include "trapd/capture/target.h"
+#include "trapd/ci/ci_rules_report.h"
+#include "trapd/guard/guard.h"
+#include "trapd/util/atomic_file.h"
+#include "trapd/util/clock.h"
+#include "trapd/util/exit_status.h"
+#include "trapd/util/log.h"
 
 #define MAX_EVENTS 16
 
@@ -105,7 +106,7 @@ static void observe(struct ci_watch *cw)
 	struct watch *w = cw->guard.watch;
 	size_t i;
 
-	guard__observe_all(&cw->guard, session__now_ns());
+	guard__observe_all(&cw->guard, clock_mono_ns());
 	for (i = 0; i < w->n; i++)
 		if (w->w[i].eval.have_value && w->w[i].eval.state != RULE_STATE_NO_DATA)
 			ci_rules_report__reading(&cw->rep, i, w->w[i].eval.value);
@@ -240,7 +241,7 @@ static void watch_run(struct ci_watch *cw)
 			dispatch(cw, evs[i].data.fd);
 		guard__tick(&cw->guard);
 	}
-	cw->rep.wall_ns = session__now_ns() - cw->started;
+	cw->rep.wall_ns = clock_mono_ns() - cw->started;
 	guard__stop(&cw->guard, cw->signo ? "trapd ci stopped" : "the run ended");
 }
 
@@ -341,7 +342,7 @@ int ci_watch__run(const struct ci_watch_opts *o, int sigfd)
 	/* first readings (and the latency probes loaded) before it starts */
 	observe(&cw);
 	e = target_release(&cw.cmd, &cw.h);
-	cw.started = session__now_ns();
+	cw.started = clock_mono_ns();
 	if (e == -ENOEXEC)
 		cw.exited = true;
 	watch_run(&cw);

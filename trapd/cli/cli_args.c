@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapd/util/log.h"
 #include "trapd/profile/profile_diff.h"
+#include "trapd/util/log.h"
 
 int cli_parse_count(const char *s, const char *option, const char *expected, long lo, long hi,
 		    long *out)

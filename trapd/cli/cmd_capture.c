@@ -13,13 +13,14 @@
 
 #include "rules/cgroup_path.h"
 #include "rules/units.h"
-#include "trapd/util/atomic_file.h"
 #include "trapd/capture/capture.h"
 #include "trapd/capture/capture_loop.h"
-#include "trapd/cli/commands.h"
-#include "trapd/util/log.h"
 #include "trapd/capture/session.h"
 #include "trapd/capture/target.h"
+#include "trapd/cli/commands.h"
+#include "trapd/util/atomic_file.h"
+#include "trapd/util/clock.h"
+#include "trapd/util/log.h"
 
 #define DEFAULT_DURATION_NS (10ull * 1000000000)
 #define DEFAULT_FREQ_HZ 99
@@ -282,7 +283,7 @@ static struct session *open_session(struct capture_cmd *c, int *ret)
 static int run_capture(struct capture_cmd *c, struct session **sp, int *sigfd,
 		       struct capture_info *info)
 {
-	int64_t decided = session__now_ns();
+	int64_t decided = clock_mono_ns();
 	char err[512];
 	int e, ret = TRAPD_EXIT_FAILURE;
 

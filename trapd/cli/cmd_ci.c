@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "rules/units.h"
-#include "trapd/util/atomic_file.h"
 #include "trapd/capture/capture.h"
 #include "trapd/capture/capture_loop.h"
 #include "trapd/capture/run_record.h"
@@ -25,8 +24,9 @@
 #include "trapd/cli/commands.h"
 #include "trapd/cli/diff_capture.h"
 #include "trapd/profile/diff_report.h"
-#include "trapd/util/log.h"
 #include "trapd/profile/profile_merge.h"
+#include "trapd/util/atomic_file.h"
+#include "trapd/util/log.h"
 
 #define DEFAULT_DIR "trapd-ci"
 #define DEFAULT_FREQ_HZ 499

@@ -11,8 +11,8 @@
 #include "rules/units.h"
 #include "trapd/cli/commands.h"
 #include "trapd/daemon/control.h"
-#include "trapd/util/log.h"
 #include "trapd/daemon/shipping.h"
+#include "trapd/util/log.h"
 #include "upload/spool.h"
 
 #define DEFAULT_SOCKET "/run/trapd/control.sock"

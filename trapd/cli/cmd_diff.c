@@ -10,14 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapd/util/atomic_file.h"
 #include "trapd/capture/capture.h"
-#include "trapd/profile/profile_file.h"
 #include "trapd/capture/run_record.h"
 #include "trapd/cli/cli_args.h"
 #include "trapd/cli/commands.h"
 #include "trapd/cli/diff_capture.h"
 #include "trapd/profile/diff_report.h"
+#include "trapd/profile/profile_file.h"
+#include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
 
 

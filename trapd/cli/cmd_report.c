@@ -11,18 +11,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trapd/util/atomic_file.h"
 #include "trapd/capture/capture.h"
-#include "trapd/profile/profile_file.h"
 #include "trapd/cli/cli_args.h"
 #include "trapd/cli/commands.h"
+#include "trapd/latency/latency_report.h"
 #include "trapd/profile/flamegraph.h"
 #include "trapd/profile/folded.h"
-#include "trapd/util/json_read.h"
-#include "trapd/latency/latency_report.h"
-#include "trapd/util/log.h"
+#include "trapd/profile/profile_file.h"
 #include "trapd/profile/report.h"
 #include "trapd/profile/stacktree.h"
+#include "trapd/util/atomic_file.h"
+#include "trapd/util/json_read.h"
+#include "trapd/util/log.h"
 
 #define SIDECAR_MAX_BYTES (16u << 20)
 

@@ -1,4 +1,5 @@
-/* commands.h - the subcommands of the trapd binary and their exit codes.
+/* commands.h - the subcommands of the trapd binary (their exit codes are
+ * trapd/util/exit_status.h's).
  *
  * Each command lives in cmd_<name>.c, parses its own options with
  * getopt_long (argv[0] is the command's name) and returns an exit status.
@@ -6,14 +7,7 @@
 #ifndef TRAPD_COMMANDS_H
 #define TRAPD_COMMANDS_H
 
-/* Exit statuses, documented in README.md (section "Exit status"). */
-enum trapd_exit {
-	TRAPD_EXIT_OK = 0,
-	TRAPD_EXIT_FAILURE = 1, /* a runtime failure: BPF, I/O, a target that vanished */
-	TRAPD_EXIT_USAGE = 2,	/* bad usage or bad input: flags, files, rules */
-	TRAPD_EXIT_REGRESSION = 3, /* trapd diff, trapd ci: the profile regressed */
-	TRAPD_EXIT_RULE_FIRED = 4, /* trapd ci -c RULES: a rule fired during the run */
-};
+#include "trapd/util/exit_status.h"
 
 int cmd_capture(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -1,6 +1,7 @@
 /* daemon.c - the guard's event loop: timer, signals, PSI triggers, control
  * socket, capture. */
 #include "trapd/daemon/daemon.h"
+#include "trapd/daemon/daemon_status.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -16,9 +17,10 @@
 #include <unistd.h>
 
 #include "rules/units.h"
-#include "trapd/cli/commands.h"
-#include "trapd/util/log.h"
 #include "trapd/daemon/shipping.h"
+#include "trapd/util/clock.h"
+#include "trapd/util/exit_status.h"
+#include "trapd/util/log.h"
 #include "upload/spool.h"
 
 #define MAX_EVENTS 16
@@ -125,7 +127,7 @@ static void reload(struct daemon *d)
 	watch__free(old);
 	arm_timer(d);
 	d->reloads++;
-	d->loaded_real = session__realtime_ns();
+	d->loaded_real = clock_real_ns();
 	log_info("reloaded %s: %zu rules, %zu kept their state", d->rules_path, nw->n, kept);
 }
 
@@ -153,7 +155,7 @@ static int arm(struct daemon *d, const char *rule_name, uint64_t duration_ns, co
 	struct watched_rule *wr = NULL;
 	struct trap_fire f = { .manual_reason = why };
 	bool joining = trap__running(&d->guard.trap);
-	int64_t now = session__now_ns();
+	int64_t now = clock_mono_ns();
 	int e;
 
 	if (rule_name && rule_name[0]) {
@@ -193,7 +195,7 @@ static void on_timer(struct daemon *d)
 
 	if (read(d->timerfd, &expirations, sizeof(expirations)) < 0)
 		return;
-	guard__observe_all(&d->guard, session__now_ns());
+	guard__observe_all(&d->guard, clock_mono_ns());
 }
 
 static void on_signal(struct daemon *d)
@@ -273,7 +275,7 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 	else if (fd == d->sigfd)
 		on_signal(d);
 	else if (control_server__owns(&d->ctl, fd))
-		control_server__dispatch(&d->ctl, fd, ev->events, session__now_ns());
+		control_server__dispatch(&d->ctl, fd, ev->events, clock_mono_ns());
 	else
 		guard__dispatch(&d->guard, fd);
 }
@@ -283,7 +285,7 @@ static void dispatch(struct daemon *d, const struct epoll_event *ev)
 static int loop_timeout(struct daemon *d)
 {
 	int g = guard__timeout_ms(&d->guard);
-	int c = control_server__timeout_ms(&d->ctl, session__now_ns());
+	int c = control_server__timeout_ms(&d->ctl, clock_mono_ns());
 
 	return g < 0 ? c : c < 0 || g < c ? g : c;
 }
@@ -304,7 +306,7 @@ static void loop(struct daemon *d)
 			dispatch(d, &evs[i]);
 		/* after the events: a request that came during a stall is
 		 * answered before its deadline closes it */
-		control_server__expire(&d->ctl, session__now_ns());
+		control_server__expire(&d->ctl, clock_mono_ns());
 		guard__tick(&d->guard);
 	}
 	guard__stop(&d->guard, "daemon stopping"); /* cut short, written, not lost */
@@ -443,7 +445,7 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 		guard__release(&d.guard);
 		return bad ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
 	}
-	d.started_real = d.loaded_real = session__realtime_ns();
+	d.started_real = d.loaded_real = clock_real_ns();
 	e = setup(&d, w);
 	if (e) {
 		if (d.ctl_bad_config) {
@@ -466,7 +468,7 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 		 units_format_duration(w->rules->global.poll_interval_ns, dur, sizeof(dur)),
 		 d.ctl_path);
 	/* A first reading now, so rates have their base at the first tick. */
-	guard__observe_all(&d.guard, session__now_ns());
+	guard__observe_all(&d.guard, clock_mono_ns());
 	loop(&d);
 	teardown(&d);
 	log_info("stopped");

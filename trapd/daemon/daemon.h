@@ -50,9 +50,4 @@ struct daemon {
  * for a runtime failure (another daemon on the socket...). */
 int daemon__run(const char *rules_path, const struct signal_env *env);
 
-/* daemon__status - the answer to `trapd status` ([json]): a text table or
- * a JSON object, malloc'd into *@out (length *@len). Returns 0 or
- * -ENOMEM. */
-int daemon__status(struct daemon *d, bool json, char **out, size_t *len);
-
 #endif

@@ -6,7 +6,7 @@
  * process's name in a rule's why or a capture's target) goes through
  * safe_text (upload/safe_text.h) in both forms: the text lands on a
  * terminal, and a JSON string decoded by a script would too. */
-#include "trapd/daemon/daemon.h"
+#include "trapd/daemon/daemon_status.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,9 +19,10 @@
 #include <unistd.h>
 
 #include "rules/units.h"
-#include "trapd/util/json.h"
 #include "trapd/latency/latency_report.h"
 #include "trapd/symbolize/symcache.h"
+#include "trapd/util/clock.h"
+#include "trapd/util/json.h"
 #include "upload/safe_text.h"
 #include "upload/spool.h"
 
@@ -220,7 +221,7 @@ static void text_upload(struct daemon *d, FILE *f, int64_t real)
 static void status_text(struct daemon *d, FILE *f)
 {
 	const struct rules_global *g = &d->guard.watch->rules->global;
-	int64_t now = session__now_ns(), real = (int64_t)time(NULL) * NSEC_PER_SEC;
+	int64_t now = clock_mono_ns(), real = (int64_t)time(NULL) * NSEC_PER_SEC;
 	char up[32], when[40], cap[32], path[4 * PATH_MAX];
 	struct spool_usage u;
 
@@ -372,7 +373,7 @@ static void json_upload(struct daemon *d, struct json_writer *w)
 static void status_json(struct daemon *d, FILE *f)
 {
 	const struct rules_global *g = &d->guard.watch->rules->global;
-	int64_t now = session__now_ns();
+	int64_t now = clock_mono_ns();
 	struct json_writer w;
 	struct spool_usage u;
 	size_t i;

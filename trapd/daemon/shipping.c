@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapd/util/json_read.h"
 #include "rules/units.h"
+#include "trapd/util/json_read.h"
 #include "trapd/util/log.h"
 #include "upload/object.h"
 #include "upload/spool.h"

@@ -10,8 +10,9 @@
 #include <sys/timerfd.h>
 
 #include "rules/proc_stat.h"
-#include "trapd/util/log.h"
 #include "trapd/symbolize/symcache.h"
+#include "trapd/util/clock.h"
+#include "trapd/util/log.h"
 
 #define NSEC_PER_SEC 1000000000ll
 
@@ -300,19 +301,19 @@ bool guard__dispatch(struct guard *g, int fd)
 	wr = watch__by_trigger(g->watch, fd);
 	if (!wr)
 		return false;
-	watch__observe(g->watch, wr, session__now_ns(), on_rule_fired, g);
+	watch__observe(g->watch, wr, clock_mono_ns(), on_rule_fired, g);
 	return true;
 }
 
 int guard__timeout_ms(struct guard *g)
 {
-	return trap__running(&g->trap) ? session__timeout_ms(g->trap.session, session__now_ns())
+	return trap__running(&g->trap) ? session__timeout_ms(g->trap.session, clock_mono_ns())
 				       : -1;
 }
 
 void guard__tick(struct guard *g)
 {
-	if (trap__running(&g->trap) && session__tick(g->trap.session, session__now_ns()))
+	if (trap__running(&g->trap) && session__tick(g->trap.session, clock_mono_ns()))
 		finish_capture(g);
 }
 

@@ -23,9 +23,9 @@
 
 #include "rules/evaluator.h"
 #include "rules/signal.h"
-#include "trapd/latency/latency_set.h"
 #include "trapd/guard/trap.h"
 #include "trapd/guard/watch.h"
+#include "trapd/latency/latency_set.h"
 
 struct guard;
 

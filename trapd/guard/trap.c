@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "rules/units.h"
+#include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 #include "upload/spool.h"
 
@@ -98,7 +99,7 @@ static void record_trigger(struct trap *t, const struct trap_fire *f, int64_t hi
 	c->joined = joined;
 	c->threshold = rule_unit__to_double(u, r->threshold);
 	c->value = rule_unit__to_double(u, f->eval->value);
-	c->at_ns = session__realtime_ns() - (session__now_ns() - now);
+	c->at_ns = clock_real_ns() - (clock_mono_ns() - now);
 	c->history_t = st->history_t;
 	c->history_v = st->history_v;
 	c->nhistory = n;
@@ -172,7 +173,7 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		return e;
 	}
 	t->started = now;
-	t->started_real = session__realtime_ns();
+	t->started_real = clock_real_ns();
 	t->ntriggers = 0;
 	t->manual = !f->rule;
 	snprintf(t->manual_reason, sizeof(t->manual_reason), "%s",
@@ -441,7 +442,7 @@ int trap__collect(struct trap *t, struct trap_pending *p, const struct rules *r,
 		t->written++;
 		snprintf(t->last_path, sizeof(t->last_path), "%s", p->path);
 		snprintf(path, pathlen, "%s", p->path);
-		t->last_real = session__realtime_ns();
+		t->last_real = clock_real_ns();
 		log_info("capture %s written: %s (%llu samples, %s)", p->id, p->path,
 			 (unsigned long long)p->info.samples_stored, p->info.end_reason);
 		warn_budget(p);

@@ -21,8 +21,8 @@
 #include "rules/evaluator.h"
 #include "rules/rules.h"
 #include "trapd/capture/capture.h"
-#include "trapd/latency/latency_hist.h"
 #include "trapd/capture/session.h"
+#include "trapd/latency/latency_hist.h"
 #include "trapd/symbolize/symbudget.h"
 
 #define TRAP_MAX_TRIGGERS 64 /* rules recorded in one capture; later ones still extend it */

@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "trapd/latency/latency_hist.h"
 #include "trapd/util/json.h"
 #include "trapd/util/json_read.h"
-#include "trapd/latency/latency_hist.h"
 
 /* latency_report__json - @h over @span_ns as the object above. */
 void latency_report__json(struct json_writer *w, const struct lat_hist *h, uint64_t span_ns);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapd/util/clock.h"
 #include "trapd/util/log.h"
-#include "trapd/capture/session.h"
 
 struct latency_entry {
 	struct latency_entry *next;
@@ -81,7 +81,7 @@ struct latency_entry *latency_set__acquire(struct latency_set *s,
 	}
 	e->refs = 1;
 	/* It counts from zero from now: the first tick ends a whole interval. */
-	e->last_read = session__now_ns();
+	e->last_read = clock_mono_ns();
 	e->next = s->head;
 	s->head = e;
 	s->n++;

@@ -8,7 +8,6 @@
 
 #include "rules/units.h"
 #include "trapd/latency/latency_spec.h"
-#include "trapd/capture/session.h"
 
 #define RETRY_NS (30 * 1000000000ll) /* after a probe failed to load */
 #define MAX_SLOTS 65536u

@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "trapd/util/log.h"
 #include "trapd/symbolize/mapped_file.h"
 #include "trapd/symbolize/symbudget.h"
+#include "trapd/util/log.h"
 
 #define DEBUG_DIR "/usr/lib/debug"
 

@@ -34,12 +34,12 @@
 #include "trapd/symbolize/debugfile.h"
 #include "trapd/symbolize/elfsym.h"
 #include "trapd/symbolize/ksyms.h"
-#include "trapd/util/log.h"
 #include "trapd/symbolize/mapped_file.h"
 #include "trapd/symbolize/perfmap.h"
 #include "trapd/symbolize/procmaps.h"
 #include "trapd/symbolize/symbudget.h"
 #include "trapd/symbolize/symcache.h"
+#include "trapd/util/log.h"
 
 #define MAX_MAPS_PER_PID PROCMAPS_MAX_ENTRIES
 #define JIT_PATH "//anon" /* anonymous code's mapping, named as perf names it */

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "trapd/util/log.h"
 #include "trapd/symbolize/symbudget.h"
+#include "trapd/util/log.h"
 
 /* A file identity; an entry has one per file it was matched to (the same
  * build ID under several inodes), at most MAX_IDS, newest last. */

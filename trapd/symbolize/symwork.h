@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trapd/symbolize/symbudget.h"
 #include "trapd/symbolize/symbolizer.h"
+#include "trapd/symbolize/symbudget.h"
 
 struct symwork;
 

@@ -1,0 +1,91 @@
+/* capture_info.h - what a capture is, as plain data: its target, the
+ * rules that fired into it, its window and what it recorded and lost.
+ * The metadata writer and readers need only this; capture.h holds what
+ * builds and writes a capture.
+ */
+#ifndef TRAPD_CAPTURE_INFO_H
+#define TRAPD_CAPTURE_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rules/cgroup_path.h"
+#include "trapd/capture/leafcaller.h"
+#include "trapd/capture/sampler.h"
+#include "trapd/latency/latency_hist.h"
+#include "trapd/symbolize/symbolizer.h"
+#include "trapd/symbolize/symbudget.h"
+
+enum capture_target_kind {
+	CAPTURE_TARGET_SYSTEM,
+	CAPTURE_TARGET_PID,
+	CAPTURE_TARGET_CGROUP,
+	CAPTURE_TARGET_COMMAND,
+};
+
+struct capture_target {
+	enum capture_target_kind kind;
+	pid_t pid;		  /* PID and COMMAND */
+	struct cgroup_ref cgroup; /* CGROUP */
+	char *const *argv;	  /* COMMAND */
+	int exit_status;	  /* COMMAND: its exit status, or 128+signal */
+};
+
+/* One rule that fired into a capture (daemon captures): the first started
+ * it, later ones joined it. Values are in display units (a CPU share in %,
+ * not a fraction). The caller owns every pointer; they must stay valid
+ * until the capture is written. */
+struct capture_trigger {
+	const char *rule;   /* the rule's name */
+	const char *signal; /* "cpu", "psi.cpu.some", ... */
+	const char *scope;  /* "cgroup system.slice/x", "system", ... */
+	const char *unit;   /* of threshold, value and history: "%", "bytes", "count", "/s", "ns" */
+	bool above;	    /* direction: fired above the threshold (false: below) */
+	bool joined;	    /* joined a running capture (false: started it) */
+	double threshold;
+	double value;		 /* the signal's value when the rule fired */
+	int64_t at_ns;		 /* when it fired, ns since the epoch */
+	const double *history_t; /* seconds relative to at_ns (<= 0), oldest first */
+	const double *history_v; /* the signal's value at each history_t */
+	size_t nhistory;
+	const struct lat_hist *latency; /* a latency rule's window when it fired; NULL if none */
+	uint64_t latency_span_ns;	/* ...and the time it covered */
+};
+
+struct run_record;
+
+struct capture_info {
+	char id[33];				/* 128 random bits, hex */
+	const char *trigger;			/* "manual" (`trapd capture`), "rule" (daemon) */
+	const struct capture_trigger *triggers; /* rules that fired into it; none if manual */
+	size_t ntriggers;
+	const char *const *labels; /* from the configuration: key, value, key, value... */
+	size_t nlabels;		   /* pairs in @labels */
+	const char *scope_widened; /* why sampling was widened to all tasks; NULL if not */
+	struct capture_target target;
+	uint64_t freq_hz;
+	uint64_t period_ns;
+	int64_t start_ns;	/* window start, ns since the epoch */
+	int64_t duration_ns;	/* window length as measured */
+	const char *end_reason; /* "duration", "target exited", "interrupted", ... */
+	int64_t arm_ns;		/* from the decision to capture to the sampler armed */
+	int64_t late_ns;	/* from the window's deadline to its close; 0 if on time */
+	int64_t build_ns;	/* reading the window back and symbolizing it */
+	int ncpus;
+	struct sampler_stats stats;
+	struct symbolizer_stats symbols;
+	/* per mapped object: frames named and why not (the symbolizer's) */
+	const struct symbolizer_file_stats *sym_files;
+	size_t nsym_files;
+	const struct symbudget *budget; /* what symbolizing cost and refused; NULL if none */
+	uint64_t snapshots_dropped;	/* processes announced past the worker's queue */
+	uint64_t samples_stored; /* sum of the counts read back */
+	uint64_t leaf[LEAF_NR];	 /* samples by what became of their leaf's caller */
+	uint64_t roots[STACK_ROOT_NR]; /* samples by whether their walk reached a root */
+	uint64_t profile_bytes;	 /* size of the written .pb.zst */
+	const struct run_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
+};
+
+#endif
