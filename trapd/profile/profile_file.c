@@ -9,6 +9,7 @@
  */
 #include "trapd/profile/profile_file.h"
 #include "trapd/util/atomic_file.h"
+#include "trapd/util/read_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -330,40 +331,10 @@ cleanup:
 	return ret;
 }
 
-/* read_file - the whole of @fd, at most @max bytes (-E2BIG past them). */
-static int read_file(int fd, size_t max, struct outbuf *ob)
-{
-	struct stat st;
-	size_t hint = 0;
-	ssize_t n;
-	int ret;
-
-	ob->max = max;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		if ((uint64_t)st.st_size > max)
-			return -E2BIG;
-		hint = (size_t)st.st_size + 1; /* + 1: room to see the end */
-	}
-	for (;;) {
-		if (ob->len == ob->cap) {
-			ret = outbuf_grow(ob, hint);
-			if (ret)
-				return ret;
-		}
-		n = read(fd, ob->data + ob->len, ob->cap - ob->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return ob->len > max ? -E2BIG : 0;
-		ob->len += (size_t)n;
-	}
-}
-
 int profile_file__read(const char *path, struct profile **out, char *err, size_t errlen)
 {
-	struct outbuf ob = { 0 };
+	char *data = NULL;
+	size_t len = 0;
 	int fd, ret;
 
 	*out = NULL;
@@ -373,15 +344,15 @@ int profile_file__read(const char *path, struct profile **out, char *err, size_t
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = read_file(fd, PROFILE_FILE_MAX_BYTES, &ob);
+	ret = read_all(fd, PROFILE_FILE_MAX_BYTES, &data, &len, NULL);
 	close(fd);
-	if (ret == -E2BIG)
+	if (ret == -EFBIG)
 		snprintf(err, errlen, "%s: larger than %llu bytes", path, PROFILE_FILE_MAX_BYTES);
 	else if (ret)
 		snprintf(err, errlen, "%s: reading: %s", path, strerror(-ret));
 	else
-		ret = profile_file__decode(ob.data, ob.len, PROFILE_FILE_MAX_BYTES, path, out, err,
+		ret = profile_file__decode(data, len, PROFILE_FILE_MAX_BYTES, path, out, err,
 					   errlen);
-	free(ob.data);
+	free(data);
 	return ret;
 }

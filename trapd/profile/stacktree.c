@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapd/util/utf8.h"
+
 /* Nodes and names are carved out of 64 KiB chunks: millions of small
  * allocations would cost more in malloc headers than the data itself. */
 #define CHUNK_BYTES (64u * 1024)
@@ -55,39 +57,6 @@ static void chunks_free(struct stacktree_chunk *c)
 
 /* --- names --- */
 
-/* utf8_decode - the length (1 to 4) of the valid UTF-8 sequence at @s,
- * with its code point in *cp, or 0 when @s does not start one (overlong
- * forms and surrogates included). A NUL ends a sequence early, so this
- * never reads past the terminator. */
-static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
-{
-	uint32_t c, min;
-	size_t n, i;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2, c = s[0] & 0x1f, min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3, c = s[0] & 0x0f, min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4, c = s[0] & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
-}
-
 static bool unwanted_char(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0xfffe || cp == 0xffff;
@@ -96,18 +65,19 @@ static bool unwanted_char(uint32_t cp)
 char *stacktree__clean_name(char *dst, size_t len, const char *src)
 {
 	const unsigned char *s = (const unsigned char *)src;
-	size_t o = 0, n;
+	size_t o = 0, n, left = strlen(src);
 	uint32_t cp;
 
 	if (!len)
 		return dst;
 	while (*s) {
-		n = utf8_decode(s, &cp);
+		n = utf8_decode(s, left, &cp);
 		if (!n || unwanted_char(cp)) {
 			if (o + 1 >= len)
 				break;
 			dst[o++] = '?';
 			s++;
+			left--;
 			continue;
 		}
 		if (o + n >= len)
@@ -115,6 +85,7 @@ char *stacktree__clean_name(char *dst, size_t len, const char *src)
 		memcpy(dst + o, s, n);
 		o += n;
 		s += n;
+		left -= n;
 	}
 	dst[o] = '\0';
 	return dst;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trapd/util/read_all.h"
+
 static const char deleted_suffix[] = " (deleted)";
 
 /* A cursor over one line; every parser below advances it or fails. */
@@ -267,52 +269,6 @@ cleanup:
 	return err;
 }
 
-/* read_capped - read all of @fd, at most @max bytes, into *buf (caller
- * frees). *truncated says whether more was there. */
-static int read_capped(int fd, size_t max, char **buf, size_t *len, bool *truncated)
-{
-	size_t cap = 65536, n = 0;
-	char *b = malloc(cap), *nb;
-	ssize_t r;
-
-	if (!b)
-		return -ENOMEM;
-	*truncated = false;
-	for (;;) {
-		if (n == cap) {
-			if (cap >= max) {
-				char probe;
-
-				r = read(fd, &probe, 1);
-				*truncated = r > 0;
-				break;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
-			nb = realloc(b, cap);
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int err = -errno;
-
-			free(b);
-			return err;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 int procmaps__read(const char *proc_root, int pid, unsigned int flags, struct procmaps *out)
 {
 	char path[PATH_MAX];
@@ -332,7 +288,7 @@ int procmaps__read(const char *proc_root, int pid, unsigned int flags, struct pr
 		err = errno == ENOENT ? -ESRCH : -errno;
 		goto cleanup;
 	}
-	err = read_capped(fd, PROCMAPS_MAX_FILE, &text, &len, &truncated);
+	err = read_all(fd, PROCMAPS_MAX_FILE, &text, &len, &truncated);
 	/* A process that exits while we read leaves an empty or short file,
 	 * or ESRCH from read. */
 	if (err)

@@ -8,8 +8,6 @@
  */
 #include "trapd/util/json_read.h"
 
-#include "trapd/util/utf8.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trapd/util/read_all.h"
 #include "trapd/util/utf8.h"
 
 struct json_value {
@@ -540,43 +539,6 @@ void json_free(struct json_value *root)
 	free(doc);
 }
 
-/* read_all - the whole of @fd, if it has at most @max bytes, into a
- * malloc'd buffer. */
-static int read_all(int fd, size_t max, char **out, size_t *len)
-{
-	size_t limit = max < SIZE_MAX ? max + 1 : max, cap = 0;
-	char *buf = NULL, *grown;
-	ssize_t r;
-	int ret = 0;
-
-	for (*len = 0; !ret;) {
-		if (*len == cap) {
-			/* From 4 KiB, doubling, to one byte past @max. */
-			cap = !cap ? 4096 : cap < limit / 2 ? cap * 2 : limit;
-			cap = cap < limit ? cap : limit;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = grown;
-		}
-		r = read(fd, buf + *len, cap - *len);
-		if (r == 0)
-			break;
-		if (r < 0 && errno != EINTR)
-			ret = -errno;
-		else if (r > 0 && (*len += r) > max)
-			ret = -EFBIG;
-	}
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	*out = buf;
-	return 0;
-}
-
 int json_read_file(const char *path, size_t max_bytes, struct json_value **out, char *err,
 		   size_t errlen)
 {
@@ -591,7 +553,7 @@ int json_read_file(const char *path, size_t max_bytes, struct json_value **out, 
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = read_all(fd, max_bytes, &text, &len);
+	ret = read_all(fd, max_bytes, &text, &len, NULL);
 	close(fd);
 	if (ret == -EFBIG)
 		snprintf(err, errlen, "%s: larger than %zu bytes", path, max_bytes);

@@ -31,3 +31,18 @@ size_t utf8_valid(const unsigned char *s, size_t avail)
 			return 0;
 	return n;
 }
+
+size_t utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp)
+{
+	static const unsigned char lead_bits[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	size_t n = avail ? utf8_valid(s, avail) : 0, i;
+	uint32_t c;
+
+	if (!n)
+		return 0;
+	c = s[0] & lead_bits[n];
+	for (i = 1; i < n; i++)
+		c = c << 6 | (s[i] & 0x3f);
+	*cp = c;
+	return n;
+}

@@ -5,10 +5,15 @@
 #define TRAPD_UTF8_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* utf8_valid - the length of the well-formed UTF-8 sequence (Unicode
  * table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF) of
  * at most @avail bytes at @s, or 0. */
 size_t utf8_valid(const unsigned char *s, size_t avail);
+
+/* utf8_decode - utf8_valid, and the sequence's code point in *@cp when
+ * it is well-formed. */
+size_t utf8_decode(const unsigned char *s, size_t avail, uint32_t *cp);
 
 #endif
