@@ -1,12 +1,14 @@
 /* capture_loop.c - the foreground loop of a command-line capture. */
 #include "trapd/capture/capture_loop.h"
-#include "trapd/util/clock.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
+
+#include "trapd/util/clock.h"
+#include "trapd/util/signals.h"
 
 /* handle_signals - a started command gets a signal too, and the window
  * ends; SIGCHLD is the command's exit, seen by the session. Returns the
@@ -52,15 +54,8 @@ int capture_loop__run(struct session *s, int sigfd)
 
 int capture_loop__block_signals(int *sigfd)
 {
-	sigset_t set;
+	static const int signos[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
-	*sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	return *sigfd < 0 ? -errno : 0;
+	*sigfd = signals_open_fd(signos, sizeof(signos) / sizeof(signos[0]));
+	return *sigfd < 0 ? *sigfd : 0;
 }

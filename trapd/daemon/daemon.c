@@ -21,6 +21,7 @@
 #include "trapd/util/clock.h"
 #include "trapd/util/exit_status.h"
 #include "trapd/util/log.h"
+#include "trapd/util/signals.h"
 #include "upload/spool.h"
 
 #define MAX_EVENTS 16
@@ -316,18 +317,10 @@ static void loop(struct daemon *d)
 
 static int open_signals(struct daemon *d)
 {
-	sigset_t set;
+	static const int signos[] = { SIGHUP, SIGUSR1, SIGTERM, SIGINT, SIGCHLD };
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
-	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	return d->sigfd < 0 ? -errno : 0;
+	d->sigfd = signals_open_fd(signos, sizeof(signos) / sizeof(signos[0]));
+	return d->sigfd < 0 ? d->sigfd : 0;
 }
 
 /* open_control - the control socket (errors logged). A directory that is

@@ -1,0 +1,14 @@
+/* signals.h - signals read from an fd: an event loop takes its signals
+ * as events (signalfd), never in a handler, so they are blocked first
+ * and every thread started afterwards inherits the block.
+ */
+#ifndef TRAPD_SIGNALS_H
+#define TRAPD_SIGNALS_H
+
+#include <stddef.h>
+
+/* signals_open_fd - block the @n signals @signos and return a
+ * non-blocking, close-on-exec signalfd for them, or a negative errno. */
+int signals_open_fd(const int *signos, size_t n);
+
+#endif
