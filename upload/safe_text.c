@@ -1,17 +1,27 @@
-/* safe_text.c - untrusted text made safe to show (safe_text.h). It reads
- * UTF-8 itself (trapd/util/utf8.h is above this layer) because it needs the
- * code point, not only the length: C1 controls and the bidirectional
- * controls are well-formed UTF-8 and still unsafe. */
+/* safe_text.c - untrusted text made safe to show (safe_text.h), and the
+ * one UTF-8 decoder of the program (trapd/util/utf8.h uses it): C1
+ * controls and the bidirectional controls are well-formed UTF-8 and
+ * still unsafe, so it needs the code point, not only the length. */
 #include "upload/safe_text.h"
 
 #include <string.h>
 
 #define ESCAPE_LEN 4 /* "\xHH" */
 
-/* decode - the well-formed UTF-8 sequence at @s (at most @avail bytes),
- * starting with a byte >= 0x80: its length and code point in *@cp, or 0
- * (Unicode table 3-7: no overlong forms, no surrogates, nothing above
- * U+10FFFF). */
+static size_t decode(const unsigned char *s, size_t avail, unsigned *cp);
+
+size_t safe_text_utf8_decode(const unsigned char *s, size_t avail, unsigned *cp)
+{
+	if (!avail)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	return decode(s, avail, cp);
+}
+
+/* decode - safe_text_utf8_decode for a lead byte >= 0x80. */
 static size_t decode(const unsigned char *s, size_t avail, unsigned *cp)
 {
 	unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */

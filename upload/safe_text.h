@@ -41,4 +41,10 @@ const char *safe_text_str(const char *s, char *out, size_t outlen);
  * unchanged (so a caller can skip the copy). */
 bool safe_text_is_safe(const char *s, size_t len);
 
+/* safe_text_utf8_decode - the length of the well-formed UTF-8 sequence
+ * (Unicode table 3-7: no overlong forms, no surrogates, nothing above
+ * U+10FFFF) of at most @avail bytes at @s, with its code point in *@cp,
+ * or 0 when @s does not start one. */
+size_t safe_text_utf8_decode(const unsigned char *s, size_t avail, unsigned *cp);
+
 #endif
