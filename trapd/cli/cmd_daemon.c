@@ -1,6 +1,7 @@
 /* cmd_daemon.c - `trapd daemon -c RULES`: the always-on guard. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,5 +98,11 @@ int cmd_daemon(int argc, char **argv)
 		log_warn("cannot make the daemon non-dumpable: %s; a crash may write "
 			 "credentials to a core file",
 			 strerror(errno));
+	/* One malloc arena: every capture's symbolizer runs on a thread of
+	 * its own, and glibc would give those threads arenas of their own
+	 * that keep their pages; in one arena, what a capture freed is
+	 * reused by the next and malloc_trim returns the rest. */
+	if (!mallopt(M_ARENA_MAX, 1))
+		log_debug("cannot limit malloc arenas");
 	return daemon__run(rules, &env);
 }
