@@ -59,9 +59,15 @@ static const char *level_prefix(enum log_level level, bool colour)
 	return colour ? tinted[level] : plain[level];
 }
 
+bool log_use_colour(int fd)
+{
+	const char *no_colour = getenv("NO_COLOR");
+
+	return isatty(fd) && !(no_colour && *no_colour);
+}
+
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
-	static int colour = -1;
 	char raw[LOG_LINE_MAX], line[LOG_LINE_MAX];
 	int n;
 
@@ -76,9 +82,9 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 		syslog(syslog_priority(level), "%s", line);
 		return;
 	}
-	if (colour < 0)
-		colour = isatty(STDERR_FILENO);
-	fprintf(stderr, "trapd: %s%s\n", level_prefix(level, colour), line);
+	/* asked again for every line: a line written is rare enough, and a
+	 * test (or a caller) may change stderr or NO_COLOR on the way */
+	fprintf(stderr, "trapd: %s%s\n", level_prefix(level, log_use_colour(STDERR_FILENO)), line);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

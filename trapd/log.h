@@ -1,7 +1,7 @@
 /* log.h - the one logging module of trapd.
  *
- * Messages go to stderr (with colour only when stderr is a terminal) or to
- * syslog when log_use_syslog() was called (the daemon, not on a terminal).
+ * Messages go to stderr (with colour only when stderr is a terminal and
+ * NO_COLOR is unset or empty, https://no-color.org) or to syslog when log_use_syslog() was called (the daemon, not on a terminal).
  * libbpf's own messages are routed here by log_route_libbpf().
  *
  * One message is one line, at most LOG_LINE_MAX - 1 bytes: control
@@ -13,6 +13,7 @@
 #define TRAPD_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #define LOG_LINE_MAX 8192 /* bytes of one message, escapes included */
 
@@ -27,6 +28,11 @@ enum log_level {
 /* log_set_level - messages above @level are dropped. Default: LOG_LVL_INFO. */
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
+
+/* log_use_colour - whether text written to @fd may carry ANSI colour: @fd
+ * is a terminal and NO_COLOR is unset or empty (https://no-color.org).
+ * Every part of trapd that colours its output asks this. */
+bool log_use_colour(int fd);
 
 /* log_use_syslog - send messages to syslog under @ident from now on. */
 void log_use_syslog(const char *ident);
