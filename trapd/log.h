@@ -41,14 +41,23 @@ void log_use_syslog(const char *ident);
  * its debug output) through this module. */
 void log_route_libbpf(void);
 
-void log_msg(enum log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+/* log_at - log_msg only if @level is on: the arguments are not evaluated
+ * (nor the message formatted) otherwise, so a debug line may call
+ * something costly. log_msg keeps the printf-format checking. An error
+ * is always on. */
+#define log_at(level, ...)                                                                         \
+	do {                                                                                       \
+		if ((level) <= log_get_level())                                                    \
+			log_msg((level), __VA_ARGS__);                                             \
+	} while (0)
+
 #define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
-#define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)
-#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
-#define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
+#define log_warn(...) log_at(LOG_LVL_WARN, __VA_ARGS__)
+#define log_info(...) log_at(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_at(LOG_LVL_DEBUG, __VA_ARGS__)
 
 #endif

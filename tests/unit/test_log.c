@@ -1,6 +1,7 @@
 /* test_log.c - the logging module (trapd/log.h): colour only on a
  * terminal and never under a non-empty NO_COLOR (https://no-color.org),
- * checked on a real pseudo-terminal.
+ * checked on a real pseudo-terminal; the level-checked macros, whose
+ * arguments are not evaluated when their level is off.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,6 +122,78 @@ static void test_no_colour_off_a_terminal(void **state)
 	close(fds[1]);
 }
 
+static int evaluated;
+
+/* bump - an argument with a side effect: counts its evaluations. */
+static int bump(void)
+{
+	return ++evaluated;
+}
+
+/* quiet - stderr to /dev/null for the messages that are on; returns the
+ * saved stderr for loud(). */
+static int quiet(void)
+{
+	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
+
+	assert_true(saved >= 0 && null >= 0);
+	fflush(stderr);
+	dup2(null, STDERR_FILENO);
+	close(null);
+	return saved;
+}
+
+static void loud(int saved)
+{
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+}
+
+static void test_arguments_not_evaluated_when_level_off(void **state)
+{
+	int saved = quiet();
+
+	evaluated = 0;
+	log_set_level(LOG_LVL_ERROR);
+	log_warn("%d", bump());
+	log_info("%d", bump());
+	log_debug("%d", bump());
+	assert_int_equal(evaluated, 0);
+	log_error("%d", bump()); /* an error is always on */
+	assert_int_equal(evaluated, 1);
+
+	log_set_level(LOG_LVL_INFO);
+	log_debug("%d", bump());
+	assert_int_equal(evaluated, 1);
+	log_warn("%d", bump());
+	log_info("%d", bump());
+	assert_int_equal(evaluated, 3);
+
+	log_set_level(LOG_LVL_DEBUG);
+	log_debug("%d", bump());
+	assert_int_equal(evaluated, 4);
+	loud(saved);
+	log_set_level(LOG_LVL_INFO);
+}
+
+/* The macros are single statements: an if/else around them parses as
+ * written (a bare { } block in a macro would take the else). */
+static void test_macros_are_one_statement(void **state)
+{
+	int saved = quiet();
+
+	evaluated = 0;
+	log_set_level(LOG_LVL_DEBUG);
+	if (evaluated)
+		log_debug("never");
+	else
+		log_debug("%d", bump());
+	assert_int_equal(evaluated, 1);
+	loud(saved);
+	log_set_level(LOG_LVL_INFO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +203,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_colour_when_NO_COLOR_empty, pty_setup,
 						pty_teardown),
 		cmocka_unit_test(test_no_colour_off_a_terminal),
+		cmocka_unit_test(test_arguments_not_evaluated_when_level_off),
+		cmocka_unit_test(test_macros_are_one_statement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
