@@ -37,6 +37,17 @@ bool log_use_colour(int fd);
 /* log_use_syslog - send messages to syslog under @ident from now on. */
 void log_use_syslog(const char *ident);
 
+/* log_keep_first_error - while @on, the first error message is kept (see
+ * log_first_error) instead of written; later errors, and every other
+ * level, are written as usual. For a --json command, which prints its
+ * error as JSON on stdout at its end (trapd/cli_json.h). Turning it on
+ * forgets a message kept before. */
+void log_keep_first_error(bool on);
+
+/* log_first_error - the message kept since log_keep_first_error(true),
+ * made safe as every line is, or NULL if no error came. */
+const char *log_first_error(void);
+
 /* log_route_libbpf - print libbpf's warnings (and, at LOG_LVL_LIBBPF,
  * its debug output) through this module. */
 void log_route_libbpf(void);
