@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency.bpf.c - latency histograms measured in the kernel: run-queue
  * latency, system call latency, block I/O latency and a user function's
  * latency. One loaded object is one histogram: user space enables the
@@ -26,7 +26,7 @@
 #include "latency.h"
 #include "latency_common.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define TASK_RUNNING 0
 

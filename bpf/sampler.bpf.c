@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* sampler.bpf.c - the stack sampler: a perf_event program run on every CPU
  * at the sampling frequency (software cpu-clock).
  *
@@ -26,7 +26,7 @@
 
 #define EEXIST 17 /* errno values are not in vmlinux.h */
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Run-time controls, written by user space through the mmap'ed .bss. */
 volatile __u32 armed;	    /* 0: samples are ignored (window closed) */
