@@ -218,8 +218,7 @@ int BPF_PROG(runq_switch, bool preempt, struct task_struct *prev, struct task_st
  * resolve. Kernels without sched_info or group scheduling fail to load
  * this program; user space then loads the wakeup-stamping ones above. */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(runq_switch_queued, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
+int BPF_PROG(runq_switch_queued, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u64 queued = next->sched_info.last_queued, now;
 	struct cfs_rq *cfs = next->se.cfs_rq;

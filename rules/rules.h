@@ -115,10 +115,10 @@ struct rule_scope {
  * user can name a process "postgres"), these are not. Every one set must
  * hold; none set: the name alone decides. */
 struct rule_pin {
-	char *user;    /* process_user as written (a name or a uid); NULL: any */
-	uid_t uid;     /* ...resolved when the file is loaded: real and effective uid */
-	char *exe;     /* process_exe: an absolute path; NULL: any */
-	char *cgroup;  /* process_cgroup: "system.slice/x.service", in it or below */
+	char *user;   /* process_user as written (a name or a uid); NULL: any */
+	uid_t uid;    /* ...resolved when the file is loaded: real and effective uid */
+	char *exe;    /* process_exe: an absolute path; NULL: any */
+	char *cgroup; /* process_cgroup: "system.slice/x.service", in it or below */
 };
 
 struct rule {
@@ -130,14 +130,14 @@ struct rule {
 	enum rule_psi_resource psi_resource; /* RULE_SIGNAL_PSI */
 	bool psi_full;			     /* "full" rather than "some" */
 	enum rule_psi_window psi_window;
-	uint64_t psi_window_ns; /* RULE_PSI_CUSTOM */
+	uint64_t psi_window_ns;		 /* RULE_PSI_CUSTOM */
 	enum rule_latency_kind lat_kind; /* RULE_SIGNAL_LATENCY */
 	enum rule_latency_stat lat_stat;
-	uint64_t lat_window_ns;	 /* window = DURATION; 0: one poll interval */
-	uint32_t lat_min_count;	 /* percentiles need this many events in the window */
-	char *lat_syscalls;	 /* syscall: "read,write" (normalised); NULL: all */
-	char *lat_device;	 /* biolat: "sda" or "8:0"; NULL: every device */
-	char *lat_function;	 /* func: "/abs/path:symbol" (required) */
+	uint64_t lat_window_ns; /* window = DURATION; 0: one poll interval */
+	uint32_t lat_min_count; /* percentiles need this many events in the window */
+	char *lat_syscalls;	/* syscall: "read,write" (normalised); NULL: all */
+	char *lat_device;	/* biolat: "sda" or "8:0"; NULL: every device */
+	char *lat_function;	/* func: "/abs/path:symbol" (required) */
 	struct rule_scope scope;
 	struct rule_pin pin; /* of scope and sample process names */
 
@@ -180,10 +180,10 @@ struct rules_global {
 	struct rule_scope manual_sample;
 	uint64_t symbol_cache_bytes; /* symbol tables kept between captures */
 	/* what symbolizing one capture may cost (trapd/symbudget.h) */
-	uint64_t symbolize_bytes;	  /* symbol tables read, debug files hashed */
-	uint32_t symbolize_symbols;	  /* symbols kept */
+	uint64_t symbolize_bytes;	   /* symbol tables read, debug files hashed */
+	uint32_t symbolize_symbols;	   /* symbols kept */
 	uint64_t symbolize_perf_map_bytes; /* perf maps, all processes */
-	uint64_t symbolize_time_ns;	  /* wall time from the window's close */
+	uint64_t symbolize_time_ns;	   /* wall time from the window's close */
 };
 
 /* Where captures go after the spool: the [upload] section. Without one,

@@ -22,8 +22,7 @@ int capture_file__write(const char *path, const struct profile *p, char *err, si
 
 /* capture_file__write_gzip - the same profile as gzip-compressed pprof
  * (what `go tool pprof` and most tools expect). */
-int capture_file__write_gzip(const char *path, const struct profile *p, char *err,
-			     size_t errlen);
+int capture_file__write_gzip(const char *path, const struct profile *p, char *err, size_t errlen);
 
 /* capture_file__read - read @path (zstd, gzip or plain pprof, told apart
  * by magic bytes) into a new profile (*out). Returns 0; -ENOENT/-EACCES

@@ -20,7 +20,6 @@
 #include "trapd/diff_report.h"
 #include "trapd/log.h"
 
-
 struct diff_cmd {
 	const char *base;
 	const char *new_file;

@@ -9,8 +9,8 @@
 /* Exit statuses, documented in README.md (section "Exit status"). */
 enum trapd_exit {
 	TRAPD_EXIT_OK = 0,
-	TRAPD_EXIT_FAILURE = 1, /* a runtime failure: BPF, I/O, a target that vanished */
-	TRAPD_EXIT_USAGE = 2,	/* bad usage or bad input: flags, files, rules */
+	TRAPD_EXIT_FAILURE = 1,	   /* a runtime failure: BPF, I/O, a target that vanished */
+	TRAPD_EXIT_USAGE = 2,	   /* bad usage or bad input: flags, files, rules */
 	TRAPD_EXIT_REGRESSION = 3, /* trapd diff, trapd ci: the profile regressed */
 	TRAPD_EXIT_RULE_FIRED = 4, /* trapd ci -c RULES: a rule fired during the run */
 };

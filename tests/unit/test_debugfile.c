@@ -96,8 +96,8 @@ static const char *build_id_rel(const struct elfsym *bin)
 	return rel;
 }
 
-static void expect_found(struct fixture *f, const char *bin_name, const char *path,
-			 const char *hot, const char *want_found)
+static void expect_found(struct fixture *f, const char *bin_name, const char *path, const char *hot,
+			 const char *want_found)
 {
 	struct elfsym *bin = elfsym__open(artifact(bin_name)), *dbg;
 	char found[PATH_MAX + 8];
@@ -228,7 +228,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wanted_only_without_a_symtab),
-		cmocka_unit_test_setup_teardown(test_build_id_in_target_root_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_id_in_target_root_first, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_build_id_must_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debuglink_places, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debuglink_crc_must_match, setup, teardown),
