@@ -58,7 +58,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 20
 
 .PHONY: all deps test-deps unit integration integration-asan fuzz fuzz-build \
-	test demo bench soak install clean format help
+	test demo bench soak install clean format check-style help
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/trapd
@@ -66,7 +66,8 @@ all: $(BUILD)/trapd
 help:
 	@echo 'make            build $(BUILD)/trapd'
 	@echo 'make demo       install what is missing, build, capture the demo workload'
-	@echo 'make test       install what is missing, build, run unit, fuzz and integration tests'
+	@echo 'make test       install what is missing, check the style, build, run unit, fuzz'
+	@echo '                and integration tests'
 	@echo 'make unit       unit tests only'
 	@echo 'make integration  integration tests only (root, BPF)'
 	@echo 'make integration-asan  the daemon integration tests against an ASan/UBSan'
@@ -78,7 +79,9 @@ help:
 	@echo '                objects grow (not part of make test)'
 	@echo 'make install    install into DESTDIR/PREFIX (default /usr/local)'
 	@echo 'make clean      remove $(BUILD)'
-	@echo 'make format     clang-format the C sources'
+	@echo 'make format     clang-format the C sources (clang-format 14)'
+	@echo 'make check-style  the sources clang-formatted, no banned functions (scripts/check-style;'
+	@echo '                the first step of make test)'
 	@echo 'V=1 shows the commands.'
 
 deps:
@@ -199,7 +202,13 @@ integration-asan: $(WORKLOADS)
 		ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) UBSAN_OPTIONS=$(UBSAN_RUN_OPTIONS) \
 		tests/integration/run $(ASAN_TESTS)
 
+check-style:
+	$(Q)scripts/check-style
+
+# The style is checked first (after test-deps installed clang-format): it
+# fails in seconds where the rest takes many minutes.
 test: test-deps
+	$(Q)$(MAKE) --no-print-directory check-style
 	$(Q)$(MAKE) --no-print-directory all unit fuzz integration integration-asan
 
 demo: deps
@@ -228,8 +237,10 @@ install: $(BUILD)/trapd $(BUILD)/trapd.service
 		install -D -m 0644 examples/rules.ini $(DESTDIR)$(SYSCONFDIR)/trapd/rules.ini; \
 	fi
 
+# The files scripts/check-style checks, with the clang-format it checks with.
+CLANG_FORMAT ?= $(shell command -v clang-format-14 || echo clang-format)
 format:
-	clang-format -i $(wildcard trapd/*.[ch] rules/*.[ch] upload/*.[ch] bpf/*.[ch] tests/*/*.c)
+	$(CLANG_FORMAT) -i $$(scripts/check-style --list)
 
 clean:
 	rm -rf $(BUILD)

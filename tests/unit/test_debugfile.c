@@ -64,7 +64,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	strcpy(f->dir, "/tmp/test_debugfile.XXXXXX");
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_debugfile.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->proc, sizeof(f->proc), "%s/proc", f->dir);
 	snprintf(f->troot, sizeof(f->troot), "%s/proc/77/root", f->dir);

@@ -99,9 +99,9 @@ static void test_long_name_cut(void **state)
 	struct perfmap m;
 
 	(void)state;
-	strcpy(text, "1000 10 ");
+	memcpy(text, "1000 10 ", 8);
 	memset(text + 8, 'x', PERFMAP_MAX_NAME * 2);
-	strcpy(text + 8 + PERFMAP_MAX_NAME * 2, "\n");
+	memcpy(text + 8 + PERFMAP_MAX_NAME * 2, "\n", 2);
 	m = parse(text);
 	assert_int_equal(m.n, 1);
 	assert_int_equal(strlen(perfmap__lookup(&m, 0x1000)), PERFMAP_MAX_NAME);

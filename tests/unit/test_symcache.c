@@ -79,7 +79,7 @@ static void expect_stats(struct symcache *c, uint64_t loads, uint64_t hits, uint
 static int setup(void **state)
 {
 	(void)state;
-	strcpy(dir, "/tmp/test_symcache.XXXXXX");
+	snprintf(dir, sizeof(dir), "/tmp/test_symcache.XXXXXX");
 	return mkdtemp(dir) ? 0 : -1;
 }
 
