@@ -51,13 +51,30 @@ SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+
+# The unit tests of rules/ and upload/ (test_MODULE.c for rules/MODULE.c,
+# upload/MODULE.c; test_upload_object.c for upload/object.c) link only
+# rules/ and upload/ and the few trapd/ modules they truly need, none of
+# them built from a BPF skeleton: `make unit-lib` builds and runs them
+# without bpftool or clang's BPF target. test_rules needs cmd_check.c
+# (trapd check, tested there) with cli_args.c and log.c; test_spool
+# needs json_read.c (and utf8.c) to read a recovered sidecar. Anything
+# else of trapd/ they start to need fails their link: add it here only
+# if it needs no skeleton.
+UNIT_LIB_MODULES := $(notdir $(basename $(wildcard rules/*.c upload/*.c))) \
+	$(addprefix upload_,$(notdir $(basename $(wildcard upload/*.c))))
+UNIT_LIB_TEST_SRCS := $(filter $(patsubst %,tests/unit/test_%.c,$(UNIT_LIB_MODULES)),$(TEST_SRCS))
+UNIT_LIB_TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_LIB_TEST_SRCS))
+UNIT_LIB_TRAPD_SRCS := trapd/cmd_check.c trapd/cli_args.c trapd/log.c trapd/json_read.c trapd/utf8.c
+UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard rules/*.c upload/*.c) \
+	$(UNIT_LIB_TRAPD_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test-deps unit integration integration-asan fuzz fuzz-build \
+.PHONY: all deps test-deps unit unit-lib integration integration-asan fuzz fuzz-build \
 	test demo bench soak install clean format check-style help
 .DELETE_ON_ERROR:
 
@@ -69,6 +86,9 @@ help:
 	@echo 'make test       install what is missing, check the style, build, run unit, fuzz'
 	@echo '                and integration tests'
 	@echo 'make unit       unit tests only'
+	@echo 'make unit-lib   only the unit tests of rules/ and upload/: they link no BPF'
+	@echo '                skeleton, so they build without bpftool or clang (make BUILD=DIR'
+	@echo '                unit-lib, a fresh DIR, proves it)'
 	@echo 'make integration  integration tests only (root, BPF)'
 	@echo 'make integration-asan  the daemon integration tests against an ASan/UBSan'
 	@echo '                build of trapd in $(BUILD)/asan (part of make test)'
@@ -136,6 +156,11 @@ $(BUILD)/obj/%.o: %.c | $(SKELS) $(SYSCALL_NAMES)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)$(CC) $(CFLAGS) -c $< -o $@
 
+# What the unit tests of rules/ and upload/ link waits for no skeleton.
+$(UNIT_LIB_OBJS): $(BUILD)/obj/%.o: %.c | $(SYSCALL_NAMES)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)$(CC) $(CFLAGS) -c $< -o $@
+
 $(BUILD)/trapd: $(MAIN_OBJ) $(LIB_OBJS)
 	$(call msg,LINK,$@)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -143,6 +168,9 @@ $(BUILD)/trapd: $(MAIN_OBJ) $(LIB_OBJS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,TEST,$@)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+
+$(UNIT_LIB_TEST_BINS): $(BUILD)/tests/%: tests/unit/%.c $(UNIT_LIB_OBJS) | $(BUILD)/tests
+	$(call msg,TEST,$@)$(CC) $(CFLAGS) $< $(UNIT_LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
 # Benchmark programs link what the unit tests link (bench/symbolize).
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
@@ -166,6 +194,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(BUILD)/fuzz $(SKELS) $(SYSCALL_N
 
 unit: $(TEST_BINS) $(WORKLOADS) $(EXTRA_WORKLOADS)
 	$(Q)TRAPD_BUILD=$(BUILD) tests/run-unit $(TEST_BINS)
+
+unit-lib: $(UNIT_LIB_TEST_BINS)
+	$(Q)TRAPD_BUILD=$(BUILD) tests/run-unit $(UNIT_LIB_TEST_BINS)
 
 fuzz-build: $(FUZZ_BINS)
 
