@@ -52,14 +52,32 @@ SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+
+# The unit tests of rules/ and upload/ (test_MODULE.c for rules/MODULE.c,
+# upload/MODULE.c; test_upload_object.c for upload/object.c) link only
+# rules/ and upload/ and the few trapd/ modules they truly need, none of
+# them built from a BPF skeleton: `make unit-lib` builds and runs them
+# without bpftool or clang's BPF target. test_rules needs cmd_check.c
+# (trapd check, tested there) with cli_args.c and log.c; test_spool
+# needs json_read.c (and utf8.c) to read a recovered sidecar. Anything
+# else of trapd/ they start to need fails their link: add it here only
+# if it needs no skeleton.
+UNIT_LIB_MODULES := $(notdir $(basename $(wildcard rules/*.c upload/*.c))) \
+	$(addprefix upload_,$(notdir $(basename $(wildcard upload/*.c))))
+UNIT_LIB_TEST_SRCS := $(filter $(patsubst %,tests/unit/test_%.c,$(UNIT_LIB_MODULES)),$(TEST_SRCS))
+UNIT_LIB_TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_LIB_TEST_SRCS))
+UNIT_LIB_TRAPD_SRCS := trapd/cli/cmd_check.c trapd/cli/cli_args.c trapd/util/log.c \
+	trapd/util/json_read.c trapd/util/read_all.c trapd/util/utf8.c
+UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard rules/*.c upload/*.c) \
+	$(UNIT_LIB_TRAPD_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test-deps unit integration integration-asan fuzz fuzz-build \
-	test demo bench soak install clean format help
+.PHONY: all deps test-deps unit unit-lib integration integration-asan fuzz fuzz-build \
+	test demo bench soak install clean format check-style help
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/trapd
@@ -67,8 +85,12 @@ all: $(BUILD)/trapd
 help:
 	@echo 'make            build $(BUILD)/trapd'
 	@echo 'make demo       install what is missing, build, capture the demo workload'
-	@echo 'make test       install what is missing, build, run unit, fuzz and integration tests'
+	@echo 'make test       install what is missing, check the style, build, run unit, fuzz'
+	@echo '                and integration tests'
 	@echo 'make unit       unit tests only'
+	@echo 'make unit-lib   only the unit tests of rules/ and upload/: they link no BPF'
+	@echo '                skeleton, so they build without bpftool or clang (make BUILD=DIR'
+	@echo '                unit-lib, a fresh DIR, proves it)'
 	@echo 'make integration  integration tests only (root, BPF)'
 	@echo 'make integration-asan  the daemon integration tests against an ASan/UBSan'
 	@echo '                build of trapd in $(BUILD)/asan (part of make test)'
@@ -79,7 +101,9 @@ help:
 	@echo '                objects grow (not part of make test)'
 	@echo 'make install    install into DESTDIR/PREFIX (default /usr/local)'
 	@echo 'make clean      remove $(BUILD)'
-	@echo 'make format     clang-format the C sources'
+	@echo 'make format     clang-format the C sources (clang-format 14)'
+	@echo 'make check-style  the sources clang-formatted, no banned functions (scripts/check-style;'
+	@echo '                the first step of make test)'
 	@echo 'V=1 shows the commands.'
 
 deps:
@@ -134,6 +158,11 @@ $(BUILD)/obj/%.o: %.c | $(SKELS) $(SYSCALL_NAMES)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)$(CC) $(CFLAGS) -c $< -o $@
 
+# What the unit tests of rules/ and upload/ link waits for no skeleton.
+$(UNIT_LIB_OBJS): $(BUILD)/obj/%.o: %.c | $(SYSCALL_NAMES)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)$(CC) $(CFLAGS) -c $< -o $@
+
 $(BUILD)/trapd: $(MAIN_OBJ) $(LIB_OBJS)
 	$(call msg,LINK,$@)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -141,6 +170,9 @@ $(BUILD)/trapd: $(MAIN_OBJ) $(LIB_OBJS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,TEST,$@)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+
+$(UNIT_LIB_TEST_BINS): $(BUILD)/tests/%: tests/unit/%.c $(UNIT_LIB_OBJS) | $(BUILD)/tests
+	$(call msg,TEST,$@)$(CC) $(CFLAGS) $< $(UNIT_LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
 # Benchmark programs link what the unit tests link (bench/symbolize).
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
@@ -164,6 +196,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(BUILD)/fuzz $(SKELS) $(SYSCALL_N
 
 unit: $(TEST_BINS) $(WORKLOADS) $(EXTRA_WORKLOADS)
 	$(Q)TRAPD_BUILD=$(BUILD) tests/run-unit $(TEST_BINS)
+
+unit-lib: $(UNIT_LIB_TEST_BINS)
+	$(Q)TRAPD_BUILD=$(BUILD) tests/run-unit $(UNIT_LIB_TEST_BINS)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -200,7 +235,13 @@ integration-asan: $(WORKLOADS)
 		ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) UBSAN_OPTIONS=$(UBSAN_RUN_OPTIONS) \
 		tests/integration/run $(ASAN_TESTS)
 
+check-style:
+	$(Q)scripts/check-style
+
+# The style is checked first (after test-deps installed clang-format): it
+# fails in seconds where the rest takes many minutes.
 test: test-deps
+	$(Q)$(MAKE) --no-print-directory check-style
 	$(Q)$(MAKE) --no-print-directory all unit fuzz integration integration-asan
 
 demo: deps
@@ -229,8 +270,10 @@ install: $(BUILD)/trapd $(BUILD)/trapd.service
 		install -D -m 0644 examples/rules.ini $(DESTDIR)$(SYSCONFDIR)/trapd/rules.ini; \
 	fi
 
+# The files scripts/check-style checks, with the clang-format it checks with.
+CLANG_FORMAT ?= $(shell command -v clang-format-14 || echo clang-format)
 format:
-	clang-format -i $(wildcard trapd/*/*.[ch] rules/*.[ch] upload/*.[ch] bpf/*.[ch] tests/*/*.c)
+	$(CLANG_FORMAT) -i $$(scripts/check-style --list)
 
 clean:
 	rm -rf $(BUILD)

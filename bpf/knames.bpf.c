@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* knames.bpf.c - name kernel addresses with the kernel's own symbol
  * lookup: bpf_snprintf's %pS prints "function+0xoff/0xsize [module]".
  *
@@ -13,7 +13,7 @@
 
 #include "bpf/knames.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 __u64 addrs[KNAMES_BATCH];
 char names[KNAMES_BATCH][KNAMES_NAME_LEN];

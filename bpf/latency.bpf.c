@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency.bpf.c - latency histograms measured in the kernel: run-queue
  * latency, system call latency, block I/O latency and a user function's
  * latency. One loaded object is one histogram: user space enables the
@@ -26,7 +26,7 @@
 #include "bpf/latency.h"
 #include "bpf/latency_common.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define TASK_RUNNING 0
 
@@ -218,8 +218,7 @@ int BPF_PROG(runq_switch, bool preempt, struct task_struct *prev, struct task_st
  * resolve. Kernels without sched_info or group scheduling fail to load
  * this program; user space then loads the wakeup-stamping ones above. */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(runq_switch_queued, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
+int BPF_PROG(runq_switch_queued, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u64 queued = next->sched_info.last_queued, now;
 	struct cfs_rq *cfs = next->se.cfs_rq;

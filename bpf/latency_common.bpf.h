@@ -11,10 +11,10 @@
 #define TRAPD_BPF_LATENCY_COMMON_H
 
 /* Set before load. */
-const volatile __u32 filter_kind;   /* enum lat_filter */
-const volatile __u32 filter_tgid;   /* LAT_FILTER_TGID */
-const volatile __u64 filter_cgroup; /* LAT_FILTER_CGROUP: the v2 cgroup id... */
-const volatile __u32 filter_level;  /* ...and its depth below the v2 root */
+const volatile __u32 filter_kind;    /* enum lat_filter */
+const volatile __u32 filter_tgid;    /* LAT_FILTER_TGID */
+const volatile __u64 filter_cgroup;  /* LAT_FILTER_CGROUP: the v2 cgroup id... */
+const volatile __u32 filter_level;   /* ...and its depth below the v2 root */
 const volatile __u64 filter_comm[2]; /* LAT_FILTER_COMM: 16 bytes, NUL-padded */
 const volatile __u32 all_syscalls = 1;
 const volatile __u64 syscall_set[LAT_SYSCALL_WORDS];

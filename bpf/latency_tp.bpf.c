@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency_tp.bpf.c - the latency histograms on classic tracepoints, for
  * kernels without BTF (no tp_btf, no task-local storage): start times in
  * hash maps keyed by thread id (or by disk and sector for block
@@ -18,7 +18,7 @@
 #include "bpf/latency.h"
 #include "bpf/latency_common.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define TASK_RUNNING 0
 #define MAX_WAITING 65536

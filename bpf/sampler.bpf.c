@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* sampler.bpf.c - the stack sampler: a perf_event program run on every CPU
  * at the sampling frequency (software cpu-clock).
  *
@@ -26,11 +26,11 @@
 
 #define EEXIST 17 /* errno values are not in vmlinux.h */
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Run-time controls, written by user space through the mmap'ed .bss. */
-volatile __u32 armed;	    /* 0: samples are ignored (window closed) */
-volatile __u32 filter_mode; /* enum sampler_filter */
+volatile __u32 armed;	     /* 0: samples are ignored (window closed) */
+volatile __u32 filter_mode;  /* enum sampler_filter */
 volatile __u32 follow_forks; /* children of watched pids are watched too */
 volatile __u64 max_samples;  /* cap per window; 0 = none */
 volatile __u64 taken;	     /* samples taken in this window (against the cap) */
@@ -190,11 +190,11 @@ struct user_regs_x86 {
 /* ctx_word - the 64-bit word at byte @off of the context, loaded straight
  * from the context register: the verifier rewrites only such loads, and
  * refuses one through a pointer the compiler moved. */
-#define ctx_word(ctx, off)                                                            \
-	({                                                                            \
-		__u64 __v;                                                            \
-		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__v) : "r"(ctx), "i"(off)); \
-		__v;                                                                  \
+#define ctx_word(ctx, off)                                                                         \
+	({                                                                                         \
+		__u64 __v;                                                                         \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__v) : "r"(ctx), "i"(off));           \
+		__v;                                                                               \
 	})
 
 /* user_sp - the user stack pointer of the interrupted task: from the

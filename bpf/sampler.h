@@ -61,19 +61,19 @@ struct sampler_stack {
 /* Counters, one slot each in the per-CPU stats map. Every sample either
  * lands in the counts map or increments one of the loss counters. */
 enum sampler_stat {
-	SAMPLER_STAT_SAMPLES = 0,	  /* samples of a watched task, stored */
-	SAMPLER_STAT_IDLE,		  /* the CPU was idle */
-	SAMPLER_STAT_OVER_CAP,		  /* dropped: the window's sample cap was reached */
-	SAMPLER_STAT_USER_STACK_FAULT,	  /* user stack unreadable (kept without it) */
-	SAMPLER_STAT_KERNEL_STACK_FAULT,  /* kernel stack unreadable (kept without it) */
-	SAMPLER_STAT_USER_TRUNCATED,	  /* user stack deeper than SAMPLER_MAX_DEPTH */
-	SAMPLER_STAT_KERNEL_TRUNCATED,	  /* kernel stack deeper than SAMPLER_MAX_DEPTH */
-	SAMPLER_STAT_STACKS_FULL,	  /* stacks map full: sample kept without that stack */
-	SAMPLER_STAT_STACK_COLLISION,	  /* two stacks hashed alike: kept without it */
-	SAMPLER_STAT_COUNTS_FULL,	  /* dropped: counts map full */
-	SAMPLER_STAT_PIDS_FULL,		  /* seen_pids map full: a process was not announced */
-	SAMPLER_STAT_EVENTS_LOST,	  /* ring buffer full: an announcement was lost */
-	SAMPLER_STAT_FILTER_FULL,	  /* pid_filter full: a child was not followed */
+	SAMPLER_STAT_SAMPLES = 0,	 /* samples of a watched task, stored */
+	SAMPLER_STAT_IDLE,		 /* the CPU was idle */
+	SAMPLER_STAT_OVER_CAP,		 /* dropped: the window's sample cap was reached */
+	SAMPLER_STAT_USER_STACK_FAULT,	 /* user stack unreadable (kept without it) */
+	SAMPLER_STAT_KERNEL_STACK_FAULT, /* kernel stack unreadable (kept without it) */
+	SAMPLER_STAT_USER_TRUNCATED,	 /* user stack deeper than SAMPLER_MAX_DEPTH */
+	SAMPLER_STAT_KERNEL_TRUNCATED,	 /* kernel stack deeper than SAMPLER_MAX_DEPTH */
+	SAMPLER_STAT_STACKS_FULL,	 /* stacks map full: sample kept without that stack */
+	SAMPLER_STAT_STACK_COLLISION,	 /* two stacks hashed alike: kept without it */
+	SAMPLER_STAT_COUNTS_FULL,	 /* dropped: counts map full */
+	SAMPLER_STAT_PIDS_FULL,		 /* seen_pids map full: a process was not announced */
+	SAMPLER_STAT_EVENTS_LOST,	 /* ring buffer full: an announcement was lost */
+	SAMPLER_STAT_FILTER_FULL,	 /* pid_filter full: a child was not followed */
 	SAMPLER_STAT_NR,
 };
 

@@ -25,8 +25,8 @@
 #define NSEC_PER_MIN (60 * NSEC_PER_SEC)
 #define NSEC_PER_HOUR (60 * NSEC_PER_MIN)
 #define PATH_MAX_BYTES 4095 /* a path in the rules file */
-#define PID_MAX 4194304 /* the kernel's PID_MAX_LIMIT */
-#define COMM_MAX 15	/* bytes of a process name, as in /proc/PID/comm */
+#define PID_MAX 4194304	    /* the kernel's PID_MAX_LIMIT */
+#define COMM_MAX 15	    /* bytes of a process name, as in /proc/PID/comm */
 #define LABEL_KEY_MAX 63
 #define LABEL_VALUE_MAX 256
 #define MSG_MAX 512 /* one error message, before the file name and line */

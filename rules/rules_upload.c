@@ -26,16 +26,14 @@ const struct rules_key rules_upload_keys[UK_NR] = {
 	[UK_PATH_STYLE] = { "path_style", KEY_BOOL, U(path_style), 0, 0, "true" },
 	[UK_ACCESS_KEY_ID_FILE] = { "access_key_id_file", KEY_PATH, U(access_key_id_file), 0,
 				    PATH_MAX_BYTES, NULL },
-	[UK_ACCESS_KEY_ID_ENV] = { "access_key_id_env", KEY_ENV, U(access_key_id_env), 0, 0,
-				   NULL },
+	[UK_ACCESS_KEY_ID_ENV] = { "access_key_id_env", KEY_ENV, U(access_key_id_env), 0, 0, NULL },
 	[UK_SECRET_ACCESS_KEY_FILE] = { "secret_access_key_file", KEY_PATH,
 					U(secret_access_key_file), 0, PATH_MAX_BYTES, NULL },
-	[UK_SECRET_ACCESS_KEY_ENV] = { "secret_access_key_env", KEY_ENV,
-				       U(secret_access_key_env), 0, 0, NULL },
+	[UK_SECRET_ACCESS_KEY_ENV] = { "secret_access_key_env", KEY_ENV, U(secret_access_key_env),
+				       0, 0, NULL },
 	[UK_SESSION_TOKEN_FILE] = { "session_token_file", KEY_PATH, U(session_token_file), 0,
 				    PATH_MAX_BYTES, NULL },
-	[UK_SESSION_TOKEN_ENV] = { "session_token_env", KEY_ENV, U(session_token_env), 0, 0,
-				   NULL },
+	[UK_SESSION_TOKEN_ENV] = { "session_token_env", KEY_ENV, U(session_token_env), 0, 0, NULL },
 	[UK_SAS_TOKEN_FILE] = { "sas_token_file", KEY_PATH, U(sas_token_file), 0, PATH_MAX_BYTES,
 				NULL },
 	[UK_SAS_TOKEN_ENV] = { "sas_token_env", KEY_ENV, U(sas_token_env), 0, 0, NULL },
@@ -87,8 +85,9 @@ static const unsigned key_schemes[UK_NR] = {
 };
 
 static const char *const scheme_names[] = {
-	[RULES_UPLOAD_NONE] = "none",	[RULES_UPLOAD_FILE] = "file", [RULES_UPLOAD_HTTP] = "http",
-	[RULES_UPLOAD_S3] = "s3",	[RULES_UPLOAD_AZBLOB] = "azblob",
+	[RULES_UPLOAD_NONE] = "none",	  [RULES_UPLOAD_FILE] = "file",
+	[RULES_UPLOAD_HTTP] = "http",	  [RULES_UPLOAD_S3] = "s3",
+	[RULES_UPLOAD_AZBLOB] = "azblob",
 };
 
 int rules_upload__defaults(struct rules_upload *u)
@@ -135,9 +134,11 @@ static int take_prefix(char **to, const char *s, char *msg, size_t len)
 {
 	size_t n = strlen(s);
 
-	if (strstr(s, "//") || s[0] == '/' || !all_of(s, n, "ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.~/!*'()", true)) {
-		snprintf(msg, len, "the prefix may hold letters, digits and -_.~/!*'() "
-				   "without empty parts");
+	if (strstr(s, "//") || s[0] == '/' ||
+	    !all_of(s, n, "ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.~/!*'()", true)) {
+		snprintf(msg, len,
+			 "the prefix may hold letters, digits and -_.~/!*'() "
+			 "without empty parts");
 		return -EINVAL;
 	}
 	free(*to);
@@ -154,8 +155,9 @@ static int split_s3(struct rules_upload *u, const char *rest, char *msg, size_t 
 
 	if (n < 3 || n > 63 || !all_of(rest, n, ".-", true) || !isalnum((unsigned char)rest[0]) ||
 	    !isalnum((unsigned char)rest[n - 1]) || memmem(rest, n, "..", 2)) {
-		snprintf(msg, len, "s3://BUCKET: a bucket name is 3 to 63 lower-case letters, "
-				   "digits, '.' and '-'");
+		snprintf(msg, len,
+			 "s3://BUCKET: a bucket name is 3 to 63 lower-case letters, "
+			 "digits, '.' and '-'");
 		return -EINVAL;
 	}
 	u->scheme = RULES_UPLOAD_S3;
@@ -168,14 +170,16 @@ static int split_azblob(struct rules_upload *u, const char *rest, char *msg, siz
 	const char *cont = rest + a + 1;
 
 	if (a < 3 || a > 24 || !all_of(rest, a, "", true)) {
-		snprintf(msg, len, "azblob://ACCOUNT/CONTAINER: an account name is 3 to 24 "
-				   "lower-case letters and digits");
+		snprintf(msg, len,
+			 "azblob://ACCOUNT/CONTAINER: an account name is 3 to 24 "
+			 "lower-case letters and digits");
 		return -EINVAL;
 	}
 	if (!rest[a] || c < 3 || c > 63 || !all_of(cont, c, "-", true) || cont[0] == '-' ||
 	    cont[c - 1] == '-' || memmem(cont, c, "--", 2)) {
-		snprintf(msg, len, "azblob://ACCOUNT/CONTAINER: a container name is 3 to 63 "
-				   "lower-case letters, digits and single '-'");
+		snprintf(msg, len,
+			 "azblob://ACCOUNT/CONTAINER: a container name is 3 to 63 "
+			 "lower-case letters, digits and single '-'");
 		return -EINVAL;
 	}
 	u->scheme = RULES_UPLOAD_AZBLOB;
@@ -248,10 +252,9 @@ static void one_of(struct rules_parser *p, int file, int env, bool optional, con
 		snprintf(msg, sizeof(msg), "%s is set too; use one of them",
 			 rules_upload_keys[file].name);
 		error_at(p, env, msg);
-	}
-	else if (!optional && !p->uline[file] && !p->uline[env])
-		rules_parser__error(p, p->upload_line, "[upload]", NULL,
-				    "%s needs %s or %s", scheme, rules_upload_keys[file].name,
+	} else if (!optional && !p->uline[file] && !p->uline[env])
+		rules_parser__error(p, p->upload_line, "[upload]", NULL, "%s needs %s or %s",
+				    scheme, rules_upload_keys[file].name,
 				    rules_upload_keys[env].name);
 }
 
@@ -417,8 +420,8 @@ void rules_upload__print(const struct rules_upload *u, FILE *out)
 	fputs("\n[upload]\n", out);
 	for (k = 0; k < UK_NR; k++) {
 		const struct rules_key *key = &rules_upload_keys[k];
-		bool pointer = key->type == KEY_PATH || key->type == KEY_TEXT ||
-			       key->type == KEY_ENV;
+		bool pointer =
+			key->type == KEY_PATH || key->type == KEY_TEXT || key->type == KEY_ENV;
 
 		if (!(key_schemes[k] & ONLY(u->scheme)))
 			continue;

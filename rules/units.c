@@ -96,9 +96,15 @@ static int parse_scaled(const char *s, const struct unit *units, int fold, uint6
 int units_parse_duration(const char *s, uint64_t *out_ns)
 {
 	static const struct unit units[] = {
-		{ "ns", 1 },		      { "us", 1000 },		 { "ms", 1000000 },
-		{ "s", 1000000000 },	      { "sec", 1000000000 },	 { "m", 60000000000 },
-		{ "min", 60000000000 },	      { "h", 3600000000000 },	 { "d", 86400000000000 },
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "ms", 1000000 },
+		{ "s", 1000000000 },
+		{ "sec", 1000000000 },
+		{ "m", 60000000000 },
+		{ "min", 60000000000 },
+		{ "h", 3600000000000 },
+		{ "d", 86400000000000 },
 		{ NULL, 0 },
 	};
 	uint64_t ns;
@@ -117,7 +123,9 @@ int units_parse_duration(const char *s, uint64_t *out_ns)
 int units_parse_frequency(const char *s, uint64_t max_hz, uint64_t *out_hz)
 {
 	static const struct unit units[] = {
-		{ "Hz", 1 }, { "kHz", 1000 }, { NULL, 0 },
+		{ "Hz", 1 },
+		{ "kHz", 1000 },
+		{ NULL, 0 },
 	};
 	uint64_t hz;
 	bool exact;
@@ -151,11 +159,21 @@ int units_parse_percent(const char *s, uint64_t *out_centi)
 int units_parse_size(const char *s, uint64_t *out_bytes)
 {
 	static const struct unit units[] = {
-		{ "B", 1 },	      { "k", 1ull << 10 },   { "K", 1ull << 10 },
-		{ "KiB", 1ull << 10 }, { "MiB", 1ull << 20 }, { "M", 1ull << 20 },
-		{ "GiB", 1ull << 30 }, { "G", 1ull << 30 },   { "TiB", 1ull << 40 },
-		{ "kB", 1000 },	      { "KB", 1000 },	     { "MB", 1000000 },
-		{ "GB", 1000000000 }, { "TB", 1000000000000 }, { NULL, 0 },
+		{ "B", 1 },
+		{ "k", 1ull << 10 },
+		{ "K", 1ull << 10 },
+		{ "KiB", 1ull << 10 },
+		{ "MiB", 1ull << 20 },
+		{ "M", 1ull << 20 },
+		{ "GiB", 1ull << 30 },
+		{ "G", 1ull << 30 },
+		{ "TiB", 1ull << 40 },
+		{ "kB", 1000 },
+		{ "KB", 1000 },
+		{ "MB", 1000000 },
+		{ "GB", 1000000000 },
+		{ "TB", 1000000000000 },
+		{ NULL, 0 },
 	};
 	uint64_t b;
 	bool exact;

@@ -95,8 +95,8 @@ static inline bool profile_diff_locations(const struct profile *a, const struct 
 	return false;
 }
 
-static inline bool profile_diff_samples(const struct profile *a, const struct profile *b,
-					char *why, size_t len)
+static inline bool profile_diff_samples(const struct profile *a, const struct profile *b, char *why,
+					size_t len)
 {
 	const struct profile_sample *x, *y;
 	size_t i;
@@ -108,8 +108,9 @@ static inline bool profile_diff_samples(const struct profile *a, const struct pr
 	for (i = 0; i < a->nsamples; i++) {
 		x = &a->samples[i];
 		y = &b->samples[i];
-		if (x->count != y->count || x->pid != y->pid || x->tid != y->tid || x->run != y->run ||
-		    x->nlocs != y->nlocs || x->first_loc + x->nlocs > a->nstack_locs ||
+		if (x->count != y->count || x->pid != y->pid || x->tid != y->tid ||
+		    x->run != y->run || x->nlocs != y->nlocs ||
+		    x->first_loc + x->nlocs > a->nstack_locs ||
 		    y->first_loc + y->nlocs > b->nstack_locs ||
 		    profile_diff_str(a, x->comm, b, y->comm) ||
 		    profile_diff_str(a, x->cgroup, b, y->cgroup) ||
@@ -156,7 +157,8 @@ static inline bool profile_invalid(const struct profile *p, char *why, size_t le
 	uint32_t j;
 
 	for (j = 0; j < p->nmappings; j++)
-		if (p->mappings[j].filename >= p->nstrings || p->mappings[j].build_id >= p->nstrings)
+		if (p->mappings[j].filename >= p->nstrings ||
+		    p->mappings[j].build_id >= p->nstrings)
 			return snprintf(why, len, "mapping %u: bad string", j + 1), true;
 	for (j = 0; j < p->nfunctions; j++)
 		if (p->functions[j].name >= p->nstrings ||

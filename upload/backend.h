@@ -72,8 +72,8 @@ struct upload_meta {
 
 /* One object to store. */
 struct upload_object {
-	const char *key;	  /* under the configured prefix: "HOST/2026/11/22/SHA.pb.zst" */
-	int fd;			  /* the content, read from offset 0 */
+	const char *key; /* under the configured prefix: "HOST/2026/11/22/SHA.pb.zst" */
+	int fd;		 /* the content, read from offset 0 */
 	uint64_t size;
 	const char *sha256;	  /* of the content, 64 lower-case hex */
 	const char *content_type; /* "application/zstd", "application/json" */

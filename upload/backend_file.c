@@ -94,8 +94,8 @@ static int sync_dir_of(const char *path)
 	return e;
 }
 
-static int store(struct upload_backend *b, const struct upload_object *obj, char *path,
-		 char *tmp, size_t len)
+static int store(struct upload_backend *b, const struct upload_object *obj, char *path, char *tmp,
+		 size_t len)
 {
 	int fd = -1, e;
 
@@ -133,12 +133,12 @@ static int file_put(struct upload_backend *b, const struct upload_object *obj,
 	if (!e)
 		return 0;
 	/* a full or missing disk may come back; a bad path or permission will not */
-	res->outcome = e == -ENOSPC || e == -EIO || e == -ENOENT || e == -EDQUOT ||
-				       e == -ESTALE || e == -ENOTCONN
+	res->outcome = e == -ENOSPC || e == -EIO || e == -ENOENT || e == -EDQUOT || e == -ESTALE ||
+				       e == -ENOTCONN
 			       ? UPLOAD_TRANSIENT
 			       : UPLOAD_PERMANENT;
-	snprintf(res->msg, sizeof(res->msg), "writing %s/%s: %s%s", b->dir, obj->key,
-		 strerror(-e), e == -ENOSPC ? " (disk full)" : "");
+	snprintf(res->msg, sizeof(res->msg), "writing %s/%s: %s%s", b->dir, obj->key, strerror(-e),
+		 e == -ENOSPC ? " (disk full)" : "");
 	return -EIO;
 }
 

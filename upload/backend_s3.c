@@ -24,8 +24,8 @@
 
 struct upload_backend {
 	const struct upload_config *cfg;
-	char scheme[8];	    /* "http" or "https" */
-	char host[256];	    /* as sent in Host: "127.0.0.1:8080" */
+	char scheme[8];	     /* "http" or "https" */
+	char host[256];	     /* as sent in Host: "127.0.0.1:8080" */
 	char base_path[512]; /* "" or "/BUCKET", or the endpoint's path before it */
 	char *access_key_id, *secret_key, *session_token;
 };
@@ -160,11 +160,11 @@ static int sign(struct upload_backend *b, const struct upload_object *obj, char 
 		return -ENAMETOOLONG;
 	extra[rq.nheaders++] = (struct sigv4_header){ "content-type", obj->content_type };
 	for (i = 0; i < obj->nmeta && i < UPLOAD_META_MAX; i++)
-		extra[rq.nheaders++] = (struct sigv4_header){
-			upload_meta__header(obj->meta[i].name, UPLOAD_META_S3, names[i],
-					    sizeof(names[i])),
-			obj->meta[i].value
-		};
+		extra[rq.nheaders++] =
+			(struct sigv4_header){ upload_meta__header(obj->meta[i].name,
+								   UPLOAD_META_S3, names[i],
+								   sizeof(names[i])),
+					       obj->meta[i].value };
 	e = sigv4_sign(&rq, s, err, sizeof(err));
 	if (e)
 		snprintf(res->msg, sizeof(res->msg), "%s: cannot sign the request: %s", obj->key,

@@ -65,8 +65,9 @@ int http_request__meta(struct http_request *rq, const struct upload_meta *meta, 
 	int e = 0;
 
 	for (i = 0; !e && i < n; i++)
-		e = http_request__header(rq, upload_meta__header(meta[i].name, style, name,
-								 sizeof(name)),
+		e = http_request__header(rq,
+					 upload_meta__header(meta[i].name, style, name,
+							     sizeof(name)),
 					 meta[i].value);
 	return e;
 }
@@ -185,10 +186,10 @@ static int setup(CURL *c, const struct http_request *rq, const struct upload_con
 {
 	CURLcode e = CURLE_OK;
 
-#define SET(opt, val)                                           \
-	do {                                                    \
-		if (e == CURLE_OK)                              \
-			e = curl_easy_setopt(c, opt, val);      \
+#define SET(opt, val)                                                                              \
+	do {                                                                                       \
+		if (e == CURLE_OK)                                                                 \
+			e = curl_easy_setopt(c, opt, val);                                         \
 	} while (0)
 	SET(CURLOPT_URL, rq->url);
 	SET(CURLOPT_PATH_AS_IS, 1L); /* the path goes as signed, "/./" and all */

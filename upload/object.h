@@ -26,7 +26,7 @@
 
 #include "upload/backend.h"
 
-#define UPLOAD_KEY_MAX 1024 /* S3's limit on a key, in bytes */
+#define UPLOAD_KEY_MAX 1024	   /* S3's limit on a key, in bytes */
 #define UPLOAD_META_BYTES_MAX 2048 /* S3's limit on all user metadata */
 
 /* upload_object_key - "HOST/YYYY/MM/DD/@sha256@suffix" for the spool

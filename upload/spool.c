@@ -23,7 +23,7 @@
 #define CAPTURE_SUFFIX ".pb.zst"
 #define SIDECAR_SUFFIX ".json"
 #define MARKER_SUFFIX ".failed"
-#define TEMP_INFIX ".tmp." /* atomic_file's NAME.tmp.PID[.RANDOM] */
+#define TEMP_INFIX ".tmp."   /* atomic_file's NAME.tmp.PID[.RANDOM] */
 #define SEQ_FILE ".sequence" /* the last sequence given out */
 
 struct entry {
@@ -49,8 +49,8 @@ static const char *unsafe(const struct stat *st, char *why, size_t len)
 	const char *fix = me ? "make it 0750 and owned by trapd's user" : "make it 0750 root-owned";
 
 	if (st->st_uid != me)
-		snprintf(why, len, "owned by uid %u, not by uid %u (trapd); %s", (unsigned)st->st_uid,
-			 (unsigned)me, fix);
+		snprintf(why, len, "owned by uid %u, not by uid %u (trapd); %s",
+			 (unsigned)st->st_uid, (unsigned)me, fix);
 	else if (st->st_mode & S_IWOTH)
 		snprintf(why, len, "writable by others (mode %04o); %s",
 			 (unsigned)(st->st_mode & 07777), fix);

@@ -44,7 +44,7 @@
 #include <stdint.h>
 
 #define SPOOL_SCAN_MAX 100000 /* directory entries looked at */
-#define SPOOL_SEQ_DIGITS 10    /* zero-padded width of a new name's sequence */
+#define SPOOL_SEQ_DIGITS 10   /* zero-padded width of a new name's sequence */
 
 /* spool_dir_open - @dir as a trusted spool (see above): a directory, not a
  * symbolic link, owned by our euid, not writable by group or others. With
@@ -145,9 +145,9 @@ int spool_remove(const char *dir, const char *name);
 
 /* What spool_recover did after an unclean stop. */
 struct spool_recovery {
-	uint64_t temporaries; /* half-written NAME.tmp.PID files removed */
-	uint64_t leftovers;   /* sidecars and markers of captures already sent, removed */
-	uint64_t sidecars;    /* profiles whose sidecar was never written, given one */
+	uint64_t temporaries;	      /* half-written NAME.tmp.PID files removed */
+	uint64_t leftovers;	      /* sidecars and markers of captures already sent, removed */
+	uint64_t sidecars;	      /* profiles whose sidecar was never written, given one */
 	struct spool_skipped skipped; /* not regular files: left alone */
 };
 

@@ -106,9 +106,8 @@ static size_t capture_meta(struct uploader *u, const struct part *sidecar, const
 	return n;
 }
 
-static int put_part(struct uploader *u, const struct part *p, const char *sha256,
-		    const char *type, const struct upload_meta *meta, size_t nmeta,
-		    struct upload_result *res)
+static int put_part(struct uploader *u, const struct part *p, const char *sha256, const char *type,
+		    const struct upload_meta *meta, size_t nmeta, struct upload_result *res)
 {
 	struct upload_object obj = {
 		.key = p->key,
@@ -130,8 +129,8 @@ static int put_part(struct uploader *u, const struct part *p, const char *sha256
  * digest (a store checks it) and both keyed by the profile's. Fills @res
  * (the last request's answer) and @key; returns 0 when both are
  * confirmed. */
-static int send_capture(struct uploader *u, const char *name, struct upload_result *res,
-			char *key, size_t keylen, uint64_t *bytes)
+static int send_capture(struct uploader *u, const char *name, struct upload_result *res, char *key,
+			size_t keylen, uint64_t *bytes)
 {
 	struct part prof = { .fd = -1 }, side = { .fd = -1 };
 	struct upload_meta meta[UPLOAD_META_MAX];
@@ -263,8 +262,9 @@ static void record_error(struct uploader *u, const char *msg)
 
 static void on_sent(struct uploader *u, const char *name, const char *key, uint64_t bytes)
 {
-	struct uploader_event ev = { .kind = UPLOADER_SENT, .name = name, .key = key,
-				     .bytes = bytes };
+	struct uploader_event ev = {
+		.kind = UPLOADER_SENT, .name = name, .key = key, .bytes = bytes
+	};
 	char msg[384];
 	int e = spool_remove(u->o.spool_dir, name);
 
@@ -277,7 +277,8 @@ static void on_sent(struct uploader *u, const char *name, const char *key, uint6
 	if (e) {
 		snprintf(msg, sizeof(msg), "%s was sent but could not leave the spool: %s", name,
 			 strerror(-e));
-		ev = (struct uploader_event){ .kind = UPLOADER_WARNING, .name = name,
+		ev = (struct uploader_event){ .kind = UPLOADER_WARNING,
+					      .name = name,
 					      .message = msg };
 		emit(u, &ev);
 	}
@@ -285,8 +286,7 @@ static void on_sent(struct uploader *u, const char *name, const char *key, uint6
 
 static void on_permanent(struct uploader *u, const char *name, const struct upload_result *res)
 {
-	struct uploader_event ev = { .kind = UPLOADER_FAILED, .name = name,
-				     .message = res->msg };
+	struct uploader_event ev = { .kind = UPLOADER_FAILED, .name = name, .message = res->msg };
 	int e = spool_mark_failed(u->o.spool_dir, name, res->msg);
 
 	pthread_mutex_lock(&u->lock);
@@ -432,13 +432,27 @@ static int own_all(struct uploader *u)
 {
 	struct upload_config *c = &u->o.backend;
 	const char **all[] = {
-		&u->o.spool_dir,	   &u->o.host,		    &c->url,
-		&c->dir,		   &c->base,		    &c->bucket,
-		&c->account,		   &c->container,	    &c->prefix,
-		&c->endpoint,		   &c->region,		    &c->access_key_id.file,
-		&c->access_key_id.env,	   &c->secret_key.file,	    &c->secret_key.env,
-		&c->session_token.file,	   &c->session_token.env,   &c->sas_token.file,
-		&c->sas_token.env,	   &c->auth_header.file,    &c->auth_header.env,
+		&u->o.spool_dir,
+		&u->o.host,
+		&c->url,
+		&c->dir,
+		&c->base,
+		&c->bucket,
+		&c->account,
+		&c->container,
+		&c->prefix,
+		&c->endpoint,
+		&c->region,
+		&c->access_key_id.file,
+		&c->access_key_id.env,
+		&c->secret_key.file,
+		&c->secret_key.env,
+		&c->session_token.file,
+		&c->session_token.env,
+		&c->sas_token.file,
+		&c->sas_token.env,
+		&c->auth_header.file,
+		&c->auth_header.env,
 		&c->ca_file,
 	};
 	size_t i;

@@ -30,10 +30,10 @@
 #include "upload/backend.h"
 
 enum uploader_event_kind {
-	UPLOADER_SENT,	     /* a capture is stored; it left the spool */
-	UPLOADER_RETRY,	     /* a transient failure; next try after @delay_ns */
-	UPLOADER_FAILED,     /* a permanent failure; marked and skipped */
-	UPLOADER_WARNING,    /* something odd that stops nothing (a bad sidecar) */
+	UPLOADER_SENT,	  /* a capture is stored; it left the spool */
+	UPLOADER_RETRY,	  /* a transient failure; next try after @delay_ns */
+	UPLOADER_FAILED,  /* a permanent failure; marked and skipped */
+	UPLOADER_WARNING, /* something odd that stops nothing (a bad sidecar) */
 };
 
 struct uploader_event {
@@ -55,7 +55,7 @@ typedef int (*uploader_meta_fn)(const char *sidecar_path, struct upload_meta *me
 struct uploader_options {
 	struct upload_config backend; /* copied, strings and all */
 	const char *spool_dir;
-	const char *host;	      /* the first part of object keys */
+	const char *host; /* the first part of object keys */
 	uint64_t retry_min_ns;
 	uint64_t retry_max_ns;
 	uint64_t rescan_ns; /* look at the spool this often even unprompted */

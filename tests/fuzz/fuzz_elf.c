@@ -18,8 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void probe(struct elfsym *e, const uint8_t *data, size_t size)
 {
-	static const uint64_t probes[] = { 0, 1, 0x1000, 0x1040, 0x400000, 0x401000,
-					   0x7fffffff, UINT64_MAX - 1, UINT64_MAX };
+	static const uint64_t probes[] = { 0,	      1,	0x1000,	    0x1040,
+					   0x400000,  0x401000, 0x7fffffff, UINT64_MAX - 1,
+					   UINT64_MAX };
 	uint64_t v, start;
 	const char *name;
 	size_t i;

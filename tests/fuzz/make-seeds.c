@@ -76,8 +76,10 @@ static struct profile *trapd_profile(void)
  * inlined location, unpacked fields, heap-like sample types. */
 static void foreign_profile(struct pb_buf *b)
 {
-	static const char *const s[] = { "", "alloc_objects", "count", "alloc_space", "bytes",
-					 "f", "g", "/lib/x.so", "thread", "t1" };
+	static const char *const s[] = {
+		"",  "alloc_objects", "count",	"alloc_space", "bytes", "f",
+		"g", "/lib/x.so",     "thread", "t1"
+	};
 	size_t m, l, i;
 
 	m = pb_msg_begin(b, 2);

@@ -17,6 +17,12 @@ need_node() {
 	command -v node >/dev/null || { skip "needs node"; return 77; }
 }
 
+# With --perf-basic-prof, node (V8 11) also writes a V8 log,
+# isolate-ADDR-PID-v8.log, in its working directory: name it, one file
+# in the test's own directory (node runs in it; a relative name still
+# reaches it under the namespace test's fresh /tmp).
+NODE_V8_LOG='--no-logfile-per-isolate --logfile=v8.log'
+
 # hot_js_share FILE - percentage of the capture's samples whose leaf is
 # trapdHotLoop, or trapdSpin with trapdHotLoop inlined into it, as the
 # perf map names them.
@@ -43,7 +49,8 @@ test_symbolize_node_jit_from_its_perf_map() {
 	need_root_bpf || return
 	need_node || return
 	local rc=0 pid
-	start_bg pid node --perf-basic-prof -e "$NODE_HOT_JS"
+	# shellcheck disable=SC2086 # two options
+	start_bg pid node --perf-basic-prof $NODE_V8_LOG -e "$NODE_HOT_JS"
 	sleep 2
 	expect_hot_js "$pid" "/tmp/perf-$pid.map" || rc=1
 	rm -f "/tmp/perf-$pid.map"
@@ -57,11 +64,11 @@ test_symbolize_jit_inside_mount_and_pid_namespace() {
 	need_node || return
 	local pid i rc
 	unshare --mount --pid --fork --mount-proc sh -c \
-		'mount -t tmpfs tmpfs /tmp && exec node --perf-basic-prof -e "$0"' "$NODE_HOT_JS" \
-		>ns.log 2>&1 &
+		'mount -t tmpfs tmpfs /tmp && exec node --perf-basic-prof $1 -e "$0"' "$NODE_HOT_JS" \
+		"$NODE_V8_LOG" >ns.log 2>&1 &
 	BG_PIDS+=("$!")
 	for i in 1 2 3 4 5 6 7 8 9 10; do
-		pid=$(pgrep -n -f 'node --perf-basic-prof -e function trapdHotLoop')
+		pid=$(pgrep -n -f 'node --perf-basic-prof .*-e function trapdHotLoop')
 		[ -n "$pid" ] && [ -r "/proc/$pid/root/tmp/perf-1.map" ] && break
 		sleep 0.3
 	done

@@ -63,14 +63,15 @@ static inline uint32_t fx_loc(struct profile *p, const char *spec)
 		return fx_function_loc(p, fx_mapping(p, PROFILE_KERNEL_MAPPING, FX_KERNEL_START),
 				       FX_KERNEL_START, spec + 2);
 	if (!strncmp(spec, "libc+", 5))
-		loc = profile__add_location(
-			p, fx_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6", FX_LIBC_START),
-			FX_LIBC_START + strtoull(spec + 5, NULL, 16), 0);
+		loc = profile__add_location(p,
+					    fx_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6",
+						       FX_LIBC_START),
+					    FX_LIBC_START + strtoull(spec + 5, NULL, 16), 0);
 	else if (!strncmp(spec, "kaddr:", 6))
 		loc = profile__add_location(p, 0, strtoull(spec + 6, NULL, 16), 0);
 	else
-		return fx_function_loc(p, fx_mapping(p, "/usr/bin/app", FX_APP_START),
-				       FX_APP_START, spec);
+		return fx_function_loc(p, fx_mapping(p, "/usr/bin/app", FX_APP_START), FX_APP_START,
+				       spec);
 	if (loc <= 0)
 		fail_msg("add_location %s: %lld", spec, (long long)loc);
 	return (uint32_t)loc;
@@ -97,8 +98,7 @@ static inline void fx_stackv(struct profile *p, const char *comm, int64_t pid, i
 }
 
 /* fx_stack - fx_stackv with the frames as arguments, ended by NULL. */
-static inline void fx_stack(struct profile *p, const char *comm, int64_t pid, int64_t count,
-			    ...)
+static inline void fx_stack(struct profile *p, const char *comm, int64_t pid, int64_t count, ...)
 {
 	const char *frames[64];
 	uint32_t n = 0;

@@ -239,8 +239,8 @@ static void test_write_failures_exit_1(void **state)
 	       run(capture, "--folded", nowhere, NULL));
 	/* A device is written in place, never replaced by a rename. */
 	if (access("/dev/full", W_OK) == 0) {
-		expect("/dev/full: writing: No space left on device (disk full)", TRAPD_EXIT_FAILURE,
-		       run(capture, "--svg", "/dev/full", NULL));
+		expect("/dev/full: writing: No space left on device (disk full)",
+		       TRAPD_EXIT_FAILURE, run(capture, "--svg", "/dev/full", NULL));
 		assert_int_equal(stat("/dev/full", &st), 0);
 		assert_true(S_ISCHR(st.st_mode));
 	}

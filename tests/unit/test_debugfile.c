@@ -64,7 +64,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	strcpy(f->dir, "/tmp/test_debugfile.XXXXXX");
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_debugfile.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->proc, sizeof(f->proc), "%s/proc", f->dir);
 	snprintf(f->troot, sizeof(f->troot), "%s/proc/77/root", f->dir);
@@ -96,8 +96,8 @@ static const char *build_id_rel(const struct elfsym *bin)
 	return rel;
 }
 
-static void expect_found(struct fixture *f, const char *bin_name, const char *path,
-			 const char *hot, const char *want_found)
+static void expect_found(struct fixture *f, const char *bin_name, const char *path, const char *hot,
+			 const char *want_found)
 {
 	struct elfsym *bin = elfsym__open(artifact(bin_name)), *dbg;
 	char found[PATH_MAX + 8];
@@ -228,7 +228,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wanted_only_without_a_symtab),
-		cmocka_unit_test_setup_teardown(test_build_id_in_target_root_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_id_in_target_root_first, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_build_id_must_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debuglink_places, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debuglink_crc_must_match, setup, teardown),

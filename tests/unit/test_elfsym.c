@@ -382,8 +382,7 @@ static void test_small_seed_files(void **state)
 	assert_non_null(e);
 	readelf_funcs(SEEDS "tiny-pie", &ref);
 	check_against_readelf(e, &ref, true, 3);
-	assert_string_equal(elfsym__lookup(e, ref_find(&ref, "work_alias")->value, &start),
-			    "work");
+	assert_string_equal(elfsym__lookup(e, ref_find(&ref, "work_alias")->value, &start), "work");
 	assert_non_null(elfsym__lookup(e, ref_find(&ref, "chosen")->value, NULL));
 	assert_string_equal(elfsym__lookup(e, ref_find(&ref, "weak_fn")->value, NULL), "weak_fn");
 	elfsym__free(e);
@@ -510,13 +509,13 @@ static void test_bad_headers_are_refused(void **state)
 	struct elfsym *e;
 
 	assert_non_null(copy);
-#define EXPECT_REFUSED(patch)                                   \
-	do {                                                    \
-		memcpy(copy, img, len);                         \
-		patch;                                          \
-		e = elfsym__open_mem(copy, len);                \
-		assert_null(e);                                 \
-		assert_int_equal(errno, ENOEXEC);               \
+#define EXPECT_REFUSED(patch)                                                                      \
+	do {                                                                                       \
+		memcpy(copy, img, len);                                                            \
+		patch;                                                                             \
+		e = elfsym__open_mem(copy, len);                                                   \
+		assert_null(e);                                                                    \
+		assert_int_equal(errno, ENOEXEC);                                                  \
 	} while (0)
 	EXPECT_REFUSED(eh->e_type = ET_REL);
 	EXPECT_REFUSED(eh->e_type = ET_CORE);

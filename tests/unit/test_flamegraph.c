@@ -257,8 +257,9 @@ static void test_interactive_parts_are_present(void **state)
 	assert_non_null(strstr(svg, "<text id=\"details\""));
 	assert_non_null(strstr(svg, "<text id=\"matched\""));
 	assert_non_null(strstr(svg, "<script type=\"text/ecmascript\"><![CDATA["));
-	assert_non_null(strstr(svg, "<text id=\"title\" x=\"600\" y=\"24\">"
-				    FLAMEGRAPH_DEFAULT_TITLE "</text>"));
+	assert_non_null(strstr(svg,
+			       "<text id=\"title\" x=\"600\" y=\"24\">" FLAMEGRAPH_DEFAULT_TITLE
+			       "</text>"));
 	for (s = svg; (s = strstr(s, "]]>")); s++)
 		cdata++;
 	assert_int_equal(cdata, 2);

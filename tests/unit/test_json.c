@@ -98,7 +98,8 @@ static void test_strings_are_escaped_and_valid_utf8(void **state)
 	char *s = render(escapes, &ret);
 
 	assert_int_equal(ret, 0);
-	assert_string_equal(s, "\"q\\\"b\\\\n\\n\\u0009\\u0001\\u007f caf\xc3\xa9 \\ufffd\\ufffd end\"\n");
+	assert_string_equal(
+		s, "\"q\\\"b\\\\n\\n\\u0009\\u0001\\u007f caf\xc3\xa9 \\ufffd\\ufffd end\"\n");
 	free(s);
 }
 

@@ -90,7 +90,7 @@ static void test_names_match_kallsyms(void **state)
 static void test_batches_beyond_one_run(void **state)
 {
 	uint32_t n = 3 * KNAMES_BATCH + 5, i;
-	char (*names)[KNAMES_NAME_LEN] = calloc(n, KNAMES_NAME_LEN);
+	char(*names)[KNAMES_NAME_LEN] = calloc(n, KNAMES_NAME_LEN);
 	uint64_t *addrs = calloc(n, sizeof(*addrs)), base = kallsyms_addr("vfs_read");
 	struct knames *k = open_or_skip();
 

@@ -40,7 +40,8 @@ static enum leaf_verdict fix(const uint64_t *ips, uint32_t n, const struct sampl
 static void test_frameless_leaf_gets_its_caller(void **state)
 {
 	const uint64_t ips[] = { LEAF + 0x10, MAIN + 0x40 };
-	const struct sampler_leaf hint = { .ret = A + 0x20, .ret_target = LEAF,
+	const struct sampler_leaf hint = { .ret = A + 0x20,
+					   .ret_target = LEAF,
 					   .caller_target = A };
 	uint64_t out[4];
 	uint32_t n;
@@ -58,7 +59,8 @@ static void test_frameless_leaf_gets_its_caller(void **state)
 static void test_framed_leaf_is_intact(void **state)
 {
 	const uint64_t ips[] = { LEAF + 0x10, A + 0x20, MAIN + 0x40 };
-	const struct sampler_leaf stale = { .ret = B + 0x30, .ret_target = LEAF,
+	const struct sampler_leaf stale = { .ret = B + 0x30,
+					    .ret_target = LEAF,
 					    .caller_target = LEAF };
 	const struct sampler_leaf same = { .ret = A + 0x20, .ret_target = LEAF };
 	uint64_t out[4];
@@ -92,7 +94,8 @@ static void test_indirect_and_plt_calls_are_unproven(void **state)
 {
 	const uint64_t ips[] = { LEAF + 0x10, MAIN + 0x40 };
 	const struct sampler_leaf indirect = { 0 };
-	const struct sampler_leaf plt = { .ret = A + 0x20, .ret_target = PLT,
+	const struct sampler_leaf plt = { .ret = A + 0x20,
+					  .ret_target = PLT,
 					  .caller_target = PLT };
 	uint64_t out[4];
 	uint32_t n;
@@ -115,7 +118,8 @@ static void test_indirect_and_plt_calls_are_unproven(void **state)
 static void test_stale_word_fails_the_second_link(void **state)
 {
 	const uint64_t ips[] = { LEAF + 0x10, MAIN + 0x40 };
-	const struct sampler_leaf hint = { .ret = B + 0x30, .ret_target = LEAF,
+	const struct sampler_leaf hint = { .ret = B + 0x30,
+					   .ret_target = LEAF,
 					   .caller_target = A };
 	const struct sampler_leaf indirect = { .ret = B + 0x30, .ret_target = LEAF };
 	uint64_t out[4];

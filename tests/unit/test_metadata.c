@@ -43,9 +43,17 @@ static char *emit(const struct capture_info *info)
 
 /* base_info - a finished pid capture with a loss or two. */
 static const struct symbolizer_file_stats sym_files[] = {
-	{ .path = "/usr/sbin/nginx", .build_id = "5c1f0ad2", .frames = 8, .named = 8,
-	  .source = "debug file", .debug_file = "root:/usr/lib/debug/.build-id/5c/1f0ad2.debug" },
-	{ .path = "//anon", .build_id = "", .frames = 2, .named = 1, .source = "no perf map",
+	{ .path = "/usr/sbin/nginx",
+	  .build_id = "5c1f0ad2",
+	  .frames = 8,
+	  .named = 8,
+	  .source = "debug file",
+	  .debug_file = "root:/usr/lib/debug/.build-id/5c/1f0ad2.debug" },
+	{ .path = "//anon",
+	  .build_id = "",
+	  .frames = 2,
+	  .named = 1,
+	  .source = "no perf map",
 	  .debug_file = "" },
 };
 

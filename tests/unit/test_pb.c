@@ -15,8 +15,8 @@
 
 static void test_varint_encoding_matches_protobuf(void **state)
 {
-	static const uint8_t want[] = { 0x00, 0x01, 0x7f, 0x80, 0x01, 0xac, 0x02,
-					0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	static const uint8_t want[] = { 0x00, 0x01, 0x7f, 0x80, 0x01, 0xac, 0x02, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
 	struct pb_buf b;
 
 	pb_buf_init(&b, 1024);
@@ -37,8 +37,9 @@ static void test_varint_encoding_matches_protobuf(void **state)
 
 static void test_varints_round_trip(void **state)
 {
-	static const uint64_t vals[] = { 0, 1, 127, 128, 16383, 16384, 1ull << 32,
-					 (uint64_t)-1ll, 1ull << 63, UINT64_MAX - 1 };
+	static const uint64_t vals[] = {
+		0, 1, 127, 128, 16383, 16384, 1ull << 32, (uint64_t)-1ll, 1ull << 63, UINT64_MAX - 1
+	};
 	struct pb_reader r;
 	struct pb_buf b;
 	uint64_t v;

@@ -99,9 +99,9 @@ static void test_long_name_cut(void **state)
 	struct perfmap m;
 
 	(void)state;
-	strcpy(text, "1000 10 ");
+	memcpy(text, "1000 10 ", 8);
 	memset(text + 8, 'x', PERFMAP_MAX_NAME * 2);
-	strcpy(text + 8 + PERFMAP_MAX_NAME * 2, "\n");
+	memcpy(text + 8 + PERFMAP_MAX_NAME * 2, "\n", 2);
 	m = parse(text);
 	assert_int_equal(m.n, 1);
 	assert_int_equal(strlen(perfmap__lookup(&m, 0x1000)), PERFMAP_MAX_NAME);
@@ -151,7 +151,6 @@ static void test_read_through_root(void **state)
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	assert_int_equal(system(path), 0);
 }
-
 
 /* perfmap_fixture - DIR/42 as a process of uid 1000 seeing itself as
  * pid 7; the path of its perf map into @map. */
@@ -246,9 +245,12 @@ static void test_parse_status(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lines),	      cmocka_unit_test(test_bad_lines),
-		cmocka_unit_test(test_later_wins),    cmocka_unit_test(test_partial_last_line),
-		cmocka_unit_test(test_long_name_cut), cmocka_unit_test(test_read_through_root),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_later_wins),
+		cmocka_unit_test(test_partial_last_line),
+		cmocka_unit_test(test_long_name_cut),
+		cmocka_unit_test(test_read_through_root),
 		cmocka_unit_test(test_owner_must_be_the_process_or_root),
 		cmocka_unit_test(test_fifo_is_refused_in_true_words),
 		cmocka_unit_test(test_parse_status),

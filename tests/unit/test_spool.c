@@ -487,7 +487,6 @@ static void test_recover_missing_or_unreadable(void **state)
 	assert_non_null(strstr(err, file));
 }
 
-
 /* --- names and their order ------------------------------------------------- */
 
 static void test_name_parts(void **state)
@@ -663,8 +662,8 @@ static void test_planted_entries_are_skipped(void **state)
 		char reason[64];
 
 		/* the marker replaced nothing it pointed to */
-		assert_int_equal(spool_read_failed(dir, "19700101T000000Z-link-eeee.pb.zst",
-						   reason, sizeof(reason)),
+		assert_int_equal(spool_read_failed(dir, "19700101T000000Z-link-eeee.pb.zst", reason,
+						   sizeof(reason)),
 				 0);
 		assert_string_equal(reason, "x");
 	}

@@ -277,7 +277,10 @@ static void test_clean_name(void **state)
 	/* Multi-byte characters pass; broken ones become one '?' per byte. */
 	assert_string_equal(stacktree__clean_name(buf, sizeof(buf), "caf\xc3\xa9 \xe6\x97\xa5"),
 			    "caf\xc3\xa9 \xe6\x97\xa5");
-	assert_string_equal(stacktree__clean_name(buf, sizeof(buf), "a\xff" "b\xc3"), "a?b?");
+	assert_string_equal(stacktree__clean_name(buf, sizeof(buf),
+						  "a\xff"
+						  "b\xc3"),
+			    "a?b?");
 	assert_string_equal(stacktree__clean_name(buf, sizeof(buf), "tab\there\nnl\x1b[31m"),
 			    "tab?here?nl?[31m");
 	/* Overlong '/', a surrogate, DEL, a C1 control (U+0085), U+FFFF. */

@@ -125,8 +125,8 @@ static void readelf_sym(const char *path, const char *name, uint64_t *value, uin
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, " %llu: %llx %63s %*s %*s %*s %*s %255s", &idx, &v, sz,
-			   sym) == 4 &&
+		if (sscanf(line, " %llu: %llx %63s %*s %*s %*s %*s %255s", &idx, &v, sz, sym) ==
+			    4 &&
 		    !strcmp(sym, name)) {
 			*value = v;
 			*size = strtoull(sz, NULL, 0);
@@ -461,8 +461,9 @@ static void tree_remove(const struct tree *t)
 static void text_line(char *buf, size_t len, const char *path, uint64_t ino, uint64_t start,
 		      uint64_t end, uint64_t off)
 {
-	snprintf(buf, len, "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64 " fe:00 %" PRIu64
-			   "                    %s\n",
+	snprintf(buf, len,
+		 "%" PRIx64 "-%" PRIx64 " r-xp %08" PRIx64 " fe:00 %" PRIu64
+		 "                    %s\n",
 		 start, end, off, ino, path);
 }
 
@@ -489,8 +490,8 @@ static void test_fixture_tree_wrong_inode_deleted_and_pseudo(void **state)
 	text_line(line, sizeof(line), nopie, (uint64_t)st.st_ino, 0x401000, 0x402000, 0x1000);
 	append(text, sizeof(text), line);
 	/* the library, but with an inode that is not the file's */
-	text_line(line, sizeof(line), lib, (uint64_t)lst.st_ino + 1, 0x7f0000001000,
-		  0x7f0000002000, 0x1000);
+	text_line(line, sizeof(line), lib, (uint64_t)lst.st_ino + 1, 0x7f0000001000, 0x7f0000002000,
+		  0x1000);
 	append(text, sizeof(text), line);
 	/* a deleted file that no path reaches any more */
 	append(text, sizeof(text),
@@ -705,8 +706,7 @@ static void test_container_root_and_symlink_escape(void **state)
 	snprintf(path, sizeof(path), "%s/root/bin/evil.so", t.dir);
 	assert_int_equal(symlink(lib, path), 0);
 	text[0] = '\0';
-	text_line(line, sizeof(line), "/bin/prog", (uint64_t)st.st_ino, 0x401000, 0x402000,
-		  0x1000);
+	text_line(line, sizeof(line), "/bin/prog", (uint64_t)st.st_ino, 0x401000, 0x402000, 0x1000);
 	append(text, sizeof(text), line);
 	text_line(line, sizeof(line), "/bin/evil.so", (uint64_t)lst.st_ino, 0x7f0000001000,
 		  0x7f0000002000, 0x1000);
@@ -742,8 +742,8 @@ static void test_kernel_frames_from_fixture(void **state)
 	struct profile *p = profile__new();
 	struct symbolizer_stats st;
 	const struct profile_mapping *m;
-	uint64_t ips[4] = { 0xffffffff81002010ull, 0xffffffff81001000ull,
-			    0xffffffffc0001804ull, 0xffffffff81001900ull };
+	uint64_t ips[4] = { 0xffffffff81002010ull, 0xffffffff81001000ull, 0xffffffffc0001804ull,
+			    0xffffffff81001900ull };
 	uint32_t locs[4];
 	size_t i;
 

@@ -23,7 +23,8 @@
 #include "trapd/symbolize/symcache.h"
 
 static char dir[] = "/tmp/test_symcache.XXXXXX";
-static const struct debugfile_search nowhere = { .proc_root = "/nonexistent", .pid = 1,
+static const struct debugfile_search nowhere = { .proc_root = "/nonexistent",
+						 .pid = 1,
 						 .host_root = "/nonexistent" };
 
 static void run(const char *fmt, ...)
@@ -78,7 +79,7 @@ static void expect_stats(struct symcache *c, uint64_t loads, uint64_t hits, uint
 static int setup(void **state)
 {
 	(void)state;
-	strcpy(dir, "/tmp/test_symcache.XXXXXX");
+	snprintf(dir, sizeof(dir), "/tmp/test_symcache.XXXXXX");
 	return mkdtemp(dir) ? 0 : -1;
 }
 
@@ -311,7 +312,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_same_file_loaded_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copies_share_by_build_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rewritten_file_is_loaded_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rewritten_file_is_loaded_again, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_not_elf_is_remembered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eviction_lru_and_pinned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debug_file_found_through_the_cache, setup,

@@ -15,12 +15,21 @@ static void test_durations(void **state)
 		const char *in;
 		uint64_t ns;
 	} ok[] = {
-		{ "500ms", 500000000ull }, { "10s", 10000000000ull }, { "2m", 120000000000ull },
-		{ "1h", 3600000000000ull }, { "250us", 250000ull },   { "1.5s", 1500000000ull },
-		{ "3", 3000000000ull },	    { "7ns", 7 },	      { "1d", 86400000000000ull },
-		{ "2min", 120000000000ull }, { ".5s", 500000000ull }, { "2.", 2000000000ull },
+		{ "500ms", 500000000ull },
+		{ "10s", 10000000000ull },
+		{ "2m", 120000000000ull },
+		{ "1h", 3600000000000ull },
+		{ "250us", 250000ull },
+		{ "1.5s", 1500000000ull },
+		{ "3", 3000000000ull },
+		{ "7ns", 7 },
+		{ "1d", 86400000000000ull },
+		{ "2min", 120000000000ull },
+		{ ".5s", 500000000ull },
+		{ "2.", 2000000000ull },
 		/* exact where a double would not be: the fuzzer's find */
-		{ "141875.2m", 8512512000000000ull }, { "1.000000001s", 1000000001ull },
+		{ "141875.2m", 8512512000000000ull },
+		{ "1.000000001s", 1000000001ull },
 	};
 	uint64_t v;
 	size_t i;
@@ -33,9 +42,8 @@ static void test_durations(void **state)
 
 static void test_bad_durations_leave_output_alone(void **state)
 {
-	static const char *const bad[] = { "",	 "ten", "10 s", " 10s", "10S", "-1s",
-					   "0s", "1e",	"0x10", "10ss", "nan", "inf",
-					   "+5s", "5s ", NULL };
+	static const char *const bad[] = { "",	   "ten",  "10 s", " 10s", "10S", "-1s", "0s", "1e",
+					   "0x10", "10ss", "nan",  "inf",  "+5s", "5s ", NULL };
 	uint64_t v = 42;
 	int i;
 
@@ -97,13 +105,20 @@ static void test_rates(void **state)
 		const char *in;
 		uint64_t milli;
 	} ok[] = {
-		{ "5/s", 5000 },   { "0.5/s", 500 },	{ "5", 5000 }, { "2.5", 2500 },
-		{ "0.125/s", 125 }, { "0/s", 0 },	{ "0", 0 },    { ".001/s", 1 },
-		{ "1000000/s", 1000000000ull }, { "18446744073709551.615/s", UINT64_MAX },
+		{ "5/s", 5000 },
+		{ "0.5/s", 500 },
+		{ "5", 5000 },
+		{ "2.5", 2500 },
+		{ "0.125/s", 125 },
+		{ "0/s", 0 },
+		{ "0", 0 },
+		{ ".001/s", 1 },
+		{ "1000000/s", 1000000000ull },
+		{ "18446744073709551.615/s", UINT64_MAX },
 	};
-	static const char *const bad[] = { "",	   "5 /s", "5/S",      "5/sec",	 "-5/s",
-					   "5/",   "/s",   "0.0005/s", "1.2345", "5/s ",
-					   " 5",   "1e3",  "5/m",      NULL };
+	static const char *const bad[] = { "",	 "5 /s", "5/S",	     "5/sec",  "-5/s",
+					   "5/", "/s",	 "0.0005/s", "1.2345", "5/s ",
+					   " 5", "1e3",	 "5/m",	     NULL };
 	uint64_t v;
 	size_t i;
 
@@ -123,8 +138,13 @@ static void test_rates(void **state)
 
 static void test_formatted_durations_read_back(void **state)
 {
-	static const uint64_t cases[] = { 500000000ull, 10000000000ull, 120000000000ull,
-					  1500000000ull, 250000ull,	 3600000000000ull, 7 };
+	static const uint64_t cases[] = { 500000000ull,
+					  10000000000ull,
+					  120000000000ull,
+					  1500000000ull,
+					  250000ull,
+					  3600000000000ull,
+					  7 };
 	char buf[32];
 	uint64_t v;
 	size_t i;
@@ -166,7 +186,8 @@ static void test_short_durations(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		assert_string_equal(units_format_duration_short(cases[i].ns, buf, sizeof(buf)), cases[i].text);
+		assert_string_equal(units_format_duration_short(cases[i].ns, buf, sizeof(buf)),
+				    cases[i].text);
 	assert_string_equal(units_format_duration_short(12345, buf, 3), "12");
 	assert_ptr_equal(units_format_duration_short(1, buf, 0), buf);
 }

@@ -20,9 +20,18 @@ static inline __attribute__((always_inline)) void spin(unsigned long n)
 	sink = x;
 }
 
-__attribute__((noinline)) void burn_60(void) { spin(600000); }
-__attribute__((noinline)) void burn_30(void) { spin(300000); }
-__attribute__((noinline)) void burn_10(void) { spin(100000); }
+__attribute__((noinline)) void burn_60(void)
+{
+	spin(600000);
+}
+__attribute__((noinline)) void burn_30(void)
+{
+	spin(300000);
+}
+__attribute__((noinline)) void burn_10(void)
+{
+	spin(100000);
+}
 
 static long long ns(clockid_t clk)
 {

@@ -64,7 +64,7 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-	int threads = argc > 2 ? atoi(argv[2]) : 1, i;
+	int threads = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 1, i;
 	pthread_t tids[64];
 
 	if (argc > 1)

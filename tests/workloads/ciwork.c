@@ -29,9 +29,18 @@ static inline __attribute__((always_inline)) void spin(unsigned long n)
 	sink = x;
 }
 
-__attribute__((noinline)) void parse_input(void) { spin(4 * UNIT); }
-__attribute__((noinline)) void compute_hash(void) { spin(4 * UNIT * (100 + slow_pct) / 100); }
-__attribute__((noinline)) void render_output(void) { spin(2 * UNIT); }
+__attribute__((noinline)) void parse_input(void)
+{
+	spin(4 * UNIT);
+}
+__attribute__((noinline)) void compute_hash(void)
+{
+	spin(4 * UNIT * (100 + slow_pct) / 100);
+}
+__attribute__((noinline)) void render_output(void)
+{
+	spin(2 * UNIT);
+}
 
 __attribute__((noinline)) void iterate(long n)
 {
@@ -44,7 +53,10 @@ __attribute__((noinline)) void iterate(long n)
 
 /* A leaf of its own: a sample in a leaf without its own frame loses the
  * leaf's caller (frame pointers), so the children's work is named here. */
-__attribute__((noinline)) void child_work(long n) { spin(10 * UNIT * (unsigned long)n); }
+__attribute__((noinline)) void child_work(long n)
+{
+	spin(10 * UNIT * (unsigned long)n);
+}
 
 static void leave_orphan(unsigned seconds)
 {
@@ -68,12 +80,21 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "s:f:o:x:")) != -1) {
 		switch (opt) {
-		case 's': slow_pct = strtol(optarg, NULL, 10); break;
-		case 'f': children = strtol(optarg, NULL, 10); break;
-		case 'o': orphan = strtol(optarg, NULL, 10); break;
-		case 'x': status = strtol(optarg, NULL, 10); break;
+		case 's':
+			slow_pct = strtol(optarg, NULL, 10);
+			break;
+		case 'f':
+			children = strtol(optarg, NULL, 10);
+			break;
+		case 'o':
+			orphan = strtol(optarg, NULL, 10);
+			break;
+		case 'x':
+			status = strtol(optarg, NULL, 10);
+			break;
 		default:
-			fprintf(stderr, "usage: ciwork [-s PCT] [-f N] [-o SEC] [-x STATUS] ITER\n");
+			fprintf(stderr,
+				"usage: ciwork [-s PCT] [-f N] [-o SEC] [-x STATUS] ITER\n");
 			return 2;
 		}
 	}

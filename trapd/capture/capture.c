@@ -74,9 +74,9 @@ struct build_ctx {
 	struct symbolizer *sym;
 	struct cgroup_cache cgroups;
 	uint64_t stored;
-	uint64_t leaf[LEAF_NR]; /* samples by leaf verdict */
+	uint64_t leaf[LEAF_NR];	       /* samples by leaf verdict */
 	uint64_t roots[STACK_ROOT_NR]; /* samples with user frames by root verdict */
-	int pid;		/* of the record being added */
+	int pid;		       /* of the record being added */
 	uint64_t user[SAMPLER_MAX_DEPTH + 1];
 	uint32_t locs[2 * SAMPLER_MAX_DEPTH + 1];
 };
@@ -107,9 +107,9 @@ static int add_record(const struct sampler_record *rec, void *arg)
 			   SAMPLER_MAX_DEPTH + 1, &nuser);
 	b->leaf[v] += rec->count;
 	if (nuser)
-		b->roots[stack_root_of(symbolizer__name(b->sym, b->pid,
-							nuser > 1 ? b->user[nuser - 1] - 1
-								  : b->user[0]))] += rec->count;
+		b->roots[stack_root_of(symbolizer__name(
+			b->sym, b->pid, nuser > 1 ? b->user[nuser - 1] - 1 : b->user[0]))] +=
+			rec->count;
 	err = symbolizer__user_stack(b->sym, b->p, b->pid, b->user, nuser,
 				     b->locs + rec->kernel_len);
 	if (!err)

@@ -82,9 +82,15 @@ enum stack_root stack_root_of(const char *outermost)
 	/* glibc's and musl's process and thread entry points, and the
 	 * clone wrappers a thread's first frame returns into. */
 	static const char *const roots[] = {
-		"_start",	 "__libc_start_main", "__libc_start_call_main",
-		"start_thread", "clone",		"clone3",
-		"__clone",	 "__clone3",		"thread_start",
+		"_start",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"start_thread",
+		"clone",
+		"clone3",
+		"__clone",
+		"__clone3",
+		"thread_start",
 		"__libc_start_main_impl",
 	};
 	size_t i;

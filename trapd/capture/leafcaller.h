@@ -53,9 +53,9 @@ const char *leafcaller_verdict_name(enum leaf_verdict v);
  * clone3...) is whole; one that stops at another function was cut short,
  * most often by a library built without frame pointers in between. */
 enum stack_root {
-	STACK_ROOTED,	       /* the outermost frame starts a process or thread */
-	STACK_UNROOTED,	       /* it is a named function that does not */
-	STACK_OUTER_UNNAMED,   /* it has no name: cannot be told */
+	STACK_ROOTED,	     /* the outermost frame starts a process or thread */
+	STACK_UNROOTED,	     /* it is a named function that does not */
+	STACK_OUTER_UNNAMED, /* it has no name: cannot be told */
 	STACK_ROOT_NR,
 };
 

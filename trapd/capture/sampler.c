@@ -56,9 +56,9 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
 {
 	static const int lost[] = {
-		SAMPLER_STAT_OVER_CAP,	     SAMPLER_STAT_USER_STACK_FAULT,
+		SAMPLER_STAT_OVER_CAP,		 SAMPLER_STAT_USER_STACK_FAULT,
 		SAMPLER_STAT_KERNEL_STACK_FAULT, SAMPLER_STAT_STACKS_FULL,
-		SAMPLER_STAT_STACK_COLLISION, SAMPLER_STAT_COUNTS_FULL,
+		SAMPLER_STAT_STACK_COLLISION,	 SAMPLER_STAT_COUNTS_FULL,
 	};
 	uint64_t n = 0;
 	size_t i;
@@ -170,7 +170,8 @@ static int attach_cpus(struct sampler *s, uint64_t freq_hz, char *err, size_t er
 			snprintf(err, errlen, "perf_event_open(cpu-clock, cpu %d): %s%s", cpus[i],
 				 strerror(-e),
 				 e == -EACCES || e == -EPERM ? " (run as root, or lower "
-							       "kernel.perf_event_paranoid)" : "");
+							       "kernel.perf_event_paranoid)"
+							     : "");
 			return e;
 		}
 		s->pfds[s->ncpus] = fd;
@@ -213,7 +214,8 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 		off = tracefs_field_offset(dir, "sched/sched_process_fork", "child_pid", &size);
 	if (want_fork && (off < 0 || size != 4)) {
 		log_warn("cannot follow forks (tracefs %s): children of the target are not "
-			 "sampled", dir ? "has no sched_process_fork.child_pid" : "is not mounted");
+			 "sampled",
+			 dir ? "has no sched_process_fork.child_pid" : "is not mounted");
 		want_fork = false;
 	}
 	if (want_fork)
@@ -228,7 +230,8 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 	 * the kernel, for leaf hints; without it only samples in user mode
 	 * get them (the verifier drops the branch that would call it). */
 	s->skel->rodata->have_task_pt_regs =
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) > 0 &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) >
+			0 &&
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_current_task_btf,
 					NULL) > 0;
 	if (!s->skel->rodata->have_task_pt_regs)
@@ -277,7 +280,8 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 	e = bpf_map_update_elem(bpf_map__fd(s->skel->maps.cgroup_filter), &zero, &fd, BPF_ANY);
 	if (e) {
 		e = -errno;
-		snprintf(err, errlen, "setting the cgroup filter: %s (is it a cgroup v2 directory?)",
+		snprintf(err, errlen,
+			 "setting the cgroup filter: %s (is it a cgroup v2 directory?)",
 			 strerror(-e));
 	}
 	return e;
@@ -314,13 +318,15 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 		s->skel->links.on_fork = bpf_program__attach(s->skel->progs.on_fork);
 		if (!s->skel->links.on_fork)
 			log_warn("cannot follow forks (sched_process_fork: %s); children "
-				 "of the target are not sampled", strerror(errno));
+				 "of the target are not sampled",
+				 strerror(errno));
 	}
 	if (!e && bpf_program__autoload(s->skel->progs.on_exec)) {
 		s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
 		if (!s->skel->links.on_exec)
 			log_warn("cannot see execs (sched_process_exec: %s); a process "
-				 "that execs may be symbolized from its old image", strerror(errno));
+				 "that execs may be symbolized from its old image",
+				 strerror(errno));
 	}
 	if (!e) {
 		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_ring_event, s, NULL);

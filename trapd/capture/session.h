@@ -167,8 +167,8 @@ int session__close(struct session *s, char *err, size_t errlen);
  * @info must stay valid until session__finished. Fills @info as
  * session__finish does (the session's parts at once, the counts when the
  * job runs). Returns 0 or a negative errno with @err filled. */
-int session__finish_async(struct session *s, const char *path, struct capture_info *info,
-			  char *err, size_t errlen);
+int session__finish_async(struct session *s, const char *path, struct capture_info *info, char *err,
+			  size_t errlen);
 
 /* session__finished - whether the background job is done (noticed by
  * session__handle when session__fd polls readable). */

@@ -63,6 +63,9 @@ bool target_reap(struct capture_target *t, struct target_handle *h, bool wait);
 /* target_close - release everything @h holds. */
 void target_close(struct target_handle *h);
 
-#define TARGET_HANDLE_INIT { .pidfd = -1, .gate_fd = -1, .exec_err_fd = -1, .cgroup_fd = -1 }
+#define TARGET_HANDLE_INIT                                                                         \
+	{                                                                                          \
+		.pidfd = -1, .gate_fd = -1, .exec_err_fd = -1, .cgroup_fd = -1                     \
+	}
 
 #endif

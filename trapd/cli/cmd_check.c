@@ -56,7 +56,7 @@ static int parse_args(int argc, char **argv, const char **path, enum rules_use *
 			break;
 		case 'h':
 			return 1;
-			default:
+		default:
 			cli_bad_option("check", opt, argv[optind - 1]);
 			return -1;
 		}

@@ -9,6 +9,7 @@
 
 #include "rules/rules.h"
 #include "rules/units.h"
+#include "trapd/cli/cli_json.h"
 #include "trapd/cli/commands.h"
 #include "trapd/daemon/control.h"
 #include "trapd/daemon/shipping.h"
@@ -52,7 +53,8 @@ static void usage_status(FILE *out)
 		"Show the running daemon's rules (state, value, threshold, last fire and\n"
 		"why it is not firing), the capture in progress and the spool.\n\n"
 		"Options:\n"
-		"      --json           one JSON object instead of the table\n"
+		"      --json           one JSON object instead of the table; an error is\n"
+		"                       one too: {\"error\": {\"message\": ..., \"exit_status\": N}}\n"
 		"  -S, --socket PATH    the daemon's control socket (default %s)\n"
 		"  -c, --config RULES   read the socket's path from the daemon's rules file\n"
 		"  -h, --help           this text\n",
@@ -256,17 +258,23 @@ int cmd_arm(int argc, char **argv)
 	return run(&c);
 }
 
+/* Under --json, an error is a JSON object on stdout (cli_json.h). */
 int cmd_status(int argc, char **argv)
 {
 	struct control_cmd c = { .req.verb = CONTROL_STATUS };
-	int e = parse(&c, argc, argv);
+	bool json = cli_wants_json(argc, argv);
+	int e;
 
-	if (e) {
-		if (e > 0)
-			usage_status(stdout);
-		return e > 0 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
+	if (json)
+		cli_json_errors_begin();
+	e = parse(&c, argc, argv);
+	if (e > 0) {
+		usage_status(stdout);
+		e = TRAPD_EXIT_OK;
+	} else {
+		e = e ? TRAPD_EXIT_USAGE : run(&c);
 	}
-	return run(&c);
+	return json ? cli_json_errors_end(e) : e;
 }
 
 int cmd_upload(int argc, char **argv)

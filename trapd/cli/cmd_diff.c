@@ -20,7 +20,6 @@
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
 
-
 struct diff_cmd {
 	const char *base;
 	const char *new_file;

@@ -142,7 +142,7 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		case OPT_TITLE:
 			c->title = optarg;
 			break;
-			default:
+		default:
 			cli_bad_option("report", opt, argv[optind - 1]);
 			return -EINVAL;
 		}
@@ -181,8 +181,8 @@ static int fill_view(FILE *f, void *ctx)
 /* write_view - run @fn into @path ("-" is stdout) through atomic_file:
  * never a truncated file, never a device replaced. Returns 0 or a negative
  * errno; @err says what failed. */
-static int write_view(const char *path, view_writer fn, const struct report_views *v,
-		      char *err, size_t errlen)
+static int write_view(const char *path, view_writer fn, const struct report_views *v, char *err,
+		      size_t errlen)
 {
 	struct view_job job = { fn, v };
 
@@ -249,7 +249,8 @@ static void print_trigger_latency(FILE *out, const char *sidecar, const struct j
 				  size_t i)
 {
 	const struct json_value *lat = json_get(trig, "latency");
-	const char *rule = json_str(json_get(trig, "rule")), *sig = json_str(json_get(trig, "signal"));
+	const char *rule = json_str(json_get(trig, "rule")),
+		   *sig = json_str(json_get(trig, "signal"));
 	struct lat_hist *h;
 	uint64_t span;
 	char err[160];

@@ -47,12 +47,12 @@ void shipping__config(const struct rules *r, struct upload_config *cfg)
 	cfg->endpoint = u->endpoint;
 	cfg->region = u->region;
 	cfg->path_style = u->path_style;
-	cfg->access_key_id = (struct upload_secret_source){ u->access_key_id_file,
-							    u->access_key_id_env };
+	cfg->access_key_id =
+		(struct upload_secret_source){ u->access_key_id_file, u->access_key_id_env };
 	cfg->secret_key = (struct upload_secret_source){ u->secret_access_key_file,
 							 u->secret_access_key_env };
-	cfg->session_token = (struct upload_secret_source){ u->session_token_file,
-							    u->session_token_env };
+	cfg->session_token =
+		(struct upload_secret_source){ u->session_token_file, u->session_token_env };
 	cfg->sas_token = (struct upload_secret_source){ u->sas_token_file, u->sas_token_env };
 	cfg->auth_header = (struct upload_secret_source){ u->auth_header_file, u->auth_header_env };
 	cfg->ca_file = u->ca_file;
@@ -108,8 +108,8 @@ static void add_labels(struct upload_meta *meta, size_t max, size_t *n,
 	}
 }
 
-int shipping__read_meta(const char *sidecar_path, struct upload_meta *meta, size_t max,
-			size_t *n, char *err, size_t errlen)
+int shipping__read_meta(const char *sidecar_path, struct upload_meta *meta, size_t max, size_t *n,
+			char *err, size_t errlen)
 {
 	struct json_value *root = NULL;
 	int e;
@@ -210,7 +210,8 @@ int shipping__start(const struct rules *r, bool recover_spool, struct uploader *
 	if (r->upload.allow_insecure_credentials && rules_upload__insecure(&r->upload))
 		log_warn("[upload] allow_insecure_credentials = yes: credentials go over plain "
 			 "http:// to %s; anyone on the path can read and reuse them",
-			 r->upload.scheme == RULES_UPLOAD_HTTP ? r->upload.url : r->upload.endpoint);
+			 r->upload.scheme == RULES_UPLOAD_HTTP ? r->upload.url
+							       : r->upload.endpoint);
 	if (!r->upload.tls_verify && r->upload.scheme != RULES_UPLOAD_FILE)
 		log_warn("[upload] tls_verify = false: the server's certificate is not checked; "
 			 "anyone on the path can read and change captures");

@@ -26,8 +26,8 @@ int shipping__start(const struct rules *r, bool recover, struct uploader **out, 
 
 /* shipping__read_meta - an uploader_meta_fn: the metadata of the capture
  * whose sidecar is @sidecar_path. */
-int shipping__read_meta(const char *sidecar_path, struct upload_meta *meta, size_t max,
-			size_t *n, char *err, size_t errlen);
+int shipping__read_meta(const char *sidecar_path, struct upload_meta *meta, size_t max, size_t *n,
+			char *err, size_t errlen);
 
 /* shipping__spool_trusted - whether @r's spool_dir is one root may write
  * in and read from (upload/spool.h: ours, not group or other-writable),

@@ -169,8 +169,7 @@ static void collect(struct guard *g, struct trap_pending *p, bool wait)
 
 	memcpy(id, p->id, sizeof(id));
 	epoll_ctl(g->epfd, EPOLL_CTL_DEL, session__fd(p->session), NULL);
-	e = trap__collect(&g->trap, p, g->watch->rules, wait, path, sizeof(path), err,
-			  sizeof(err));
+	e = trap__collect(&g->trap, p, g->watch->rules, wait, path, sizeof(path), err, sizeof(err));
 	if (e == -EINPROGRESS)
 		return;
 	if (e)

@@ -355,8 +355,7 @@ static struct trap_pending *new_pending(struct trap *t, const struct rules *r, c
 	return p;
 }
 
-struct trap_pending *trap__finish(struct trap *t, const struct rules *r, char *err,
-				  size_t errlen)
+struct trap_pending *trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen)
 {
 	struct trap_pending *p, **tail;
 

@@ -67,10 +67,10 @@ struct trap_pending {
 };
 
 struct trap {
-	struct sampler *sampler; /* loaded once, armed for each capture; owned by the caller */
+	struct sampler *sampler;   /* loaded once, armed for each capture; owned by the caller */
 	struct symcache *symcache; /* symbols kept between captures; owned by the caller */
 	struct symbudget budget;   /* what symbolizing each capture may cost; set by the caller */
-	struct session *session; /* NULL when no capture runs */
+	struct session *session;   /* NULL when no capture runs */
 	struct trap_pending *pending; /* being written, oldest first */
 	size_t npending;
 	char id[33];
@@ -108,8 +108,7 @@ static inline bool trap__running(const struct trap *t)
  * the pending capture (its session's fd tells when it is written: then
  * trap__collect it), or NULL with @err filled when it is lost already
  * (counted as failed). Either way no capture runs afterwards. */
-struct trap_pending *trap__finish(struct trap *t, const struct rules *r, char *err,
-				  size_t errlen);
+struct trap_pending *trap__finish(struct trap *t, const struct rules *r, char *err, size_t errlen);
 
 /* trap__pending_by_fd - the pending capture whose session fd is @fd. */
 struct trap_pending *trap__pending_by_fd(struct trap *t, int fd);

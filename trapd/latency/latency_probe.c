@@ -79,16 +79,16 @@ static void programs(struct latency_bpf *skel, enum lat_kind k, enum runq_hooks 
 }
 
 /* Both objects' .rodata have the filter of latency_common.bpf.h. */
-#define SET_FILTER(ro, s)                                                                         \
-	do {                                                                                      \
-		(ro)->filter_kind = (s)->filter;                                                  \
-		(ro)->filter_tgid = (s)->tgid;                                                    \
-		(ro)->filter_cgroup = (s)->cgroup_id;                                             \
-		(ro)->filter_level = (s)->cgroup_level;                                           \
-		memcpy((void *)(ro)->filter_comm, (s)->comm, sizeof((ro)->filter_comm));          \
-		(ro)->all_syscalls = (s)->all_syscalls;                                           \
-		memcpy((void *)(ro)->syscall_set, (s)->syscalls, sizeof((ro)->syscall_set));      \
-		(ro)->filter_dev = (s)->dev;                                                      \
+#define SET_FILTER(ro, s)                                                                          \
+	do {                                                                                       \
+		(ro)->filter_kind = (s)->filter;                                                   \
+		(ro)->filter_tgid = (s)->tgid;                                                     \
+		(ro)->filter_cgroup = (s)->cgroup_id;                                              \
+		(ro)->filter_level = (s)->cgroup_level;                                            \
+		memcpy((void *)(ro)->filter_comm, (s)->comm, sizeof((ro)->filter_comm));           \
+		(ro)->all_syscalls = (s)->all_syscalls;                                            \
+		memcpy((void *)(ro)->syscall_set, (s)->syscalls, sizeof((ro)->syscall_set));       \
+		(ro)->filter_dev = (s)->dev;                                                       \
 	} while (0)
 
 /* autoload_only - load just the programs in @want (NULL-terminated). */
@@ -97,8 +97,7 @@ static void autoload_only(struct bpf_object *obj, struct bpf_program **want)
 	struct bpf_program *prog;
 	int i;
 
-	bpf_object__for_each_program(prog, obj)
-		bpf_program__set_autoload(prog, false);
+	bpf_object__for_each_program(prog, obj) bpf_program__set_autoload(prog, false);
 	for (i = 0; want[i]; i++)
 		bpf_program__set_autoload(want[i], true);
 }
@@ -153,8 +152,7 @@ static int load_failed(int e, enum lat_kind k, const char *hooks, char *err, siz
 	snprintf(err, errlen,
 		 "loading the %s programs on %s: %s (needs root%s; run with -vv for libbpf's "
 		 "log)",
-		 kind_names[k], hooks, strerror(-e),
-		 k == LAT_KIND_FUNC ? " and uprobes" : "");
+		 kind_names[k], hooks, strerror(-e), k == LAT_KIND_FUNC ? " and uprobes" : "");
 	return e;
 }
 
@@ -181,8 +179,8 @@ static int open_load_btf(struct latency_probe *p, const struct latency_probe_spe
 
 /* load_btf - @rh picks the run-queue programs; RUNQ_QUEUED falls back to
  * RUNQ_WAKEUP on a kernel without sched_info or `runqueues` in its BTF. */
-static int load_btf(struct latency_probe *p, const struct latency_probe_spec *s,
-		    enum runq_hooks rh, char *err, size_t errlen)
+static int load_btf(struct latency_probe *p, const struct latency_probe_spec *s, enum runq_hooks rh,
+		    char *err, size_t errlen)
 {
 	int e;
 
@@ -206,8 +204,7 @@ static int load_btf(struct latency_probe *p, const struct latency_probe_spec *s,
 }
 
 /* tp_offsets - the record layouts the classic tracepoints of @k need. */
-static int tp_offsets(struct latency_tp_bpf__rodata *ro, enum lat_kind k, char *err,
-		      size_t errlen)
+static int tp_offsets(struct latency_tp_bpf__rodata *ro, enum lat_kind k, char *err, size_t errlen)
 {
 	static const struct {
 		enum lat_kind kind;
@@ -302,8 +299,8 @@ static int load_tp(struct latency_probe *p, const struct latency_probe_spec *s, 
 	p->epoch = &p->tp->bss->epoch;
 	if (s->kind == LAT_KIND_FUNC)
 		return attach_uprobes(p->tp->progs.tp_func_entry, p->tp->progs.tp_func_return,
-				      &p->tp->links.tp_func_entry, &p->tp->links.tp_func_return,
-				      s, err, errlen);
+				      &p->tp->links.tp_func_entry, &p->tp->links.tp_func_return, s,
+				      err, errlen);
 	return attach_failed(latency_tp_bpf__attach(p->tp), s->kind, err, errlen);
 }
 

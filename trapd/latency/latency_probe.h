@@ -35,17 +35,17 @@
 struct latency_probe_spec {
 	enum lat_kind kind;
 	enum lat_filter filter;
-	uint32_t tgid;	       /* LAT_FILTER_TGID */
-	uint32_t cgroup_level; /* LAT_FILTER_CGROUP: depth below the v2 root */
-	uint64_t cgroup_id;    /* LAT_FILTER_CGROUP: the v2 cgroup's id */
+	uint32_t tgid;		 /* LAT_FILTER_TGID */
+	uint32_t cgroup_level;	 /* LAT_FILTER_CGROUP: depth below the v2 root */
+	uint64_t cgroup_id;	 /* LAT_FILTER_CGROUP: the v2 cgroup's id */
 	char comm[LAT_COMM_LEN]; /* LAT_FILTER_COMM, NUL-padded */
 	bool all_syscalls;	 /* LAT_KIND_SYSCALL: every call, else those in the set */
 	uint64_t syscalls[LAT_SYSCALL_WORDS];
-	uint32_t dev;		 /* LAT_KIND_BIO: the disk, MKDEV as the kernel encodes
+	uint32_t dev;	       /* LAT_KIND_BIO: the disk, MKDEV as the kernel encodes
 				  * it (major << 20 | minor); 0: every disk */
-	int32_t attach_pid;	 /* LAT_KIND_FUNC: the one process to probe, -1: all */
-	uint64_t func_offset;	 /* LAT_KIND_FUNC: file offset of the function */
-	char binary[PATH_MAX];	 /* LAT_KIND_FUNC: the file it is in */
+	int32_t attach_pid;    /* LAT_KIND_FUNC: the one process to probe, -1: all */
+	uint64_t func_offset;  /* LAT_KIND_FUNC: file offset of the function */
+	char binary[PATH_MAX]; /* LAT_KIND_FUNC: the file it is in */
 };
 
 struct latency_probe;

@@ -48,8 +48,7 @@ void latency_report__json(struct json_writer *w, const struct lat_hist *h, uint6
 	json_object_end(w);
 }
 
-void latency_report__text(FILE *f, const struct lat_hist *h, uint64_t span_ns,
-			  const char *indent)
+void latency_report__text(FILE *f, const struct lat_hist *h, uint64_t span_ns, const char *indent)
 {
 	char a[UNITS_DURATION_SHORT_LEN], span[UNITS_DURATION_SHORT_LEN], *hist;
 	size_t i, need;
@@ -57,9 +56,12 @@ void latency_report__text(FILE *f, const struct lat_hist *h, uint64_t span_ns,
 	fprintf(f, "%s", indent);
 	for (i = 0; i < NQUANTILES; i++)
 		fprintf(f, "%s %s  ", quantiles[i].label,
-			units_format_duration_short(lat_hist__percentile(h, quantiles[i].q), a, sizeof(a)));
-	fprintf(f, "max %s  (%llu events in %s)\n", units_format_duration_short(lat_hist__max(h), a, sizeof(a)),
-		(unsigned long long)h->events, units_format_duration_short(span_ns, span, sizeof(span)));
+			units_format_duration_short(lat_hist__percentile(h, quantiles[i].q), a,
+						    sizeof(a)));
+	fprintf(f, "max %s  (%llu events in %s)\n",
+		units_format_duration_short(lat_hist__max(h), a, sizeof(a)),
+		(unsigned long long)h->events,
+		units_format_duration_short(span_ns, span, sizeof(span)));
 	need = lat_hist__format(h, indent, 30, NULL, 0);
 	if (!need || !(hist = malloc(need + 1)))
 		return;
@@ -89,7 +91,9 @@ static int bucket_from_json(const struct json_value *v, struct lat_hist *out, si
 	}
 	if (out->counts[b] || !count || out->events + count < out->events) {
 		snprintf(err, errlen, "buckets[%zu]: %s", i,
-			 out->counts[b] ? "named twice" : !count ? "count 0" : "counts overflow");
+			 out->counts[b] ? "named twice"
+			 : !count	? "count 0"
+					: "counts overflow");
 		return -EINVAL;
 	}
 	out->counts[b] = count;
@@ -97,8 +101,8 @@ static int bucket_from_json(const struct json_value *v, struct lat_hist *out, si
 	return 0;
 }
 
-int latency_report__from_json(const struct json_value *obj, struct lat_hist *out,
-			      uint64_t *span_ns, char *err, size_t errlen)
+int latency_report__from_json(const struct json_value *obj, struct lat_hist *out, uint64_t *span_ns,
+			      char *err, size_t errlen)
 {
 	const struct json_value *buckets = json_get(obj, "buckets");
 	size_t i;

@@ -25,14 +25,13 @@ void latency_report__json(struct json_writer *w, const struct lat_hist *h, uint6
 
 /* latency_report__text - "p50 1.2ms  p90 ...  max ...  (N events in 10s)"
  * and the text histogram below it, every line starting with @indent. */
-void latency_report__text(FILE *f, const struct lat_hist *h, uint64_t span_ns,
-			  const char *indent);
+void latency_report__text(FILE *f, const struct lat_hist *h, uint64_t span_ns, const char *indent);
 
 /* latency_report__from_json - the histogram of an object in the form
  * above, read back from a sidecar (untrusted: a bucket must be one of
  * lat_bucket__lo/hi's, named once, with a count; events is their sum).
  * Returns 0, or -EINVAL with @err saying what is wrong. */
-int latency_report__from_json(const struct json_value *obj, struct lat_hist *out,
-			      uint64_t *span_ns, char *err, size_t errlen);
+int latency_report__from_json(const struct json_value *obj, struct lat_hist *out, uint64_t *span_ns,
+			      char *err, size_t errlen);
 
 #endif

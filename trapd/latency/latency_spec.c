@@ -152,8 +152,10 @@ static int resolve_syscalls(const char *list, struct latency_probe_spec *out, ch
 			return -ENOENT;
 		}
 		if (nr >= LAT_SYSCALL_WORDS * 64) {
-			snprintf(err, errlen, "system call %s is number %d, beyond the %d a probe "
-				 "can select", name, nr, LAT_SYSCALL_WORDS * 64);
+			snprintf(err, errlen,
+				 "system call %s is number %d, beyond the %d a probe "
+				 "can select",
+				 name, nr, LAT_SYSCALL_WORDS * 64);
 			return -E2BIG;
 		}
 		out->syscalls[nr / 64] |= 1ull << (nr % 64);
@@ -176,8 +178,7 @@ static int read_line(const char *path, char *buf, size_t len)
 	return e;
 }
 
-static int resolve_device(const char *dev, struct latency_probe_spec *out, char *err,
-			  size_t errlen)
+static int resolve_device(const char *dev, struct latency_probe_spec *out, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], file[PATH_MAX + 16], text[64] = "";
 	unsigned int maj, min;
@@ -202,7 +203,8 @@ static int resolve_device(const char *dev, struct latency_probe_spec *out, char 
 		return -EINVAL;
 	}
 	snprintf(file, sizeof(file), "%s/dev", dir);
-	if (read_line(file, text, sizeof(text)) || sscanf(text, "%u:%u%c", &maj, &min, &extra) != 2) {
+	if (read_line(file, text, sizeof(text)) ||
+	    sscanf(text, "%u:%u%c", &maj, &min, &extra) != 2) {
 		snprintf(err, errlen, "%s: not a device number: '%s'", file, text);
 		return -EINVAL;
 	}

@@ -276,8 +276,9 @@ static void write_frames(struct fg_ctx *c, const struct stacktree_node *n, int64
 		if (drawn(c, n->children[i]))
 			write_frames(c, n->children[i], offset);
 		/* Saturated counts (a hostile file) must not overflow. */
-		offset = offset > INT64_MAX - n->children[i]->total ? INT64_MAX
-								     : offset + n->children[i]->total;
+		offset = offset > INT64_MAX - n->children[i]->total
+				 ? INT64_MAX
+				 : offset + n->children[i]->total;
 	}
 }
 

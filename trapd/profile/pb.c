@@ -201,8 +201,7 @@ int pb_msg_end(struct pb_buf *b, size_t mark)
 
 /* --- reader --- */
 
-void pb_reader_init(struct pb_reader *r, const void *buf, size_t len, char *err,
-		    size_t errlen)
+void pb_reader_init(struct pb_reader *r, const void *buf, size_t len, char *err, size_t errlen)
 {
 	r->buf = buf;
 	r->pos = 0;
@@ -274,8 +273,8 @@ int pb_read_tag(struct pb_reader *r, uint32_t *field, enum pb_wire *wire)
 		return pb_errorf(r, at, "field %u uses groups (wire type %u), not supported",
 				 (unsigned)(key >> 3), (unsigned)(key & 7));
 	default:
-		return pb_errorf(r, at, "field %u has unknown wire type %u",
-				 (unsigned)(key >> 3), (unsigned)(key & 7));
+		return pb_errorf(r, at, "field %u has unknown wire type %u", (unsigned)(key >> 3),
+				 (unsigned)(key & 7));
 	}
 	*field = (uint32_t)(key >> 3);
 	*wire = (enum pb_wire)(key & 7);

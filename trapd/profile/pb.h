@@ -113,8 +113,7 @@ struct pb_reader {
 
 /* pb_reader_init - a reader over @len bytes at @buf; error messages are
  * written to @err (@errlen bytes, may be 0). */
-void pb_reader_init(struct pb_reader *r, const void *buf, size_t len, char *err,
-		    size_t errlen);
+void pb_reader_init(struct pb_reader *r, const void *buf, size_t len, char *err, size_t errlen);
 
 /* pb_reader_more - whether bytes are left in this message. */
 static inline bool pb_reader_more(const struct pb_reader *r)

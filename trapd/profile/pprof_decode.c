@@ -179,8 +179,8 @@ struct field_spec {
 
 /* read_fields - read the message at @r into @vals: vals[i] is the value of
  * @spec[i] (the last one wins, 0 when absent); other fields are skipped. */
-static int read_fields(struct decoder *d, struct pb_reader *r, enum pb_wire wire,
-		       const char *what, const struct field_spec *spec, size_t n, uint64_t *vals)
+static int read_fields(struct decoder *d, struct pb_reader *r, enum pb_wire wire, const char *what,
+		       const struct field_spec *spec, size_t n, uint64_t *vals)
 {
 	struct pb_reader sub;
 	enum pb_wire w;
@@ -260,8 +260,7 @@ static int add_string(struct decoder *d, struct pb_reader *r, enum pb_wire wire)
 	return 0;
 }
 
-static int pass_strings(struct decoder *d, struct pb_reader *r, uint32_t field,
-			enum pb_wire wire)
+static int pass_strings(struct decoder *d, struct pb_reader *r, uint32_t field, enum pb_wire wire)
 {
 	uint64_t v;
 	int err;
@@ -365,8 +364,7 @@ static int decode_comments(struct decoder *d, struct pb_reader *r, enum pb_wire 
 	return err;
 }
 
-static int pass_mappings(struct decoder *d, struct pb_reader *r, uint32_t field,
-			 enum pb_wire wire)
+static int pass_mappings(struct decoder *d, struct pb_reader *r, uint32_t field, enum pb_wire wire)
 {
 	size_t at = r->pos;
 	uint64_t v[2];
@@ -402,8 +400,7 @@ static const struct field_spec function_spec[FN_N] = {
 	[FN_FILENAME] = { F_FUNCTION_FILENAME, true, "function filename" },
 };
 
-static int pass_functions(struct decoder *d, struct pb_reader *r, uint32_t field,
-			  enum pb_wire wire)
+static int pass_functions(struct decoder *d, struct pb_reader *r, uint32_t field, enum pb_wire wire)
 {
 	uint64_t v[FN_N];
 	size_t at = r->pos;
@@ -470,8 +467,7 @@ static int read_location(struct decoder *d, struct pb_reader *sub, struct locati
 	return err;
 }
 
-static int pass_locations(struct decoder *d, struct pb_reader *r, uint32_t field,
-			  enum pb_wire wire)
+static int pass_locations(struct decoder *d, struct pb_reader *r, uint32_t field, enum pb_wire wire)
 {
 	struct location_refs l = { 0 };
 	uint32_t mapping = 0, function = 0;
@@ -591,8 +587,7 @@ static int decode_label(struct decoder *d, struct pb_reader *r, enum pb_wire wir
 	return 0;
 }
 
-static int pass_samples(struct decoder *d, struct pb_reader *r, uint32_t field,
-			enum pb_wire wire)
+static int pass_samples(struct decoder *d, struct pb_reader *r, uint32_t field, enum pb_wire wire)
 {
 	struct sample_acc a = { .n = 0 };
 	struct pb_reader sub;
@@ -625,8 +620,7 @@ static int pass_samples(struct decoder *d, struct pb_reader *r, uint32_t field,
 
 /* --- driver --- */
 
-typedef int (*pass_fn)(struct decoder *d, struct pb_reader *r, uint32_t field,
-		       enum pb_wire wire);
+typedef int (*pass_fn)(struct decoder *d, struct pb_reader *r, uint32_t field, enum pb_wire wire);
 
 /* run_pass - hand every top-level field to @fn, which consumes it. */
 static int run_pass(struct decoder *d, pass_fn fn)

@@ -245,8 +245,8 @@ int64_t profile__add_mapping(struct profile *p, const struct profile_mapping *m)
 		return err;
 	if (found)
 		return found;
-	err = grow_array32((void **)&p->mappings, &p->mappings_cap, p->nmappings,
-			   sizeof(*m), PROFILE_MAX_MAPPINGS);
+	err = grow_array32((void **)&p->mappings, &p->mappings_cap, p->nmappings, sizeof(*m),
+			   PROFILE_MAX_MAPPINGS);
 	if (err)
 		return err;
 	p->mappings[p->nmappings++] = *m;
@@ -392,8 +392,8 @@ int profile__add_comment(struct profile *p, const char *text)
 
 	if (idx < 0)
 		return (int)idx;
-	err = grow_array32((void **)&p->comments, &p->comments_cap, p->ncomments,
-			   sizeof(uint32_t), PROFILE_MAX_STRINGS);
+	err = grow_array32((void **)&p->comments, &p->comments_cap, p->ncomments, sizeof(uint32_t),
+			   PROFILE_MAX_STRINGS);
 	if (err)
 		return err;
 	p->comments[p->ncomments++] = (uint32_t)idx;
@@ -402,8 +402,7 @@ int profile__add_comment(struct profile *p, const char *text)
 
 /* --- queries --- */
 
-const char *profile__location_name(const struct profile *p, uint32_t loc_id, char *buf,
-				   size_t len)
+const char *profile__location_name(const struct profile *p, uint32_t loc_id, char *buf, size_t len)
 {
 	const struct profile_location *l;
 	const struct profile_mapping *m;

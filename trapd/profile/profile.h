@@ -139,8 +139,7 @@ static inline const uint32_t *profile__sample_locs(const struct profile *p,
  * function's name, or, for an unresolved frame, "file+0xoffset" (or the
  * bare address) written into @buf. Returns a string that lives as long as
  * @p or @buf. */
-const char *profile__location_name(const struct profile *p, uint32_t loc_id, char *buf,
-				   size_t len);
+const char *profile__location_name(const struct profile *p, uint32_t loc_id, char *buf, size_t len);
 
 /* The kernel's frames all belong to one mapping with this file name; a
  * module's functions are named "function [module]". */

@@ -296,8 +296,7 @@ static void write_rows(FILE *out, const struct report_row *rows, size_t n, int64
 	cols = REPORT_COLUMNS - (7 + 1 + w + 1 + 7 + 1 + w + 2);
 	if (cols < 24)
 		cols = 24;
-	fprintf(out, "%7s %*s %7s %*s  %s\n", "self%", w, "self", "total%", w, "total",
-		"function");
+	fprintf(out, "%7s %*s %7s %*s  %s\n", "self%", w, "self", "total%", w, "total", "function");
 	for (i = 0; i < n; i++)
 		fprintf(out, "%6.1f%% %*" PRId64 " %6.1f%% %*" PRId64 "  %s\n",
 			pct(rows[i].self, whole), w, rows[i].self, pct(rows[i].total, whole), w,

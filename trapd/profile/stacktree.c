@@ -247,9 +247,8 @@ static void node_count_self(struct stacktree_node *n, enum stacktree_side side, 
 
 /* add_sample - walk (and grow) the path process, outermost .. leaf frame,
  * counting @s on every node of it. */
-static int add_sample(struct stacktree *t, const struct profile *p,
-		      const struct profile_sample *s, enum stacktree_side side, char *raw,
-		      char *clean)
+static int add_sample(struct stacktree *t, const struct profile *p, const struct profile_sample *s,
+		      enum stacktree_side side, char *raw, char *clean)
 {
 	const uint32_t *locs = profile__sample_locs(p, s);
 	struct stacktree_node *n = t->root, *child;
@@ -281,8 +280,7 @@ static int add_sample(struct stacktree *t, const struct profile *p,
 	return 0;
 }
 
-int stacktree__add_profile(struct stacktree *t, const struct profile *p,
-			   enum stacktree_side side)
+int stacktree__add_profile(struct stacktree *t, const struct profile *p, enum stacktree_side side)
 {
 	char raw[STACKTREE_MAX_NAME], clean[STACKTREE_MAX_NAME];
 	size_t i;

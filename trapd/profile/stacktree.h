@@ -67,8 +67,8 @@ struct stacktree {
 	struct stacktree_node *root;
 	size_t nnodes;
 	size_t max_nodes;
-	uint32_t max_depth;    /* depth of the deepest node */
-	int64_t truncated;     /* main-side samples cut by a cap */
+	uint32_t max_depth; /* depth of the deepest node */
+	int64_t truncated;  /* main-side samples cut by a cap */
 	int64_t base_truncated;
 
 	/* private: node and name storage */
@@ -86,8 +86,7 @@ void stacktree__free(struct stacktree *t);
  * into @side of @t (counts saturate at INT64_MAX). @p is not referenced
  * afterwards. Returns 0 or -ENOMEM; hitting the node or depth cap is not
  * an error (see stacktree.truncated). */
-int stacktree__add_profile(struct stacktree *t, const struct profile *p,
-			   enum stacktree_side side);
+int stacktree__add_profile(struct stacktree *t, const struct profile *p, enum stacktree_side side);
 
 /* stacktree__from_profile - a new tree holding @p on the main side, in
  * *out (free with stacktree__free). Returns 0 or a negative errno. */

@@ -41,8 +41,9 @@ static int file_crc32(int fd, struct symbudget *budget, uint32_t *crc)
 	if (!symbudget__take(budget, SYMBUDGET_BYTES, (uint64_t)st.st_size))
 		return -EDQUOT;
 	while (off < st.st_size) {
-		n = pread(fd, buf, st.st_size - off < (off_t)sizeof(buf) ? (size_t)(st.st_size - off)
-									 : sizeof(buf),
+		n = pread(fd, buf,
+			  st.st_size - off < (off_t)sizeof(buf) ? (size_t)(st.st_size - off)
+								: sizeof(buf),
 			  off);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -887,7 +887,8 @@ size_t elfsym__memory(const struct elfsym *e)
 	size_t names = 0;
 
 	if (e->nsyms)
-		names = e->syms[e->nsyms - 1].name + strlen(e->names + e->syms[e->nsyms - 1].name) + 1;
+		names = e->syms[e->nsyms - 1].name + strlen(e->names + e->syms[e->nsyms - 1].name) +
+			1;
 	return sizeof(*e) + e->nsyms * sizeof(*e->syms) + names +
 	       (e->segs ? ELFSYM_MAX_SEGMENTS * sizeof(*e->segs) : 0);
 }

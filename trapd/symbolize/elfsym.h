@@ -33,12 +33,12 @@
 #define ELFSYM_MAX_TABLE_ENTRIES (8u << 20) /* entries of a table read */
 #define ELFSYM_MAX_STRTAB (256u << 20)	    /* bytes of its string table */
 #define ELFSYM_MAX_SECTIONS (1u << 20)
-#define ELFSYM_MAX_SEGMENTS 256		    /* PT_LOAD headers kept */
-#define ELFSYM_MAX_NAME 4096		    /* longer names are cut */
-#define ELFSYM_MAX_NAME_BYTES (256u << 20)  /* all names kept together */
-#define ELFSYM_MAX_BUILD_ID 64		    /* bytes of a build ID */
+#define ELFSYM_MAX_SEGMENTS 256				  /* PT_LOAD headers kept */
+#define ELFSYM_MAX_NAME 4096				  /* longer names are cut */
+#define ELFSYM_MAX_NAME_BYTES (256u << 20)		  /* all names kept together */
+#define ELFSYM_MAX_BUILD_ID 64				  /* bytes of a build ID */
 #define ELFSYM_BUILD_ID_HEX (2 * ELFSYM_MAX_BUILD_ID + 1) /* its hex, with the NUL */
-#define ELFSYM_MAX_DEBUGLINK 255	    /* bytes of a .gnu_debuglink name */
+#define ELFSYM_MAX_DEBUGLINK 255			  /* bytes of a .gnu_debuglink name */
 
 enum elfsym_source {
 	ELFSYM_SOURCE_NONE,   /* no function symbols */

@@ -50,8 +50,7 @@ void knames__parse(const char *in, char *out, size_t len)
 		return;
 	n = (size_t)(plus - in);
 	if (mod && mod > plus && strchr(mod, ']'))
-		snprintf(out, len, "%.*s%.*s", (int)n, in,
-			 (int)(strchr(mod, ']') - mod + 1), mod);
+		snprintf(out, len, "%.*s%.*s", (int)n, in, (int)(strchr(mod, ']') - mod + 1), mod);
 	else
 		snprintf(out, len, "%.*s", (int)n, in);
 }

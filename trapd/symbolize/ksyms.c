@@ -9,15 +9,15 @@
 
 #include "trapd/util/log.h"
 
-#define NO_NAME UINT32_MAX	/* a boundary: a data symbol ends a function */
-#define MAX_NAME 512		/* KSYM_NAME_LEN */
-#define MAX_MODULE 64		/* MODULE_NAME_LEN is 56 */
+#define NO_NAME UINT32_MAX /* a boundary: a data symbol ends a function */
+#define MAX_NAME 512	   /* KSYM_NAME_LEN */
+#define MAX_MODULE 64	   /* MODULE_NAME_LEN is 56 */
 #define MAX_NAME_BYTES (256u << 20)
 
 struct ksyms_sym {
 	uint64_t addr;
-	uint32_t name;	    /* offset in names, or NO_NAME */
-	uint8_t rank;	    /* alias preference, lower is better */
+	uint32_t name; /* offset in names, or NO_NAME */
+	uint8_t rank;  /* alias preference, lower is better */
 };
 
 struct ksyms {

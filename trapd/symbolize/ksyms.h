@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define KSYMS_MAX_LINE 1024		/* kernel names are at most 512 bytes */
+#define KSYMS_MAX_LINE 1024 /* kernel names are at most 512 bytes */
 #define KSYMS_MAX_SYMBOLS (4u << 20)
 #define KSYMS_MAX_FUNC_SIZE (1u << 20) /* bytes a function may span */
 

@@ -69,8 +69,8 @@ static int open_map_files(const char *proc_root, int pid, const struct procmaps_
 	char p[PATH_MAX];
 	int n;
 
-	n = snprintf(p, sizeof(p), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, proc_root, pid,
-		     e->start, e->end);
+	n = snprintf(p, sizeof(p), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, proc_root, pid, e->start,
+		     e->end);
 	if (n < 0 || (size_t)n >= sizeof(p))
 		return -ENAMETOOLONG;
 	return open_checked(open(p, O_PATH | O_CLOEXEC), e->inode);

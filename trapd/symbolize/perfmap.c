@@ -262,16 +262,17 @@ static const char *file_kind(mode_t m)
 /* refuse - the reason @st (of @path) is not a perf map trapd reads: not
  * a regular file, or owned by neither the process's user nor root (what
  * perf requires too: anyone else could have planted it). */
-static int refuse(const struct stat *st, const struct perfmap_owner *o, const char *path,
-		  char *why, size_t len)
+static int refuse(const struct stat *st, const struct perfmap_owner *o, const char *path, char *why,
+		  size_t len)
 {
 	if (!S_ISREG(st->st_mode)) {
 		snprintf(why, len, "%s: %s", path, file_kind(st->st_mode));
 		return S_ISLNK(st->st_mode) ? -ELOOP : -EPERM;
 	}
 	if (st->st_uid && (long)st->st_uid != o->ruid && (long)st->st_uid != o->euid) {
-		snprintf(why, len, "%s: owned by uid %u, not by the process's user (uid %ld) or root",
-			 path, (unsigned)st->st_uid, o->euid);
+		snprintf(why, len,
+			 "%s: owned by uid %u, not by the process's user (uid %ld) or root", path,
+			 (unsigned)st->st_uid, o->euid);
 		return -EPERM;
 	}
 	return 0;
@@ -281,8 +282,8 @@ static int refuse(const struct stat *st, const struct perfmap_owner *o, const ch
  * opened O_PATH|O_NOFOLLOW (a FIFO or device is not opened, a link is not
  * followed) and only then, if refuse() has nothing against it, again for
  * reading. Returns the fd or a negative errno (@why says why). */
-static int open_map(const char *proc_root, int pid, const char *path,
-		    const struct perfmap_owner *o, char *why, size_t len)
+static int open_map(const char *proc_root, int pid, const char *path, const struct perfmap_owner *o,
+		    char *why, size_t len)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,

@@ -40,9 +40,9 @@ struct perfmap {
 	size_t n;
 	uint64_t *max_end; /* max_end[i]: the highest end of syms[0..i] */
 	char *names;
-	size_t nbad;	/* lines that did not parse */
-	bool truncated; /* a cap was hit */
-	char error[160]; /* why perfmap__read refused a file ("" otherwise) */
+	size_t nbad;	   /* lines that did not parse */
+	bool truncated;	   /* a cap was hit */
+	char error[160];   /* why perfmap__read refused a file ("" otherwise) */
 	size_t text_bytes; /* bytes perfmap__read read */
 };
 

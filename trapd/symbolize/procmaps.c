@@ -136,20 +136,18 @@ static int take_path(struct cursor *c, struct procmaps_entry *out, char *path_bu
 	return 0;
 }
 
-int procmaps__parse_line(const char *line, size_t len, struct procmaps_entry *out,
-			 char *path_buf)
+int procmaps__parse_line(const char *line, size_t len, struct procmaps_entry *out, char *path_buf)
 {
 	struct cursor c = { line, line + len };
 	uint64_t major, minor;
 
 	if (len > PROCMAPS_MAX_LINE)
 		return -EINVAL;
-	if (take_hex(&c, 16, &out->start) || take_char(&c, '-') ||
-	    take_hex(&c, 16, &out->end) || take_char(&c, ' ') ||
-	    take_perms(&c, &out->perms) || take_char(&c, ' ') ||
-	    take_hex(&c, 16, &out->offset) || take_char(&c, ' ') ||
-	    take_hex(&c, 8, &major) || take_char(&c, ':') || take_hex(&c, 8, &minor) ||
-	    take_char(&c, ' ') || take_dec(&c, &out->inode))
+	if (take_hex(&c, 16, &out->start) || take_char(&c, '-') || take_hex(&c, 16, &out->end) ||
+	    take_char(&c, ' ') || take_perms(&c, &out->perms) || take_char(&c, ' ') ||
+	    take_hex(&c, 16, &out->offset) || take_char(&c, ' ') || take_hex(&c, 8, &major) ||
+	    take_char(&c, ':') || take_hex(&c, 8, &minor) || take_char(&c, ' ') ||
+	    take_dec(&c, &out->inode))
 		return -EINVAL;
 	if (out->start >= out->end)
 		return -EINVAL;

@@ -21,11 +21,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROCMAPS_MAX_PATH 4096		   /* bytes of a path, as PATH_MAX */
+#define PROCMAPS_MAX_PATH 4096 /* bytes of a path, as PATH_MAX */
 #define PROCMAPS_MAX_LINE (PROCMAPS_MAX_PATH + 128)
-#define PROCMAPS_MAX_ENTRIES (1u << 16)	   /* kept entries per file */
+#define PROCMAPS_MAX_ENTRIES (1u << 16)	    /* kept entries per file */
 #define PROCMAPS_MAX_PATH_BYTES (16u << 20) /* all kept paths together */
-#define PROCMAPS_MAX_FILE (64u << 20)	   /* bytes read from a maps file */
+#define PROCMAPS_MAX_FILE (64u << 20)	    /* bytes read from a maps file */
 
 /* perms bits of struct procmaps_entry */
 #define PROCMAPS_READ 0x1u
@@ -44,8 +44,8 @@ enum procmaps_kind {
 };
 
 struct procmaps_entry {
-	uint64_t start; /* first byte */
-	uint64_t end;	/* one past the last byte; start < end */
+	uint64_t start;	 /* first byte */
+	uint64_t end;	 /* one past the last byte; start < end */
 	uint64_t offset; /* file offset of start */
 	uint64_t inode;
 	uint32_t dev_major;
@@ -68,8 +68,7 @@ struct procmaps {
  * @out. @out->path points into @path_buf (at least PROCMAPS_MAX_PATH + 1
  * bytes), which receives the path NUL-terminated. Returns 0, or -EINVAL
  * when the line is malformed (then @out is unspecified). */
-int procmaps__parse_line(const char *line, size_t len, struct procmaps_entry *out,
-			 char *path_buf);
+int procmaps__parse_line(const char *line, size_t len, struct procmaps_entry *out, char *path_buf);
 
 /* procmaps__parse - parse the maps text @text[0..len) (need not be
  * NUL-terminated; a last line without a newline counts) into @out, which

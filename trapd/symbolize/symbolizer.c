@@ -610,8 +610,8 @@ static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)
 	return i && ips[i] ? ips[i] - 1 : ips[i];
 }
 
-int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
-			   const uint64_t *ips, uint32_t n, uint32_t *locs)
+int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, const uint64_t *ips,
+			   uint32_t n, uint32_t *locs)
 {
 	const struct pid_maps *pm = pid_find(s, pid);
 	const struct sym_map *m;
@@ -647,7 +647,7 @@ int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
 			s->stats.user_named++;
 		}
 		id = profile__add_location(p, (uint32_t)map_id, ips[i], (uint32_t)fn);
-store:
+	store:
 		if (id < 0)
 			return (int)id;
 		locs[i] = (uint32_t)id;
@@ -673,7 +673,8 @@ static void load_ksyms(struct symbolizer *s)
 		return;
 	if (errno == EPERM)
 		log_warn("%s shows no addresses (kernel.kptr_restrict, or no CAP_SYSLOG): "
-			 "kernel frames stay unnamed", path);
+			 "kernel frames stay unnamed",
+			 path);
 	else
 		log_warn("cannot read kernel symbols from %s: %s", path, strerror(errno));
 }
@@ -696,8 +697,7 @@ static int64_t kernel_mapping_id(struct symbolizer *s, struct profile *p)
 	return profile__add_mapping(p, &m);
 }
 
-void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn,
-				  void *ctx)
+void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn, void *ctx)
 {
 	s->knames_fn = fn;
 	s->knames_ctx = ctx;
@@ -705,10 +705,9 @@ void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_
 
 /* kernel_names - name the frames of one kernel stack into @names through
  * the preferred source, else kallsyms; a NULL entry is unnamed. */
-static void kernel_names(struct symbolizer *s, const uint64_t *ips, uint32_t n,
-			 const char **names)
+static void kernel_names(struct symbolizer *s, const uint64_t *ips, uint32_t n, const char **names)
 {
-	char (*buf)[SYMBOLIZER_KNAME_LEN];
+	char(*buf)[SYMBOLIZER_KNAME_LEN];
 	uint64_t addrs[PROFILE_MAX_DEPTH];
 	uint32_t i;
 	int err;

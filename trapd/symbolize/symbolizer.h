@@ -50,8 +50,8 @@ int symbolizer__snapshot(struct symbolizer *s, int pid);
  * ips[0] is where the sample hit, the others are return addresses) into
  * location ids of @p, written to @locs[0..n). Returns 0 or a negative
  * errno (only for allocation failures: unresolved frames are not errors). */
-int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid,
-			   const uint64_t *ips, uint32_t n, uint32_t *locs);
+int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, const uint64_t *ips,
+			   uint32_t n, uint32_t *locs);
 
 /* symbolizer__name - the name of the function holding @addr in @pid (for
  * a return address, pass it minus one), NULL if unknown; valid until the
@@ -81,8 +81,7 @@ typedef int (*symbolizer_kernel_names_fn)(void *ctx, const uint64_t *addrs, uint
  * reading /proc/kallsyms (which costs the kernel ~40 ms to print). If @fn
  * fails, the symbolizer falls back to kallsyms for good. NULL restores
  * kallsyms. */
-void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn,
-				  void *ctx);
+void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn, void *ctx);
 
 /* symbolizer__refresh_jit - read again the perf maps (/tmp/perf-PID.map)
  * of the processes with JIT code that are still there: a runtime

@@ -41,9 +41,9 @@ struct symbudget {
 	/* limits; 0: none */
 	uint64_t max[SYMBUDGET_NR]; /* [SYMBUDGET_TIME] in ns from symbudget__start */
 	/* spent */
-	uint64_t used[SYMBUDGET_NR]; /* [SYMBUDGET_TIME]: ns, at the last check */
+	uint64_t used[SYMBUDGET_NR];	/* [SYMBUDGET_TIME]: ns, at the last check */
 	uint64_t refused[SYMBUDGET_NR]; /* pieces of work refused */
-	int64_t started_ns; /* CLOCK_MONOTONIC */
+	int64_t started_ns;		/* CLOCK_MONOTONIC */
 };
 
 /* symbudget__init - the default limits, clock not started. */

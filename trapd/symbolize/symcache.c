@@ -133,7 +133,8 @@ static void evict(struct symcache *c)
 		victim = c->n;
 		for (i = 0; i < c->n; i++)
 			if (!c->entries[i]->refs &&
-			    (victim == c->n || c->entries[i]->last_use < c->entries[victim]->last_use))
+			    (victim == c->n ||
+			     c->entries[i]->last_use < c->entries[victim]->last_use))
 				victim = i;
 		if (victim == c->n)
 			break; /* everything left is in use */

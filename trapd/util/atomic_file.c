@@ -169,9 +169,11 @@ static int open_temp(const struct dest *d, char *tmp, size_t len)
 	for (i = 0; i < TEMP_TRIES && fd == -EEXIST; i++) {
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 			r = (uint32_t)time(NULL) * 2654435761u + (uint32_t)i;
-		if ((size_t)snprintf(tmp, len, "%s.tmp.%ld.%08x", d->base, (long)getpid(), r) >= len)
+		if ((size_t)snprintf(tmp, len, "%s.tmp.%ld.%08x", d->base, (long)getpid(), r) >=
+		    len)
 			return -ENAMETOOLONG;
-		fd = openat(d->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = openat(d->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0644);
 		if (fd < 0)
 			fd = -errno;
 	}
@@ -215,7 +217,8 @@ static int write_device(const struct dest *d, atomic_file_fill fill, void *ctx, 
 	}
 	ret = fill_and_close(f, fill, ctx, 0);
 	if (ret)
-		snprintf(err, errlen, "%s: writing: %s%s", d->path, strerror(-ret), errno_hint(ret));
+		snprintf(err, errlen, "%s: writing: %s%s", d->path, strerror(-ret),
+			 errno_hint(ret));
 	return ret;
 }
 
@@ -244,8 +247,7 @@ static int replace(const struct dest *d, const char *tmp, const char **step, cha
 	return 0;
 }
 
-int atomic_file_write(const char *path, atomic_file_fill fill, void *ctx, char *err,
-		      size_t errlen)
+int atomic_file_write(const char *path, atomic_file_fill fill, void *ctx, char *err, size_t errlen)
 {
 	const char *step = "checking the destination";
 	char tmp[NAME_MAX + 1] = "";

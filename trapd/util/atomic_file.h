@@ -59,8 +59,7 @@ int atomic_file_check(const char *path, char *err, size_t errlen);
  * Returns 0 or a negative errno (atomic_file_check's refusals included);
  * @err names the path and the step that failed, and says "disk full" for
  * ENOSPC. */
-int atomic_file_write(const char *path, atomic_file_fill fill, void *ctx, char *err,
-		      size_t errlen);
+int atomic_file_write(const char *path, atomic_file_fill fill, void *ctx, char *err, size_t errlen);
 
 /* atomic_file_write_or_stdout - atomic_file_write (which takes "-" for
  * stdout too); kept for the views a command can print instead of writing

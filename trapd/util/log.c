@@ -1,9 +1,10 @@
-/* log.c - levels, stderr or syslog, libbpf routing. Every line is made
- * safe before it is written (upload/safe_text.h): a message quotes what
- * servers, targets and files chose (an error body, a process name, a
- * path), and a terminal or a log viewer must not take any of it as an
- * escape sequence or a second line. The callers that know which part is
- * foreign escape it themselves; this is the net under all of them. */
+/* log.c - levels, stderr or syslog, libbpf routing, the first error kept
+ * for a --json command. Every line is made safe before it is written
+ * (upload/safe_text.h): a message quotes what servers, targets and files
+ * chose (an error body, a process name, a path), and a terminal or a log
+ * viewer must not take any of it as an escape sequence or a second line.
+ * The callers that know which part is foreign escape it themselves; this
+ * is the net under all of them. */
 #include "trapd/util/log.h"
 
 #include <bpf/libbpf.h>
@@ -19,6 +20,9 @@
 
 static enum log_level current_level = LOG_LVL_INFO;
 static bool to_syslog;
+static bool keep_first_error;
+static bool first_error_kept;
+static char first_error[LOG_LINE_MAX];
 
 void log_set_level(enum log_level level)
 {
@@ -28,6 +32,18 @@ void log_set_level(enum log_level level)
 enum log_level log_get_level(void)
 {
 	return current_level;
+}
+
+void log_keep_first_error(bool on)
+{
+	if (on)
+		first_error_kept = false;
+	keep_first_error = on;
+}
+
+const char *log_first_error(void)
+{
+	return first_error_kept ? first_error : NULL;
 }
 
 void log_use_syslog(const char *ident)
@@ -59,9 +75,15 @@ static const char *level_prefix(enum log_level level, bool colour)
 	return colour ? tinted[level] : plain[level];
 }
 
+bool log_use_colour(int fd)
+{
+	const char *no_colour = getenv("NO_COLOR");
+
+	return isatty(fd) && !(no_colour && *no_colour);
+}
+
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
-	static int colour = -1;
 	char raw[LOG_LINE_MAX], line[LOG_LINE_MAX];
 	int n;
 
@@ -72,13 +94,18 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 		return;
 	/* a line longer than the buffer is cut; safe_text marks the cut */
 	safe_text(raw, (size_t)n < sizeof(raw) ? (size_t)n : sizeof(raw), line, sizeof(line));
+	if (level == LOG_LVL_ERROR && keep_first_error && !first_error_kept) {
+		snprintf(first_error, sizeof(first_error), "%s", line);
+		first_error_kept = true;
+		return;
+	}
 	if (to_syslog) {
 		syslog(syslog_priority(level), "%s", line);
 		return;
 	}
-	if (colour < 0)
-		colour = isatty(STDERR_FILENO);
-	fprintf(stderr, "trapd: %s%s\n", level_prefix(level, colour), line);
+	/* asked again for every line: a line written is rare enough, and a
+	 * test (or a caller) may change stderr or NO_COLOR on the way */
+	fprintf(stderr, "trapd: %s%s\n", level_prefix(level, log_use_colour(STDERR_FILENO)), line);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

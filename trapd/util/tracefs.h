@@ -19,7 +19,6 @@ const char *tracefs_dir(void);
  * @event ("sched/sched_process_fork"), read from @dir/events/@event/format.
  * Returns the offset (>= 0) or a negative errno (-ENOENT: no such event or
  * field). @size_out, if not NULL, gets the field's size. */
-int tracefs_field_offset(const char *dir, const char *event, const char *field,
-			 int *size_out);
+int tracefs_field_offset(const char *dir, const char *event, const char *field, int *size_out);
 
 #endif
