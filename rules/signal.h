@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "rules/rules.h"
+#include "rules/rules_model.h"
 
 struct signal_env {
 	const char *proc_root; /* "/proc" */
