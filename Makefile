@@ -72,6 +72,8 @@ help:
 	@echo 'make integration-asan  the daemon integration tests against an ASan/UBSan'
 	@echo '                build of trapd in $(BUILD)/asan (part of make test)'
 	@echo 'make fuzz       run every fuzz harness for FUZZ_SECONDS (default 20)'
+	@echo 'make check-includes  fail on an include cycle among the files of rules/'
+	@echo '                (scripts/check-includes; part of make test)'
 	@echo 'make bench      overhead benchmarks against perf and bpftrace (BENCHMARKS.md)'
 	@echo 'make soak       the daemon for SOAK_MINUTES (default 15) under rules that keep'
 	@echo '                firing and uploading; fails if memory, fds, threads or BPF'
@@ -166,6 +168,11 @@ unit: $(TEST_BINS) $(WORKLOADS) $(EXTRA_WORKLOADS)
 
 fuzz-build: $(FUZZ_BINS)
 
+# Includes inside rules/ point one way (rules/rules.h lists its layers).
+.PHONY: check-includes
+check-includes:
+	$(Q)scripts/check-includes rules
+
 fuzz: $(FUZZ_BINS)
 	$(Q)TRAPD_BUILD=$(BUILD) tests/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BINS)
 
@@ -200,7 +207,7 @@ integration-asan: $(WORKLOADS)
 		tests/integration/run $(ASAN_TESTS)
 
 test: test-deps
-	$(Q)$(MAKE) --no-print-directory all unit fuzz integration integration-asan
+	$(Q)$(MAKE) --no-print-directory check-includes all unit fuzz integration integration-asan
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS)
