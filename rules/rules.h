@@ -11,17 +11,22 @@
  * rule. Every value is checked when the file is loaded; a loaded struct
  * rules is valid, so the daemon never meets a bad rule at run time.
  *
- * Inside rules/ the loader is layered, each file including only those
- * below it (scripts/check-includes checks there is no cycle):
- *   units.h, ini.h                       values and the INI lexer
+ * Inside rules/ the loader is layered, bottom first, each file including
+ * only those of the lines above its own (`make check-includes` fails on a
+ * cycle). Private: not for users outside rules/.
+ *   units.h, ini.h, syscall_table.h      values, the INI lexer, syscalls
  *   rules_model.h                        the data
  *   rule_words.h                         a rule as words
+ *   evaluator.h                          its limits bound some keys
  *   rules_keys.h                         key tables, one value (private)
- *   rules_parse.h                        a load's state and errors (private)
- *   rules_pin.h, rules_latency.h, rules_upload.h, rules_rule.h,
- *   rules_sections.h                     the section parsers (private)
+ *   rules_parse.h                        a load's state, errors (private)
+ *   rules_pin.h, rules_latency.h         parts of a [rule NAME] (private)
+ *   rules_upload.h                       [upload] (private)
+ *   rules_rule.h                         a [rule NAME] (private)
+ *   rules_sections.h                     all sections in turn (private)
  *   rules_print.h                        the file as text again
  *   rules.h                              the entry points (rules.c)
+ * The signal readers (signal.h and below) use rules_model.h only.
  */
 #ifndef TRAPD_RULES_H
 #define TRAPD_RULES_H
