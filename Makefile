@@ -95,6 +95,8 @@ help:
 	@echo 'make integration-asan  the daemon integration tests against an ASan/UBSan'
 	@echo '                build of trapd in $(BUILD)/asan (part of make test)'
 	@echo 'make fuzz       run every fuzz harness for FUZZ_SECONDS (default 20)'
+	@echo 'make check-includes  fail on an include cycle in rules/, or an include of a higher wing of trapd/'
+	@echo '                (scripts/check-includes; part of make test)'
 	@echo 'make bench      overhead benchmarks against perf and bpftrace (BENCHMARKS.md)'
 	@echo 'make soak       the daemon for SOAK_MINUTES (default 15) under rules that keep'
 	@echo '                firing and uploading; fails if memory, fds, threads or BPF'
@@ -202,6 +204,12 @@ unit-lib: $(UNIT_LIB_TEST_BINS)
 
 fuzz-build: $(FUZZ_BINS)
 
+# Includes inside rules/ point one way (rules/rules.h lists its layers).
+.PHONY: check-includes
+check-includes:
+	$(Q)scripts/check-includes rules
+	$(Q)scripts/check-includes -o trapd/LAYERS trapd
+
 fuzz: $(FUZZ_BINS)
 	$(Q)TRAPD_BUILD=$(BUILD) tests/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BINS)
 
@@ -241,7 +249,7 @@ check-style:
 # The style is checked first (after test-deps installed clang-format): it
 # fails in seconds where the rest takes many minutes.
 test: test-deps
-	$(Q)$(MAKE) --no-print-directory check-style
+	$(Q)$(MAKE) --no-print-directory check-style check-includes
 	$(Q)$(MAKE) --no-print-directory all unit fuzz integration integration-asan
 
 demo: deps

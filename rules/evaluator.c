@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/rule_words.h" /* rule__format_value, for the reasons it gives */
+
 #define NSEC_PER_SEC 1000000000ll
 #define HOUR_NS (3600 * NSEC_PER_SEC)
 #define DAY_NS (24 * HOUR_NS)

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rules/rules.h"
+#include "rules/rules_model.h"
 
 #define EVAL_HISTORY_MAX 512 /* the most points of signal history a rule keeps */
 #define EVAL_FIRES_MAX 1024  /* fire times remembered for the daily limits */

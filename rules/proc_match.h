@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "rules/rules.h"
+#include "rules/rules_model.h"
 
 /* proc_match_pinned - whether @pin sets anything at all. */
 bool proc_match_pinned(const struct rule_pin *pin);

@@ -71,6 +71,8 @@ struct psi_ring {
 	size_t n;
 };
 
+/* psi_ring_reset - forget every reading of @ring (after a gap in the
+ * readings, so no share spans it). */
 void psi_ring_reset(struct psi_ring *ring);
 
 /* psi_ring_share - add the reading (@now_ns, @total_us) and put in *share

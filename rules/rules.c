@@ -1,70 +1,25 @@
-/* rules.c - loading the rules file (rules.h): reading it, the parser's
- * state, and the errors kept in line order. The sections and the checks
- * that need the whole file are in rules_sections.c, keys and values in
- * rules_keys.c, a rule's own checks in rules_rule.c. */
+/* rules.c - the entry points of rules.h: reading a rules file, running
+ * the lexer over it with the section parsers (rules_sections.c) on one
+ * parser state (rules_parse.h), handing back the rules or every error,
+ * and freeing both. The top of the loader: it includes the layers below
+ * and none of them includes it. */
 #include "rules/rules.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rules/ini.h"
 #include "rules/rules_keys.h"
+#include "rules/rules_parse.h"
+#include "rules/rules_rule.h"
+#include "rules/rules_sections.h"
+#include "rules/rules_upload.h"
 
-/* keep_error - insert @msg among the kept errors in line order (on one
- * line: errors about a header before those about its keys, otherwise in
- * the order found), keeping the first RULES_ERRORS_MAX. */
-static void keep_error(struct rules_parser *p, int line, bool keyed, char *msg)
-{
-	size_t i = p->nerrs;
-
-	while (i > 0 && (p->errs[i - 1].line > line ||
-			 (p->errs[i - 1].line == line && p->errs[i - 1].keyed && !keyed)))
-		i--;
-	if (p->nerrs == RULES_ERRORS_MAX) {
-		p->dropped++;
-		if (i == RULES_ERRORS_MAX) {
-			free(msg);
-			return;
-		}
-		free(p->errs[--p->nerrs].msg);
-	}
-	memmove(&p->errs[i + 1], &p->errs[i], (p->nerrs - i) * sizeof(p->errs[0]));
-	p->errs[i] = (struct rules_error){ line, keyed, msg };
-	p->nerrs++;
-}
-
-void rules_parser__error(struct rules_parser *p, int line, const char *section, const char *key,
-			 const char *fmt, ...)
-{
-	char msg[MSG_MAX], where[160], *full = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(where, sizeof(where), "%s%s%s%s", section ? section : "",
-		 section && key ? " " : "", key ? key : "", section || key ? ": " : "");
-	if (line > 0)
-		n = asprintf(&full, "%s:%d: %s%s", p->name, line, where, msg);
-	else
-		n = asprintf(&full, "%s: %s%s", p->name, where, msg);
-	if (n < 0) {
-		p->nomem = true;
-		return;
-	}
-	keep_error(p, line, key != NULL, full);
-}
-
-void rules_parser__nomem(struct rules_parser *p)
-{
-	p->nomem = true;
-}
-
+/* set_defaults - every [global] key from its default text. */
 static int set_defaults(struct rules_global *g)
 {
 	char msg[MSG_MAX];
@@ -76,30 +31,6 @@ static int set_defaults(struct rules_global *g)
 		if (err)
 			return err;
 	}
-	return 0;
-}
-
-/* take_errors - move the kept errors into @errs, with a last line if
- * some were left out. */
-static int take_errors(struct rules_parser *p, struct rules_errors *errs)
-{
-	size_t n = p->nerrs + (p->dropped ? 1 : 0), i;
-
-	if (!n)
-		return 0;
-	errs->msgs = calloc(n, sizeof(*errs->msgs));
-	if (!errs->msgs)
-		return -ENOMEM;
-	for (i = 0; i < p->nerrs; i++) {
-		errs->msgs[i] = p->errs[i].msg;
-		p->errs[i].msg = NULL;
-	}
-	if (p->dropped && asprintf(&errs->msgs[i],
-				   "%s: too many errors; only the first %d are "
-				   "shown",
-				   p->name, RULES_ERRORS_MAX) < 0)
-		errs->msgs[i] = NULL;
-	errs->n = p->dropped && !errs->msgs[i] ? i : n;
 	return 0;
 }
 
@@ -151,7 +82,7 @@ int rules__parse_for(const char *name, const char *text, size_t len, enum rules_
 	rules_sections__end(p);
 	err = p->nomem ? -ENOMEM : p->nerrs ? -EINVAL : 0;
 	if (err == -EINVAL)
-		err = take_errors(p, errs) ?: -EINVAL;
+		err = rules_parser__take_errors(p, errs) ?: -EINVAL;
 	if (!err) {
 		*out = p->r;
 		p->r = NULL;
@@ -265,14 +196,4 @@ void rules_errors__free(struct rules_errors *errs)
 	free(errs->msgs);
 	errs->msgs = NULL;
 	errs->n = 0;
-}
-
-const struct rule *rules__find(const struct rules *r, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < r->nrules; i++)
-		if (!strcmp(r->rules[i].name, name))
-			return &r->rules[i];
-	return NULL;
 }

@@ -1,6 +1,7 @@
-/* rules_keys.c - the key tables of [global] and [rule NAME], and parsing,
- * printing and comparing one value of each type (redis config.c style:
- * a row per key, code per type). */
+/* rules_keys.c - the key tables of [global] and [rule NAME] (that of
+ * [upload] is in rules_upload.c), and parsing, printing and comparing one
+ * value of each type (redis config.c style: a row per key, code per
+ * type). */
 #include "rules/rules_keys.h"
 
 #include <ctype.h>
@@ -11,7 +12,8 @@
 #include <strings.h>
 #include <sys/un.h>
 
-#include "rules/evaluator.h"
+#include "rules/evaluator.h" /* EVAL_FIRES_MAX */
+#include "rules/rule_words.h"
 #include "rules/units.h"
 
 #define G(f) offsetof(struct rules_global, f)
@@ -303,23 +305,6 @@ void rules_value__print(FILE *out, const char *key, const char *v)
 	fputs("\"\n", out);
 }
 
-const char *rules_value__size(uint64_t b, char *buf, size_t len)
-{
-	static const char *const suffix[] = { "TiB", "GiB", "MiB", "KiB" };
-	int i;
-
-	for (i = 0; i < 4 && b; i++) {
-		unsigned shift = (unsigned)(40 - 10 * i);
-
-		if (b % (1ull << shift) == 0) {
-			snprintf(buf, len, "%llu%s", (unsigned long long)(b >> shift), suffix[i]);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "%llu", (unsigned long long)b);
-	return buf;
-}
-
 /* --- scopes -------------------------------------------------------------- */
 
 void rule_scope__clear(struct rule_scope *s)
@@ -367,27 +352,6 @@ bool rule_scope__equal(const struct rule_scope *a, const struct rule_scope *b)
 	}
 }
 
-const char *rule_scope__value(const struct rule_scope *s, char *buf, size_t len)
-{
-	switch (s->kind) {
-	case RULE_SCOPE_CGROUP:
-		snprintf(buf, len, "cgroup:%s", s->cgroup ? s->cgroup : "");
-		break;
-	case RULE_SCOPE_PID:
-		snprintf(buf, len, "pid:%d", (int)s->pid);
-		break;
-	case RULE_SCOPE_PROCESS:
-		snprintf(buf, len, "process:%s", s->process ? s->process : "");
-		break;
-	case RULE_SCOPE_RUN:
-		snprintf(buf, len, "run");
-		break;
-	default:
-		snprintf(buf, len, "system");
-	}
-	return buf;
-}
-
 /* --- typed keys ---------------------------------------------------------- */
 
 /* bad_number - the message for @k's number @v that is malformed
@@ -417,8 +381,8 @@ static int bad_number(const struct rules_key *k, bool range, char *msg, size_t l
 		if (!range)
 			return snprintf(msg, len, "expected a size like 512MiB or 1GiB");
 		return snprintf(msg, len, "expected a size from %s to %s",
-				rules_value__size(k->min, lo, sizeof(lo)),
-				rules_value__size(k->max, hi, sizeof(hi)));
+				units_format_size(k->min, lo, sizeof(lo)),
+				units_format_size(k->max, hi, sizeof(hi)));
 	default:
 		return snprintf(msg, len, "expected a whole number from %llu to %llu",
 				(unsigned long long)k->min, (unsigned long long)k->max);
@@ -570,7 +534,7 @@ void rules_key__print(const struct rules_key *k, const void *base, FILE *out)
 		fprintf(out, "%s = %lluHz\n", k->name, (unsigned long long)u);
 		break;
 	case KEY_SIZE:
-		fprintf(out, "%s = %s\n", k->name, rules_value__size(u, buf, sizeof(buf)));
+		fprintf(out, "%s = %s\n", k->name, units_format_size(u, buf, sizeof(buf)));
 		break;
 	case KEY_COUNT:
 		fprintf(out, "%s = %u\n", k->name, *(const uint32_t *)f);

@@ -1,34 +1,22 @@
-/* rules_latency.c - the latency signals of a [rule NAME] section: their
- * names (KIND.STAT, "runqlat.p99"), their window, the scope they take,
- * and their own keys: min_count for all of them, syscalls for syscall.*,
- * device for biolat.*, function for func.* (declared in rules_keys.h).
- * Values are checked for form only; whether a binary or a device exists
- * is the daemon's business when it attaches the probe. */
-#include "rules/rules_keys.h"
+/* rules_latency.c - the latency signals of a [rule NAME] section
+ * (rules_latency.h): their window, the scope they take, and their own
+ * keys: min_count for all of them, syscalls for syscall.*, device for
+ * biolat.*, function for func.*. Their names (KIND.STAT, "runqlat.p99")
+ * are read and written by rule_words.c. Values are checked for form
+ * only; whether a binary or a device exists is the daemon's business
+ * when it attaches the probe. */
+#include "rules/rules_latency.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/rule_words.h"
+#include "rules/rules_keys.h"
 #include "rules/syscall_table.h"
 #include "rules/units.h"
 
-static const char *const kind_names[] = {
-	[RULE_LAT_RUNQ] = "runqlat",
-	[RULE_LAT_SYSCALL] = "syscall",
-	[RULE_LAT_BIO] = "biolat",
-	[RULE_LAT_FUNC] = "func",
-};
-
-static const char *const stat_names[] = {
-	[RULE_LAT_P50] = "p50",	   [RULE_LAT_P90] = "p90", [RULE_LAT_P99] = "p99",
-	[RULE_LAT_P999] = "p99.9", [RULE_LAT_MAX] = "max", [RULE_LAT_COUNT] = "count",
-	[RULE_LAT_RATE] = "rate",
-};
-
-#define NKINDS (int)(sizeof(kind_names) / sizeof(kind_names[0]))
-#define NSTATS (int)(sizeof(stat_names) / sizeof(stat_names[0]))
-#define STAT_LIST "p50, p90, p99, p99.9, max, count or rate"
 #define WINDOW_MIN NSEC_PER_SEC
 #define WINDOW_MAX (10 * NSEC_PER_MIN)
 #define MIN_COUNT_MAX 1000000
@@ -45,47 +33,6 @@ static const struct rules_key min_count_key = {
 	"min_count", KEY_COUNT, offsetof(struct rule, lat_min_count), 1, MIN_COUNT_MAX, "1",
 };
 
-/* find - the index of the @n bytes at @s in @names, or -1. */
-static int find(const char *const *names, int nnames, const char *s, size_t n)
-{
-	int i;
-
-	for (i = 0; i < nnames; i++)
-		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
-			return i;
-	return -1;
-}
-
-int rules_latency__parse_signal(const char *v, struct rule *r, char *msg, size_t len)
-{
-	const char *dot = strchr(v, '.');
-	size_t n = dot ? (size_t)(dot - v) : strlen(v);
-	int kind = find(kind_names, NKINDS, v, n), stat;
-
-	if (kind < 0)
-		return -ENOENT;
-	stat = dot ? find(stat_names, NSTATS, dot + 1, strlen(dot + 1)) : -1;
-	if (stat < 0) {
-		snprintf(msg, len, "expected %s.STAT with STAT one of " STAT_LIST,
-			 kind_names[kind]);
-		return -EINVAL;
-	}
-	r->signal = RULE_SIGNAL_LATENCY;
-	r->lat_kind = (enum rule_latency_kind)kind;
-	r->lat_stat = (enum rule_latency_stat)stat;
-	return 0;
-}
-
-const char *rules_latency__signal_name(const struct rule *r, char *buf, size_t len)
-{
-	if ((int)r->lat_kind < 0 || r->lat_kind >= NKINDS || (int)r->lat_stat < 0 ||
-	    r->lat_stat >= NSTATS)
-		snprintf(buf, len, "unknown");
-	else
-		snprintf(buf, len, "%s.%s", kind_names[r->lat_kind], stat_names[r->lat_stat]);
-	return buf;
-}
-
 void rules_latency__check_window(struct rules_parser *p, const struct rules_raw_rule *raw,
 				 struct rule *r)
 {
@@ -96,13 +43,14 @@ void rules_latency__check_window(struct rules_parser *p, const struct rules_raw_
 	if (!v)
 		return;
 	if (!strncmp(v, "avg", 3)) {
-		rules_rule__bad(p, raw, RK_WINDOW,
-				"avg10, avg60 and avg300 are windows of psi.* signals; expected a "
-				"duration from 1s to 10m");
+		rules_parser__bad(
+			p, raw, RK_WINDOW,
+			"avg10, avg60 and avg300 are windows of psi.* signals; expected a "
+			"duration from 1s to 10m");
 		return;
 	}
 	if (units_parse_duration(v, &ns) || ns < WINDOW_MIN || ns > WINDOW_MAX) {
-		rules_rule__bad(p, raw, RK_WINDOW, "expected a duration from 1s to 10m");
+		rules_parser__bad(p, raw, RK_WINDOW, "expected a duration from 1s to 10m");
 		return;
 	}
 	r->lat_window_ns = ns;
@@ -136,8 +84,9 @@ const struct rule_scope *rules_latency__scope(struct rules_parser *p,
 		if (!raw->val[keys[i]])
 			continue;
 		if (r->lat_kind == RULE_LAT_BIO) {
-			rules_rule__not_allowed(p, raw, r, keys[i],
-						"biolat is measured per device; use device = NAME");
+			rules_parser__not_allowed(
+				p, raw, r, keys[i],
+				"biolat is measured per device; use device = NAME");
 			ok = false;
 		} else if (first < 0 || raw->vline[keys[i]] < raw->vline[keys[first]]) {
 			first = i;
@@ -333,16 +282,16 @@ static void check_kind_key(struct rules_parser *p, const struct rules_raw_rule *
 			rules_parser__error(
 				p, raw->line, raw->section, rules_rule_keys[k->key].name,
 				"missing; signal %s needs function = /ABS/PATH:SYMBOL, " FUNCTION_LIKE,
-				rules_latency__signal_name(r, sig, sizeof(sig)));
+				rule__signal_name(r, sig, sizeof(sig)));
 		return;
 	}
 	if (r->signal != RULE_SIGNAL_LATENCY || r->lat_kind != k->kind) {
-		rules_rule__not_allowed(p, raw, r, k->key, k->why);
+		rules_parser__not_allowed(p, raw, r, k->key, k->why);
 		return;
 	}
 	err = k->parse(v, (char **)((char *)r + k->off), msg, sizeof(msg));
 	if (err == -EINVAL)
-		rules_rule__bad(p, raw, k->key, msg);
+		rules_parser__bad(p, raw, k->key, msg);
 	else if (err)
 		rules_parser__nomem(p);
 }
@@ -357,11 +306,11 @@ void rules_latency__check(struct rules_parser *p, const struct rules_raw_rule *r
 		check_kind_key(p, raw, r, &kind_keys[i]);
 	if (r->signal != RULE_SIGNAL_LATENCY) {
 		if (v)
-			rules_rule__not_allowed(p, raw, r, RK_MIN_COUNT,
-						"only runqlat.*, syscall.*, biolat.* and func.* "
-						"signals take min_count");
+			rules_parser__not_allowed(p, raw, r, RK_MIN_COUNT,
+						  "only runqlat.*, syscall.*, biolat.* and func.* "
+						  "signals take min_count");
 		return;
 	}
 	if (rules_key__parse(&min_count_key, r, v ? v : min_count_key.dflt, msg, sizeof(msg)))
-		rules_rule__bad(p, raw, RK_MIN_COUNT, msg);
+		rules_parser__bad(p, raw, RK_MIN_COUNT, msg);
 }

@@ -1,15 +1,18 @@
-/* rules_pin.c - process_user, process_exe and process_cgroup: what a
- * process found by its name must also be. A comm is chosen by whoever
- * runs the process (prctl(PR_SET_NAME) needs no privilege), so on a host
- * shared with other users a name alone lets any of them fire, or hide
- * behind, a rule. The pins are things a user cannot choose: who the
- * process runs as, the binary it runs, the cgroup it is in. */
-#include "rules/rules_keys.h"
+/* rules_pin.c - process_user, process_exe and process_cgroup
+ * (rules_pin.h): what a process found by its name must also be. A comm
+ * is chosen by whoever runs the process (prctl(PR_SET_NAME) needs no
+ * privilege), so on a host shared with other users a name alone lets any
+ * of them fire, or hide behind, a rule. The pins are things a user
+ * cannot choose: who the process runs as, the binary it runs, the cgroup
+ * it is in. */
+#include "rules/rules_pin.h"
 
 #include <errno.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rules/rules_keys.h"
 
 #define UID_MAX_VALUE 4294967294ull /* (uid_t)-1 is "no uid" */
 
@@ -49,22 +52,22 @@ static bool pin_value(struct rules_parser *p, const struct rules_raw_rule *raw, 
 	const char *v = raw->val[k];
 
 	if (k == RK_PROCESS_USER && (!*v || strlen(v) > 256 || user_uid(v, &r->pin.uid))) {
-		rules_rule__bad(p, raw, k, "no such user; expected a user name or a uid");
+		rules_parser__bad(p, raw, k, "no such user; expected a user name or a uid");
 		return false;
 	}
 	if (k == RK_PROCESS_EXE && (v[0] != '/' || strlen(v) > PATH_MAX_BYTES)) {
-		rules_rule__bad(p, raw, k,
-				"expected the absolute path of the binary, as "
-				"/proc/PID/exe names it");
+		rules_parser__bad(p, raw, k,
+				  "expected the absolute path of the binary, as "
+				  "/proc/PID/exe names it");
 		return false;
 	}
 	if (k == RK_PROCESS_CGROUP) {
 		v += strspn(v, "/"); /* /proc/PID/cgroup writes it with a leading '/' */
 		if (!rules_value__cgroup(v)) {
-			rules_rule__bad(p, raw, k,
-					"expected a cgroup below the root as /proc/PID/cgroup "
-					"names it, like system.slice/postgresql.service, "
-					"without '.' or '..'");
+			rules_parser__bad(p, raw, k,
+					  "expected a cgroup below the root as /proc/PID/cgroup "
+					  "names it, like system.slice/postgresql.service, "
+					  "without '.' or '..'");
 			return false;
 		}
 	}
@@ -86,7 +89,7 @@ static const char *pin_refused(const struct rule *r)
 	return NULL;
 }
 
-void rules_rule__check_pin(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r)
+void rules_pin__check(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r)
 {
 	static const enum rule_key keys[] = { RK_PROCESS_USER, RK_PROCESS_EXE, RK_PROCESS_CGROUP };
 	char **fields[] = { &r->pin.user, &r->pin.exe, &r->pin.cgroup };

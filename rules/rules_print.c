@@ -1,47 +1,16 @@
-/* rules_print.c - the rules as text: the normalised file `trapd check`
- * prints (which reads back to equal rules), values in their signal's
- * unit, scopes; and when two rules or two [global] sections are equal. */
-#include "rules/rules_keys.h"
+/* rules_print.c - the rules as text again (rules_print.h): the
+ * normalised file `trapd check` prints, which reads back to equal rules;
+ * and when two rules, [global] or [upload] sections are equal. The
+ * words it prints values, signals and scopes in are rule_words.c's. */
+#include "rules/rules_print.h"
 
 #include <errno.h>
 #include <string.h>
 
+#include "rules/rule_words.h"
+#include "rules/rules_keys.h"
+#include "rules/rules_upload.h"
 #include "rules/units.h"
-
-/* fraction - @mag / @scale with up to @digits decimals, trailing zeros
- * dropped: 8050 / 100 -> "80.5". */
-static void fraction(char *buf, size_t len, const char *sign, uint64_t mag, uint64_t scale,
-		     int digits, const char *suffix)
-{
-	uint64_t whole = mag / scale, frac = mag % scale;
-
-	if (!frac) {
-		snprintf(buf, len, "%s%llu%s", sign, (unsigned long long)whole, suffix);
-		return;
-	}
-	while (frac % 10 == 0) {
-		frac /= 10;
-		digits--;
-	}
-	snprintf(buf, len, "%s%llu.%0*llu%s", sign, (unsigned long long)whole, digits,
-		 (unsigned long long)frac, suffix);
-}
-
-/* short_duration - @ns exactly when units_format_duration spells it in
- * at most 4 significant digits ("5ms", "2.5ms"), else rounded to 3
- * ("2.08ms", "197ms"). */
-static const char *short_duration(uint64_t ns, char *buf, size_t len)
-{
-	size_t digits = 0;
-	const char *p;
-
-	units_format_duration(ns, buf, (int)len);
-	for (p = buf; *p; p++)
-		digits += *p >= '0' && *p <= '9';
-	if (digits <= 4)
-		return buf;
-	return units_format_duration_short(ns, buf, len);
-}
 
 /* level_text - a threshold or clear level as the file takes it back:
  * durations exactly. */
@@ -50,76 +19,6 @@ static const char *level_text(const struct rule *r, int64_t v, char *buf, size_t
 	if (rule__unit(r) != RULE_UNIT_NSEC || v <= 0)
 		return rule__format_value(r, v, buf, len);
 	return units_format_duration((uint64_t)v, buf, (int)len);
-}
-
-const char *rule__format_value(const struct rule *r, int64_t v, char *buf, size_t len)
-{
-	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	const char *sign = v < 0 ? "-" : "";
-	char size[32];
-
-	switch (rule__unit(r)) {
-	case RULE_UNIT_CENTI_PERCENT:
-		fraction(buf, len, sign, mag, 100, 2, "%");
-		break;
-	case RULE_UNIT_BYTES:
-		snprintf(buf, len, "%s%s", sign, rules_value__size(mag, size, sizeof(size)));
-		break;
-	case RULE_UNIT_MILLI_PER_SEC:
-		fraction(buf, len, sign, mag, 1000, 3, "/s");
-		break;
-	case RULE_UNIT_NSEC: /* 0 as the thresholds take it, not "0ns" */
-		if (!mag)
-			snprintf(buf, len, "0");
-		else
-			snprintf(buf, len, "%s%s", sign, short_duration(mag, size, sizeof(size)));
-		break;
-	default:
-		snprintf(buf, len, "%s%llu", sign, (unsigned long long)mag);
-	}
-	return buf;
-}
-
-double rule_unit__to_double(enum rule_unit u, int64_t v)
-{
-	switch (u) {
-	case RULE_UNIT_CENTI_PERCENT:
-		return (double)v / 100.0;
-	case RULE_UNIT_MILLI_PER_SEC:
-		return (double)v / 1000.0;
-	default:
-		return (double)v;
-	}
-}
-
-const char *rule__format_threshold(const struct rule *r, char *buf, size_t len)
-{
-	char v[48];
-
-	snprintf(buf, len, "%s %s", r->above ? "above" : "below",
-		 rule__format_value(r, r->threshold, v, sizeof(v)));
-	return buf;
-}
-
-const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len)
-{
-	switch (s->kind) {
-	case RULE_SCOPE_CGROUP:
-		snprintf(buf, len, "cgroup %s", s->cgroup ? s->cgroup : "");
-		break;
-	case RULE_SCOPE_PID:
-		snprintf(buf, len, "pid %d", (int)s->pid);
-		break;
-	case RULE_SCOPE_PROCESS:
-		snprintf(buf, len, "process %s", s->process ? s->process : "");
-		break;
-	case RULE_SCOPE_RUN:
-		snprintf(buf, len, "the run");
-		break;
-	default:
-		snprintf(buf, len, "system");
-	}
-	return buf;
 }
 
 /* print_latency - the keys of latency signals; nothing for a key the
@@ -173,18 +72,6 @@ static void print_pin(const struct rule *r, enum rule_key k, FILE *out)
 		fputs("# warning: a process found by its name alone: any local user can name a "
 		      "process so;\n# pin it with process_user, process_exe or process_cgroup\n",
 		      out);
-}
-
-bool rule__pinned_by_name_only(const struct rule *r)
-{
-	bool named = r->scope.kind == RULE_SCOPE_PROCESS || r->sample.kind == RULE_SCOPE_PROCESS;
-
-	/* a latency rule's process is filtered by comm in the kernel: it takes
-	 * no pins, so there is nothing to advise (docs/rules.md says so) */
-	if (r->signal == RULE_SIGNAL_LATENCY && r->scope.kind == RULE_SCOPE_PROCESS)
-		return false;
-
-	return named && !r->pin.user && !r->pin.exe && !r->pin.cgroup;
 }
 
 /* print_special - the keys whose spelling depends on the signal; nothing
@@ -316,6 +203,16 @@ bool rules_global__equal(const struct rules_global *a, const struct rules_global
 
 	for (k = 0; k < GK_NR; k++)
 		if (!rules_key__equal(&rules_global_keys[k], a, b))
+			return false;
+	return true;
+}
+
+bool rules_upload__equal(const struct rules_upload *a, const struct rules_upload *b)
+{
+	int k;
+
+	for (k = 0; k < UK_NR; k++)
+		if (!rules_key__equal(&rules_upload_keys[k], a, b))
 			return false;
 	return true;
 }

@@ -1,45 +1,20 @@
 /* rules_rule.c - one [rule NAME] section, checked as a whole once it has
  * been read: its signal decides which scope keys it takes, the unit of
- * its threshold and what `sample = rule` means. Also the signal names and
- * units of rules.h. The latency signals' own keys are in
- * rules_latency.c. */
-#include "rules/rules_keys.h"
+ * its threshold and what `sample = rule` means. The latency signals' own
+ * keys are in rules_latency.c, the pins of a process name in
+ * rules_pin.c; the names of signals and their units in rule_words.c. */
+#include "rules/rules_rule.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/rule_words.h"
+#include "rules/rules_keys.h"
+#include "rules/rules_latency.h"
+#include "rules/rules_pin.h"
 #include "rules/units.h"
-
-static const struct signal_name {
-	const char *name;
-	enum rule_signal signal;
-	enum rule_psi_resource psi;
-	bool full;
-} signal_names[] = {
-	{ "cpu", RULE_SIGNAL_CPU, 0, false },
-	{ "cpu.quota", RULE_SIGNAL_CPU_QUOTA, 0, false },
-	{ "cpu.throttled", RULE_SIGNAL_THROTTLED, 0, false },
-	{ "cpu.throttled_time", RULE_SIGNAL_THROTTLED_TIME, 0, false },
-	{ "cpu.throttled_rate", RULE_SIGNAL_THROTTLED_RATE, 0, false },
-	{ "psi.cpu.some", RULE_SIGNAL_PSI, RULE_PSI_CPU, false },
-	{ "psi.cpu.full", RULE_SIGNAL_PSI, RULE_PSI_CPU, true },
-	{ "psi.memory.some", RULE_SIGNAL_PSI, RULE_PSI_MEMORY, false },
-	{ "psi.memory.full", RULE_SIGNAL_PSI, RULE_PSI_MEMORY, true },
-	{ "psi.io.some", RULE_SIGNAL_PSI, RULE_PSI_IO, false },
-	{ "psi.io.full", RULE_SIGNAL_PSI, RULE_PSI_IO, true },
-	{ "process.cpu", RULE_SIGNAL_PROC_CPU, 0, false },
-	{ "process.rss", RULE_SIGNAL_PROC_RSS, 0, false },
-	{ "process.threads", RULE_SIGNAL_PROC_THREADS, 0, false },
-	{ "process.fds", RULE_SIGNAL_PROC_FDS, 0, false },
-};
-
-#define NSIGNALS (sizeof(signal_names) / sizeof(signal_names[0]))
-#define SIGNAL_LIST                                                                                \
-	"cpu, cpu.quota, cpu.throttled, cpu.throttled_time, cpu.throttled_rate, psi.cpu.some, "    \
-	"psi.cpu.full, psi.memory.some, psi.memory.full, psi.io.some, psi.io.full, process.cpu, "  \
-	"process.rss, process.threads, process.fds, or a latency KIND.STAT: KIND runqlat, "        \
-	"syscall, biolat or func, STAT p50, p90, p99, p99.9, max, count or rate"
 
 static bool is_cgroup_signal(enum rule_signal s)
 {
@@ -49,57 +24,6 @@ static bool is_cgroup_signal(enum rule_signal s)
 static bool is_process_signal(enum rule_signal s)
 {
 	return s >= RULE_SIGNAL_PROC_CPU && s <= RULE_SIGNAL_PROC_FDS;
-}
-
-const char *rule__signal_name(const struct rule *r, char *buf, size_t len)
-{
-	size_t i;
-
-	if (r->signal == RULE_SIGNAL_LATENCY)
-		return rules_latency__signal_name(r, buf, len);
-	for (i = 0; i < NSIGNALS; i++) {
-		const struct signal_name *n = &signal_names[i];
-
-		if (n->signal == r->signal &&
-		    (r->signal != RULE_SIGNAL_PSI ||
-		     (n->psi == r->psi_resource && n->full == r->psi_full))) {
-			snprintf(buf, len, "%s", n->name);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "unknown");
-	return buf;
-}
-
-enum rule_unit rule_signal__unit(enum rule_signal s)
-{
-	switch (s) {
-	case RULE_SIGNAL_PROC_RSS:
-		return RULE_UNIT_BYTES;
-	case RULE_SIGNAL_PROC_THREADS:
-	case RULE_SIGNAL_PROC_FDS:
-		return RULE_UNIT_COUNT;
-	case RULE_SIGNAL_THROTTLED_RATE:
-		return RULE_UNIT_MILLI_PER_SEC;
-	case RULE_SIGNAL_LATENCY:
-		return RULE_UNIT_NSEC;
-	default:
-		return RULE_UNIT_CENTI_PERCENT;
-	}
-}
-
-enum rule_unit rule__unit(const struct rule *r)
-{
-	if (r->signal != RULE_SIGNAL_LATENCY)
-		return rule_signal__unit(r->signal);
-	switch (r->lat_stat) {
-	case RULE_LAT_COUNT:
-		return RULE_UNIT_COUNT;
-	case RULE_LAT_RATE:
-		return RULE_UNIT_MILLI_PER_SEC;
-	default:
-		return RULE_UNIT_NSEC;
-	}
 }
 
 /* threshold_max - the largest threshold @r takes, in its base unit. */
@@ -132,16 +56,6 @@ static int64_t threshold_max(const struct rule *r)
 	}
 }
 
-void rules_rule__bad(struct rules_parser *p, const struct rules_raw_rule *raw, enum rule_key k,
-		     const char *msg)
-{
-	char q[96];
-
-	rules_parser__error(p, raw->vline[k], raw->section, rules_rule_keys[k].name,
-			    "bad value '%s': %s", rules_value__quote(raw->val[k], q, sizeof(q)),
-			    msg);
-}
-
 /* check_plain - the table-driven keys, defaults included. */
 static void check_plain(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r,
 			struct rules_rule_meta *meta)
@@ -157,7 +71,7 @@ static void check_plain(struct rules_parser *p, const struct rules_raw_rule *raw
 			continue;
 		err = rules_key__parse(key, r, v, msg, sizeof(msg));
 		if (err == -EINVAL)
-			rules_rule__bad(p, raw, k, msg);
+			rules_parser__bad(p, raw, k, msg);
 		else if (err)
 			rules_parser__nomem(p);
 		if (k == RK_DURATION) {
@@ -174,26 +88,15 @@ static bool check_signal(struct rules_parser *p, const struct rules_raw_rule *ra
 {
 	const char *v = raw->val[RK_SIGNAL];
 	char msg[MSG_MAX];
-	size_t i;
-	int err;
 
 	if (!v) {
 		rules_parser__error(p, raw->line, raw->section, "signal",
-				    "missing; a rule needs signal = one of " SIGNAL_LIST);
+				    "missing; a rule needs signal = one of " RULE_SIGNAL_LIST);
 		return false;
 	}
-	for (i = 0; i < NSIGNALS; i++) {
-		if (!strcmp(v, signal_names[i].name)) {
-			r->signal = signal_names[i].signal;
-			r->psi_resource = signal_names[i].psi;
-			r->psi_full = signal_names[i].full;
-			return true;
-		}
-	}
-	err = rules_latency__parse_signal(v, r, msg, sizeof(msg));
-	if (!err)
+	if (!rule_signal__parse(v, r, msg, sizeof(msg)))
 		return true;
-	rules_rule__bad(p, raw, RK_SIGNAL, err == -EINVAL ? msg : "expected one of " SIGNAL_LIST);
+	rules_parser__bad(p, raw, RK_SIGNAL, msg);
 	return false;
 }
 
@@ -208,9 +111,9 @@ static bool scope_values(struct rules_parser *p, const struct rules_raw_rule *ra
 	char msg[96];
 
 	if ((v = raw->val[RK_CGROUP]) && !rules_value__cgroup(v)) {
-		rules_rule__bad(p, raw, RK_CGROUP,
-				"expected a cgroup path like system.slice/nginx.service or "
-				"/sys/fs/cgroup/cpu/x, without '.' or '..' components");
+		rules_parser__bad(p, raw, RK_CGROUP,
+				  "expected a cgroup path like system.slice/nginx.service or "
+				  "/sys/fs/cgroup/cpu/x, without '.' or '..' components");
 		ok = false;
 	} else if (v) {
 		cg->kind = RULE_SCOPE_CGROUP;
@@ -218,7 +121,7 @@ static bool scope_values(struct rules_parser *p, const struct rules_raw_rule *ra
 	}
 	if ((v = raw->val[RK_PID]) && (rules_value__count(v, PID_MAX, &n) || n == 0)) {
 		snprintf(msg, sizeof(msg), "expected a process id from 1 to %d", PID_MAX);
-		rules_rule__bad(p, raw, RK_PID, msg);
+		rules_parser__bad(p, raw, RK_PID, msg);
 		ok = false;
 	} else if (v) {
 		pid->kind = RULE_SCOPE_PID;
@@ -227,23 +130,13 @@ static bool scope_values(struct rules_parser *p, const struct rules_raw_rule *ra
 	if ((v = raw->val[RK_PROCESS]) && (!*v || strlen(v) > COMM_MAX)) {
 		snprintf(msg, sizeof(msg), "expected a process name (its comm) of 1 to %d bytes",
 			 COMM_MAX);
-		rules_rule__bad(p, raw, RK_PROCESS, msg);
+		rules_parser__bad(p, raw, RK_PROCESS, msg);
 		ok = false;
 	} else if (v) {
 		proc->kind = RULE_SCOPE_PROCESS;
 		proc->process = (char *)v;
 	}
 	return ok;
-}
-
-void rules_rule__not_allowed(struct rules_parser *p, const struct rules_raw_rule *raw,
-			     const struct rule *r, enum rule_key k, const char *why)
-{
-	char sig[32];
-
-	rules_parser__error(p, raw->vline[k], raw->section, rules_rule_keys[k].name,
-			    "not allowed with signal %s; %s",
-			    rule__signal_name(r, sig, sizeof(sig)), why);
 }
 
 #define WATCH_PROCESS "only process.* and latency signals watch a process"
@@ -292,7 +185,7 @@ static void check_scope(struct rules_parser *p, const struct rules_raw_rule *raw
 		return;
 	if (is_process_signal(r->signal)) {
 		if (raw->val[RK_CGROUP])
-			rules_rule__not_allowed(
+			rules_parser__not_allowed(
 				p, raw, r, RK_CGROUP,
 				"a process signal watches pid = N or process = NAME");
 		use = process_scope(p, raw, r, &pid, &proc);
@@ -300,9 +193,9 @@ static void check_scope(struct rules_parser *p, const struct rules_raw_rule *raw
 		use = rules_latency__scope(p, raw, r, &cg, &pid, &proc);
 	} else {
 		if (raw->val[RK_PID])
-			rules_rule__not_allowed(p, raw, r, RK_PID, WATCH_PROCESS);
+			rules_parser__not_allowed(p, raw, r, RK_PID, WATCH_PROCESS);
 		if (raw->val[RK_PROCESS])
-			rules_rule__not_allowed(p, raw, r, RK_PROCESS, WATCH_PROCESS);
+			rules_parser__not_allowed(p, raw, r, RK_PROCESS, WATCH_PROCESS);
 		if (raw->val[RK_CGROUP])
 			use = &cg;
 		else if (p->r->use == RULES_FOR_CI)
@@ -335,8 +228,8 @@ static void check_window(struct rules_parser *p, const struct rules_raw_rule *ra
 	if (!v)
 		return;
 	if (r->signal != RULE_SIGNAL_PSI) {
-		rules_rule__not_allowed(p, raw, r, RK_WINDOW,
-					"only psi.* and latency signals have a window");
+		rules_parser__not_allowed(p, raw, r, RK_WINDOW,
+					  "only psi.* and latency signals have a window");
 		return;
 	}
 	for (i = 0; i < 3; i++) {
@@ -346,8 +239,8 @@ static void check_window(struct rules_parser *p, const struct rules_raw_rule *ra
 		}
 	}
 	if (units_parse_duration(v, &ns) || ns < 500 * NSEC_PER_MSEC || ns > 600 * NSEC_PER_SEC) {
-		rules_rule__bad(p, raw, RK_WINDOW,
-				"expected avg10, avg60, avg300 or a duration from 500ms to 10m");
+		rules_parser__bad(p, raw, RK_WINDOW,
+				  "expected avg10, avg60, avg300 or a duration from 500ms to 10m");
 		return;
 	}
 	r->psi_window = RULE_PSI_CUSTOM;
@@ -398,7 +291,7 @@ static bool parse_level(struct rules_parser *p, const struct rules_raw_rule *raw
 	else if (err)
 		snprintf(msg, sizeof(msg), "expected %s %s", what[u], like[u]);
 	if (err) {
-		rules_rule__bad(p, raw, k, msg);
+		rules_parser__bad(p, raw, k, msg);
 		return false;
 	}
 	*out = (int64_t)n;
@@ -473,9 +366,9 @@ static void check_sample(struct rules_parser *p, const struct rules_raw_rule *ra
 
 	if (v && !strcmp(v, "run")) {
 		if (p->r->use != RULES_FOR_CI) {
-			rules_rule__bad(p, raw, RK_SAMPLE,
-					"run is the command trapd ci runs: only in a rules file "
-					"for trapd ci -c");
+			rules_parser__bad(p, raw, RK_SAMPLE,
+					  "run is the command trapd ci runs: only in a rules file "
+					  "for trapd ci -c");
 			return;
 		}
 		rule_scope__clear(&r->sample);
@@ -490,7 +383,7 @@ static void check_sample(struct rules_parser *p, const struct rules_raw_rule *ra
 					 "expected rule, system, cgroup:PATH, "
 					 "pid:N or process:NAME%s",
 					 p->r->use == RULES_FOR_CI ? " or run" : "");
-			rules_rule__bad(p, raw, RK_SAMPLE, msg);
+			rules_parser__bad(p, raw, RK_SAMPLE, msg);
 			return;
 		}
 	} else if (have_signal) {
@@ -518,7 +411,7 @@ void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw,
 	}
 	check_sample(p, raw, r, have_signal);
 	if (have_signal)
-		rules_rule__check_pin(p, raw, r);
+		rules_pin__check(p, raw, r);
 }
 
 void rules_rule__free(struct rule *r)

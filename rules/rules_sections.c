@@ -1,14 +1,20 @@
 /* rules_sections.c - the sections of the rules file as the lexer meets
- * them ([global], [labels], [rule NAME], unknown ones), each key to its
- * section, and the checks that need the whole file: rule durations
- * against max_window, history against poll_interval, unique names. */
-#include "rules/rules_keys.h"
+ * them ([global], [labels], [upload], [rule NAME], unknown ones), each
+ * key to its section, and the checks that need the whole file: rule
+ * durations against max_window, history against poll_interval, unique
+ * names. A [rule NAME] is checked by rules_rule.c once read, [upload] by
+ * rules_upload.c at the end. */
+#include "rules/rules_sections.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules/evaluator.h"
+#include "rules/evaluator.h" /* EVAL_HISTORY_MAX */
+#include "rules/rules_keys.h"
+#include "rules/rules_rule.h"
+#include "rules/rules_upload.h"
 #include "rules/units.h"
 
 #define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
@@ -430,8 +436,6 @@ void rules_sections__end(struct rules_parser *p)
 	check_names(p);
 	rules_upload__check(p);
 }
-
-/* set_defaults - every [global] key from its default text. */
 
 const struct ini_handler rules_sections__handler = {
 	.section = on_section,

@@ -2,11 +2,13 @@
  * parts each backend needs, and the checks that the keys set fit the
  * url's scheme and each other (s3 needs both keys of its credentials,
  * azblob a SAS token; a key that does not apply to the scheme is an
- * error, as a typo would be). */
-#include "rules/rules_keys.h"
+ * error, as a typo would be), then printing and freeing the section.
+ * Whether two sections are alike is rules_print.c's. */
+#include "rules/rules_upload.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -363,18 +365,6 @@ static void check_cleartext(struct rules_parser *p)
 	error_at(p, where, msg);
 }
 
-bool rules_upload__insecure(const struct rules_upload *u)
-{
-	const char *target = u->scheme == RULES_UPLOAD_HTTP ? u->url : u->endpoint;
-	bool creds = u->auth_header_file || u->auth_header_env || u->sas_token_file ||
-		     u->sas_token_env || u->scheme == RULES_UPLOAD_S3;
-
-	if (u->scheme != RULES_UPLOAD_HTTP && u->scheme != RULES_UPLOAD_S3 &&
-	    u->scheme != RULES_UPLOAD_AZBLOB)
-		return false;
-	return creds && target && !strncmp(target, "http://", 7);
-}
-
 void rules_upload__check(struct rules_parser *p)
 {
 	struct rules_upload *u = &p->r->upload;
@@ -409,7 +399,7 @@ void rules_upload__check(struct rules_parser *p)
 	check_cleartext(p);
 }
 
-/* --- printing, comparing, freeing ----------------------------------------- */
+/* --- printing, freeing ------------------------------------------------------ */
 
 void rules_upload__print(const struct rules_upload *u, FILE *out)
 {
@@ -431,16 +421,6 @@ void rules_upload__print(const struct rules_upload *u, FILE *out)
 			continue; /* an exception, shown only where made */
 		rules_key__print(key, u, out);
 	}
-}
-
-bool rules_upload__equal(const struct rules_upload *a, const struct rules_upload *b)
-{
-	int k;
-
-	for (k = 0; k < UK_NR; k++)
-		if (!rules_key__equal(&rules_upload_keys[k], a, b))
-			return false;
-	return true;
 }
 
 void rules_upload__free(struct rules_upload *u)

@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "rules/rules.h"
+#include "rules/rules_model.h"
 
 struct signal_env {
 	const char *proc_root; /* "/proc" */
@@ -61,6 +61,9 @@ struct signal_source;
  * copied, strings too (a reload may free the rule); @env is copied, but
  * its strings must outlive the source. */
 struct signal_source *signal_source__new(const struct rule *r, const struct signal_env *env);
+
+/* signal_source__free - close and free @s and all it owns (its PSI
+ * trigger's fd too); NULL is ignored. */
 void signal_source__free(struct signal_source *s);
 
 /* signal_source__read - sample the signal at @now_ns (CLOCK_MONOTONIC).

@@ -288,3 +288,20 @@ const char *units_format_duration_short(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%llu%s", (unsigned long long)value, duration_units[u].suffix);
 	return buf;
 }
+
+const char *units_format_size(uint64_t b, char *buf, size_t len)
+{
+	static const char *const suffix[] = { "TiB", "GiB", "MiB", "KiB" };
+	int i;
+
+	for (i = 0; i < 4 && b; i++) {
+		unsigned shift = (unsigned)(40 - 10 * i);
+
+		if (b % (1ull << shift) == 0) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)(b >> shift), suffix[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)b);
+	return buf;
+}

@@ -50,4 +50,10 @@ const char *units_format_duration(uint64_t ns, char *buf, int len);
  * Returns @buf. */
 const char *units_format_duration_short(uint64_t ns, char *buf, size_t len);
 
+/* units_format_size - "512MiB" when @b is a whole number of TiB, GiB, MiB
+ * or KiB (the largest), else the bytes ("1000"); units_parse_size reads
+ * it back exactly. Writes at most @len bytes, truncating like snprintf.
+ * Returns @buf. */
+const char *units_format_size(uint64_t b, char *buf, size_t len);
+
 #endif

@@ -1,0 +1,40 @@
+/* rules_model.c - questions about loaded rules that need only the data
+ * (rules_model.h): finding a rule, whether a process is pinned by more
+ * than its name, whether [upload] sends credentials in clear text. */
+#include "rules/rules_model.h"
+
+#include <string.h>
+
+const struct rule *rules__find(const struct rules *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrules; i++)
+		if (!strcmp(r->rules[i].name, name))
+			return &r->rules[i];
+	return NULL;
+}
+
+bool rule__pinned_by_name_only(const struct rule *r)
+{
+	bool named = r->scope.kind == RULE_SCOPE_PROCESS || r->sample.kind == RULE_SCOPE_PROCESS;
+
+	/* a latency rule's process is filtered by comm in the kernel: it takes
+	 * no pins, so there is nothing to advise (docs/rules.md says so) */
+	if (r->signal == RULE_SIGNAL_LATENCY && r->scope.kind == RULE_SCOPE_PROCESS)
+		return false;
+
+	return named && !r->pin.user && !r->pin.exe && !r->pin.cgroup;
+}
+
+bool rules_upload__insecure(const struct rules_upload *u)
+{
+	const char *target = u->scheme == RULES_UPLOAD_HTTP ? u->url : u->endpoint;
+	bool creds = u->auth_header_file || u->auth_header_env || u->sas_token_file ||
+		     u->sas_token_env || u->scheme == RULES_UPLOAD_S3;
+
+	if (u->scheme != RULES_UPLOAD_HTTP && u->scheme != RULES_UPLOAD_S3 &&
+	    u->scheme != RULES_UPLOAD_AZBLOB)
+		return false;
+	return creds && target && !strncmp(target, "http://", 7);
+}
