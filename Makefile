@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # trapd: the trap profiler. `make help` lists the targets.
 #
 # Layout of build output (everything lands in $(BUILD)):

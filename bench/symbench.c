@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* symbench.c - how fast trapd's symbolizer names the frames of real
  * samples; bench/symbolize runs it against `perf script` on the same
  * perf.data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 // symwork.js - bench/symbolize's Node.js workload: JSON, regular
 // expressions, Math, hashing, zlib, sorting and file system calls, so a
 // profile of it has deep stacks through V8's builtins and node's C++

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # symwork.py - bench/symbolize's Python workload: a loop through many
 # parts of the interpreter (libpython), its C extension modules (_json,
 # _decimal, _sha2 or _hashlib, zlib, math with libm) and system calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* latency.h - shared by the latency histogram programs (latency.bpf.c)
  * and their user-space side (trapd/latency/latency_probe.c, trapd/latency/latency_hist.c):
  * the bucket layout, the per-CPU histogram row and the probe kinds.

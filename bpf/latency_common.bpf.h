@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* latency_common.bpf.h - what both latency objects share: the filter
  * set before load, the histogram and how an event is added to it, and the
  * scope test for the running task. latency.bpf.c (BTF-typed tracepoints,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* sampler.h - types shared by the stack sampler's BPF program
  * (sampler.bpf.c) and its user-space control (trapd/capture/sampler.c).
  *

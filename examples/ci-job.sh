@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # ci-job.sh - a CI job that fails when a benchmark's CPU profile regresses
 # against the main branch's. Plain POSIX shell: call it from any CI
 # (GitHub Actions, GitLab CI, Jenkins, buildbot) as root, or with a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # demo.sh - what `make demo` runs: capture a workload with a known hot path
 # and look at it. Leaves in demo-out/ (or $1): the capture (.pb.zst), its
 # metadata (.json), folded stacks and an SVG flame graph.

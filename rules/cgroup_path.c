@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cgroup_path.c - cgroup mounts and name resolution. */
 #include "rules/cgroup_path.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cgroup_path.h - find cgroup hierarchies and resolve what users write
  * ("system.slice/nginx.service", "/sys/fs/cgroup/unified/x",
  * "/sys/fs/cgroup/cpu/x") to a directory, on pure v2, hybrid and v1 hosts.

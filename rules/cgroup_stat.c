@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cgroup_stat.c - cgroup hierarchies from mountinfo (and libcgroup on the
  * live host), a cgroup's directories in them, and its CPU counters.
  *

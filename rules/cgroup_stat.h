@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cgroup_stat.h - a cgroup's CPU counters on cgroup v2, v1 (cpu and
  * cpuacct controllers, apart or co-mounted) and hybrid hosts: where its
  * directories are, and one struct of counters read from them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* errmsg.c - error messages into the caller's buffer. */
 #include "rules/errmsg.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* errmsg.h - the one way rules/ modules report an error: a message into
  * the caller's buffer and a code to return, in one expression:
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* evaluator.c - the firing rules: for, clear, clear_for, cooldown, limits. */
 #include "rules/evaluator.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* evaluator.h - when a rule fires.
  *
  * A breach (the value above, or below, the threshold) must hold for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ini.c - the INI lexer of the rules file (ini.h describes the syntax). */
 #include "rules/ini.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ini.h - a small INI lexer: section headers and `key = value` lines, each
  * with its line number, and every syntax error with its line number.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* proc_match.c - a process's uid, binary and cgroup against a rule's
  * pins (proc_match.h).
  *

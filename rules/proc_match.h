@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* proc_match.h - whether a process found by its comm is the one a rule
  * means (struct rule_pin): its real and effective uid, the binary it runs
  * and the cgroup it is in, read from @proc_root/PID. A comm is whatever

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* proc_stat.c - per-process counters from /proc, and the bounded text
  * helpers the other signal readers share. */
 #include "rules/proc_stat.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* proc_stat.h - what /proc says about one process: CPU ticks, RSS,
  * threads, open fds and comm; and finding every process of a name.
  *

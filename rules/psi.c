@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* psi.c - pressure files, PSI triggers and custom-window stall shares. */
 #include "rules/psi.h"
 #include "rules/errmsg.h"

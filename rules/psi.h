@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* psi.h - pressure stall information: parsing a pressure file
  * (/proc/pressure/RES or a v2 cgroup's RES.pressure), opening a kernel
  * PSI trigger, and the stall share over a window of the rule's own,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rule_words.c - a rule as words (rule_words.h): the table of signal
  * names, read and written from it; the base units of signals; values,
  * thresholds and scopes as text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rule_words.h - a rule as words: the names of its signal ("cpu",
  * "psi.memory.full", "runqlat.p99.9"), the unit its values are in, and its
  * values, thresholds and scopes as a person reads them ("83.5%",

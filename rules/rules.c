@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules.c - the entry points of rules.h: reading a rules file, running
  * the lexer over it with the section parsers (rules_sections.c) on one
  * parser state (rules_parse.h), handing back the rules or every error,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules.h - the rules file: loading it, with every problem reported as
  * "file:line: [section] key: message", and all a user of the rules needs.
  * The header to include from outside rules/: it brings

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_keys.c - the key tables of [global] and [rule NAME] (that of
  * [upload] is in rules_upload.c), and parsing, printing and comparing one
  * value of each type (redis config.c style: a row per key, code per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_keys.h - inside rules/ only: the keys of each section of the rules
  * file as tables (name, type, field, range, default), how one value is
  * parsed, printed and compared, and the limits values are held to.

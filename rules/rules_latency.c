@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_latency.c - the latency signals of a [rule NAME] section
  * (rules_latency.h): their window, the scope they take, and their own
  * keys: min_count for all of them, syscalls for syscall.*, device for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_latency.h - inside rules/ only: what the latency signals
  * (KIND.STAT, "runqlat.p99") add to a [rule NAME] section: their window,
  * the scope they take, and their own keys (min_count, syscalls, device,

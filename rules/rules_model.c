@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_model.c - questions about loaded rules that need only the data
  * (rules_model.h): finding a rule, whether a process is pinned by more
  * than its name, whether [upload] sends credentials in clear text. */

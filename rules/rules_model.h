@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_model.h - the rules file as data: what a loaded struct rules
  * holds (rules, their signals, scopes and thresholds, [global], [labels],
  * [upload]), the limits a file is held to, and the few questions about

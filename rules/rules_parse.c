@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_parse.c - the errors of one load (rules_parse.h): each formatted
  * as "file:line: [section] key: message" and kept in line order, the
  * first RULES_ERRORS_MAX of them, until the entry points (rules.c) hand

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_parse.h - inside rules/ only: the state of one load of a rules
  * file (struct rules_parser) and the one way its parts report a problem,
  * "file:line: [section] key: message", kept in line order. Shared by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_pin.c - process_user, process_exe and process_cgroup
  * (rules_pin.h): what a process found by its name must also be. A comm
  * is chosen by whoever runs the process (prctl(PR_SET_NAME) needs no

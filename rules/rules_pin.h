@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_pin.h - inside rules/ only: process_user, process_exe and
  * process_cgroup of a [rule NAME] section, what a process found by its
  * name must also be (struct rule_pin). Checked by rules_rule.c once the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_print.c - the rules as text again (rules_print.h): the
  * normalised file `trapd check` prints, which reads back to equal rules;
  * and when two rules, [global] or [upload] sections are equal. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_print.h - loaded rules as a rules file again, and whether two
  * loaded rules, [global] or [upload] sections are alike: what `trapd
  * check` prints and what a reload compares. Included through rules.h. */

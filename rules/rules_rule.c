@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_rule.c - one [rule NAME] section, checked as a whole once it has
  * been read: its signal decides which scope keys it takes, the unit of
  * its threshold and what `sample = rule` means. The latency signals' own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_rule.h - inside rules/ only: one [rule NAME] section, checked as
  * a whole once its last key has been read (rules_sections.c collects the
  * keys), and freeing what a rule owns. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_sections.c - the sections of the rules file as the lexer meets
  * them ([global], [labels], [upload], [rule NAME], unknown ones), each
  * key to its section, and the checks that need the whole file: rule

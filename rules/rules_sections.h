@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_sections.h - inside rules/ only: the sections of the rules file
  * as the lexer (ini.h) meets them, and the checks that need the whole
  * file. rules.c runs the lexer with this handler over a struct

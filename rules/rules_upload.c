@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_upload.c - the [upload] section: its keys, the url split into the
  * parts each backend needs, and the checks that the keys set fit the
  * url's scheme and each other (s3 needs both keys of its credentials,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* rules_upload.h - inside rules/ only: the [upload] section: its key
  * table, its defaults, the checks made once the whole file is read, and
  * printing and freeing it. Whether it sends credentials in clear text

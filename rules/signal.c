@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* signal.c - a rule's signal as one integer in the rule's base unit:
  * cgroup CPU rates from cgroup_stat, PSI from psi, process figures from
  * proc_stat. Rates keep the previous counters in the source; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* signal.h - the current value of a rule's signal, read from /proc and
  * the cgroup file systems (cgroup v2, v1 cpu/cpuacct, hybrid hosts).
  *

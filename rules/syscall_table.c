@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* syscall_table.c - system call names and numbers (syscall_table.h),
  * looked up in the table the Makefile generates, sorted by name. */
 #include "rules/syscall_table.h"

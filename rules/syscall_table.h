@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* syscall_table.h - the system calls of the architecture trapd was built
  * for, by name and by number: the table the rules file checks a
  * syscalls = NAME,... list against. It is generated at build time from

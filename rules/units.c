@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* units.c - parse durations, frequencies, percentages, sizes and rates. */
 #include "rules/units.h"
 

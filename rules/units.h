@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* units.h - quantities written as people write them: 500ms, 10s, 2m, 999Hz,
  * 80%, 512MiB, 5/s.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* profile_diff.h - for tests and fuzz harnesses: compare two profiles
  * field by field and describe the first difference.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* backend.c - the table of backends (backend.h). */
 #include "upload/backend.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* backend.h - where captures go once they are in the spool: one ops table
  * (curl's TLS backends are the model) and one source file per store:
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* backend_azblob.c - azblob://ACCOUNT/CONTAINER/PREFIX: Azure Blob
  * Storage, each object a block blob written with one Put Blob request,
  * authorised by a SAS token (sas_token_file or _env; it needs write and

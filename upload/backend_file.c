@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* backend_file.c - file:///DIR: objects are files under a local or
  * mounted directory, at DIR/KEY, each written to a temporary, fsync'd and
  * renamed into place, so a reader (or a crash) never sees half of one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* backend_http.c - http(s)://HOST/PATH: each object PUT to the base URL
  * followed by its key (a WebDAV-style store: nginx's dav_methods PUT, a
  * bucket behind a presigning proxy), or POSTed to the URL itself for a

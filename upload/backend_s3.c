@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* backend_s3.c - s3://BUCKET/PREFIX: Amazon S3 and the stores that speak
  * its API (MinIO, Ceph RGW, OpenStack Swift's s3api), each object one
  * PUT Object request signed with AWS Signature Version 4 (sigv4.h) over

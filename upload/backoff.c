@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* backoff.c - retry delays (backoff.h). */
 #include "upload/backoff.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* backoff.h - how long the uploader waits before trying again: exponential
  * from a minimum to a maximum, with jitter so that a fleet whose backend
  * came back does not retry in lock step. */

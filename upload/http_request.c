@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* http_request.c - one HTTP request through libcurl (http_request.h). */
 #include "upload/http_request.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* http_request.h - one HTTP request through libcurl for the backends that
  * speak HTTP (http, s3, azblob): the body streamed from a file, timeouts
  * and TLS from struct upload_config, and the answer sorted into

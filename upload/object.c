@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* object.c - object keys and metadata (object.h). */
 #include "upload/object.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* object.h - what a capture is called in the store and the metadata it
  * carries there.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* safe_text.c - untrusted text made safe to show (safe_text.h), and the
  * one UTF-8 decoder of the program (trapd/util/utf8.h uses it): C1
  * controls and the bidirectional controls are well-formed UTF-8 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* safe_text.h - text that someone else chose (a server's answer, a
  * target's name, a file's contents) made safe to show on a terminal or in
  * a log: one function, used where such text becomes a log line, a `.failed`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* scrub.c - allocation that wipes on free, for credentials and libcurl
  * (scrub.h). */
 #include "upload/scrub.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* scrub.h - allocation functions whose free wipes the whole block first,
  * for memory that may hold credentials: the strings trapd builds from
  * them, and libcurl's own heap (it copies every URL, header list and

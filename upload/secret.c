@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* secret.c - credentials from files or the environment (secret.h). */
 #include "upload/secret.h"
 

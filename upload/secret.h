@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* secret.h - credentials from a file or an environment variable, as the
  * rules file names them ([upload] ..._file / ..._env). A file must be a
  * regular file that others cannot read or write (0600 or 0640), or it is

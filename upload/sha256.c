@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* sha256.c - SHA-256 as FIPS 180-4 section 6.2 describes it, HMAC-SHA256
  * as RFC 2104 does, and the hashing of a whole file. */
 #include "upload/sha256.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* sha256.h - SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), with no
  * crypto library behind them: uploads are named by the SHA-256 of their
  * content and signed with AWS Signature Version 4 (sigv4.h), and both are

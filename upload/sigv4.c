@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* sigv4.c - AWS Signature Version 4 for S3 (sigv4.h): check the request,
  * put its headers and query in canonical order without allocating, then
  * build the canonical request, the string to sign, the signature and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* sigv4.h - AWS Signature Version 4 for S3 requests: header-based
  * authentication, payload sent in a single chunk, payload hash signed (or
  * "UNSIGNED-PAYLOAD"). We sign ourselves rather than through libcurl so

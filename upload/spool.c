@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* spool.c - the spool directory: trusted only when nobody else can write
  * it, its names and their order, its usage and bounds (spool.h).
  *

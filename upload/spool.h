@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* spool.h - the spool directory every capture is written to first, its
  * bounds, and the state of each capture on its way to the backend.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* uploader.c - the uploader's thread (uploader.h). */
 #include "upload/uploader.h"
 

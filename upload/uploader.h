@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* uploader.h - the thread that moves captures from the spool to the
  * backend, so the daemon's event loop never waits for a network.
  *

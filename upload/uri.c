@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* uri.c - percent-encoding (uri.h). */
 #include "upload/uri.h"
 

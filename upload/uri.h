@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* uri.h - percent-encoding as S3's UriEncode() and RFC 3986 define it:
  * the unreserved characters (A-Z a-z 0-9 - _ . ~) stay, every other byte
  * becomes %XX (upper-case hex). One rule for the paths trapd signs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_capture.c - libFuzzer harness for reading capture files: bytes go
  * through profile_file__decode (zstd, gzip or plain detection,
  * decompression with a cap, pprof decoding), the path profile_file__read

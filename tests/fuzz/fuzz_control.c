@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_control.c - control socket requests on arbitrary bytes, two ways:
  *  - the line parser: no crash, no undefined behaviour, and a parsed
  *    request formats to a line that parses back to the same request;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_elf.c - libFuzzer harness: the input is an ELF image, loaded twice:
  * from memory (libelf's elf_memory, via elfsym__open_mem) and from a file
  * descriptor (libelf's pread path, via elfsym__open_fd on a memfd), the

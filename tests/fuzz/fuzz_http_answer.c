@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_http_answer - what the uploader takes from a server's answer and
  * puts in its messages, on arbitrary bytes: the error detail of a body
  * (http_answer_detail: made safe, so no control byte and only well-formed

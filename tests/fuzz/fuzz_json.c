@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_json.c - the JSON reader on arbitrary bytes: no crash, no undefined
  * behaviour, no leak; every accessor agrees with the others on every value
  * of a parsed tree; and the tree written back with trapd's JSON writer

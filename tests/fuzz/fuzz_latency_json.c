@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_latency_json.c - a sidecar's latency window read back on arbitrary
  * JSON: no crash, no undefined behaviour, no leak; an accepted window has
  * events equal to the sum of its buckets, and written out again with

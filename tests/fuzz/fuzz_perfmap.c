@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_perfmap.c - libFuzzer harness: the input is the text of a JIT
  * perf map (/tmp/perf-PID.map), which the target process writes. Parsing
  * must never crash or hang, and what it keeps must hold the parser's

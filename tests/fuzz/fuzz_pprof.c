@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_pprof.c - libFuzzer harness for the pprof decoder.
  *
  * Any input must decode or fail with -EBADMSG (and a "byte N: ..."

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_procmaps.c - libFuzzer harness: the input is the text of a
  * /proc/PID/maps file. Parsing must never crash, and whatever it keeps
  * must hold the parser's promises (start < end, bounded NUL-terminated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_procstat.c - libFuzzer harness for the text parsers of /proc and
  * cgroup files, which read whatever the kernel (or a container runtime's
  * fake /proc) gives them. The first byte picks the parser, the rest is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_rules.c - the rules file loader on arbitrary bytes: no crash, no
  * undefined behaviour, errors in line order and bounded in number; and a
  * file that loads prints (rules__print) to text that loads back to equal

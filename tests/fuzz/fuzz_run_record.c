@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_run_record.c - a sidecar's "ci" object read back on arbitrary JSON:
  * no crash, no undefined behaviour, no leak; both the document itself
  * and its "ci" member are tried. An accepted record holds 1 to

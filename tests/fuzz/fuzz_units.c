@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* fuzz_units.c - the quantity parsers on arbitrary strings: no crash, no
  * undefined behaviour, and a parsed duration formats to text that parses
  * back to exactly it. */

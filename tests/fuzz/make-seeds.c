@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* make-seeds.c - write the seed corpora of fuzz_pprof and fuzz_capture
  * (tests/fuzz/corpus/pprof and tests/fuzz/corpus/capture): trapd's own
  * encodings, Go's CPU profile (tests/data/go-cpu.pb.gz) and hand-made

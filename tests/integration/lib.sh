@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # lib.sh - helpers for trapd's integration tests (sourced by run).
 #
 # A test is a shell function named test_<behaviour>; it returns 0 (pass),

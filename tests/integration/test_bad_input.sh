@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_bad_input.sh - bad command lines and bad files get a clear message
 # and exit status 2 (usage or input) or 1 (runtime), never a crash.
 

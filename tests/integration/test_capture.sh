@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_capture.sh - `trapd capture` on real workloads, checked through
 # `trapd report` and go tool pprof.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_cgroup.sh - capturing a cgroup sees only its processes, on the v2
 # (unified) hierarchy and on a v1 hierarchy.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_ci.sh - the CI trap (`trapd ci`) and `trapd diff` on real runs of
 # tests/workloads/ciwork: a benchmark with three functions of known
 # shares (parse_input 40 %, compute_hash 40 %, render_output 20 %), one of

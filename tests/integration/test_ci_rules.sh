@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_ci_rules.sh - `trapd ci -c RULES`: rules watch the run's cgroup
 # while the command runs, a rule that fires captures into DIR, and the job
 # fails (status 4) when any did. Workload: tests/workloads/burner (three

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_control_safety.sh - the daemon's control socket against a local
 # attacker: a directory others can write or own is refused at start, a
 # symlink swapped in for the socket never changes its target, idle and

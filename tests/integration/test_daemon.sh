@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_daemon.sh - the guard daemon on the real kernel: rules over real
 # cgroups, PSI and processes fire and capture; reloads, manual arms,
 # cooldowns, limits, the control socket's permissions, a clean stop.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_daemon_sequences.sh - the daemon through sequences of captures of
 # different kinds, where one capture's leftovers meet the next: a latency
 # rule's capture (its trigger carries a histogram) followed by a capture

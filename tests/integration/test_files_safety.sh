@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_files_safety.sh - the files trapd writes and reads as root, attacked
 # as a local user would: a loose spool directory, a FIFO and links planted
 # among spool entries, a sidecar name planted as a link to a root file in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_json_errors.sh - under --json a failing command still writes JSON on
 # stdout, one object {"error": {"message": ..., "exit_status": N}} (the
 # README, "Commands"), and nothing but later errors on stderr; without

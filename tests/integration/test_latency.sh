@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_latency.sh - latency histogram rules on the real kernel: workloads
 # of known latency measured through the daemon (uprobe'd function, system
 # calls, run queue, block I/O on a loop device), scope filtering, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_loop_bounds.sh - what a hostile target can make one capture cost
 # the daemon: many processes linking huge perf maps, and a library whose
 # .gnu_debuglink names a 2 GiB sparse file. The window must still close

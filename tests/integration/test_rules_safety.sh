@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_rules_safety.sh - what a rules file and the other users of the host
 # can make the daemon do: a process renamed after a rule's comm by an
 # unprivileged user neither fires a pinned rule nor is sampled for it;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_secrets.sh - credentials and text others chose, as an attacker
 # would try them: a bearer token searched for in the daemon's heap after
 # its uploader stopped, a crash of the daemon that must write no core,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_symbolize.sh - symbolization where services live: JIT code named
 # from the runtime's perf map, also from inside a mount and pid
 # namespace of its own; binaries only a container can see, deleted

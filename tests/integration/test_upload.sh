@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # test_upload.sh - shipping captures to real servers started here on
 # 127.0.0.1 (tests/servers/lib.sh): nginx (PUT, POST), OpenStack Swift's S3
 # API (SigV4, payload hash checked), Azurite (Azure Blob, SAS), and a

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """fault_server.py - a small HTTP upload server that misbehaves on purpose.
 
 trapd's integration tests start it (through tests/servers/lib.sh, fault_start)

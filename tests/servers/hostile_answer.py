@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 """hostile_answer.py - an upload server whose answers are written to attack
 whoever shows them: terminal escape sequences (OSC title, CSI colours and
 clear screen, a C1 CSI), a bidirectional override and bytes that are not

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # lib.sh - real upload servers for trapd's tests, on 127.0.0.1 (sourced).
 #
 # Each server lives in a folder DIR of its own (config, data, logs, pid

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* golden.h - compare a test's output with a file under tests/data/golden.
  *
  * Files are found relative to $TRAPD_SRCDIR (default: the current

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* profile_fixture.h - synthetic profiles for the report tests (stacktree,
  * report, folded, flamegraph), built with the profile__ API the way a
  * capture builds them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* readelf.h - what binutils' readelf says about a test binary, as the
  * reference the ELF reader and the symbolizer are checked against.
  * Include after <cmocka.h>. */

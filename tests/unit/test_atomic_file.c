@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_atomic_file.c - writing a file as root where another user may have
  * planted something at its name: a symbolic link is replaced, never
  * followed; a FIFO is refused without blocking; another user's entry in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_backoff.c - retry delays (upload/backoff.h): exponential from the
  * minimum to the maximum, "equal jitter" between half the base and the
  * base, no overflow however long the failures go on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_cgroup_path.c - finding the v2 hierarchy in mountinfo fixtures of
  * hybrid, pure v2 and v1-only hosts, and resolving real cgroups on this
  * host (root: the test creates and removes them). */

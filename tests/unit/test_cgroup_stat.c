@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_cgroup_stat.c - cgroup hierarchies from the mountinfo of pure v2,
  * v1 (apart and co-mounted) and hybrid fixture trees (tests/data/sys),
  * a cgroup's directories in them, its counters by the documented

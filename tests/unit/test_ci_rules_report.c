@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_ci_rules_report.c - what trapd ci -c reports: golden text and
  * Markdown for a run with fires, the extreme reading per direction, what
  * became of each fire (captured, lost, not captured, dry run), the cap on

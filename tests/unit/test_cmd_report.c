@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_cmd_report.c - `trapd report` end to end in a child process: exit
  * statuses, messages, the table and every output, against a capture file
  * written by profile_file__write. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_control.c - control socket requests, and both ends of a real unix
  * socket: answers, permission checks (file mode and peer credentials).
  * The server's connection table is test_control_server.c's, the socket

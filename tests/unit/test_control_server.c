@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_control_server.c - the daemon's control connections on a simulated
  * clock: a request in pieces, deadlines, the full table, an answer the
  * client never reads, accept back-off when the process is out of fds. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_control_socket.c - the control socket's file, as an attacker would
  * meet it: loose or foreign directories, a symlink for a directory, a
  * file or symlink planted at the socket's name, and a race swapping the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_debugfile.c - separate debug files: found by build ID and by
  * .gnu_debuglink, in the target's root before the host's, and refused
  * unless they are proven to belong to the binary.

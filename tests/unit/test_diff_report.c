@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_diff_report.c - the terminal and Markdown views of a profile_diff:
  * golden output for a small fixed diff, the headline for each verdict,
  * Markdown escaping of names, and --top. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_elfsym.c - ELF symbol loading against the suite's own test binaries
  * (tests/workloads/symtest, found under $TRAPD_BUILD) and the system's
  * libc, with readelf as the independent reference; and against damaged

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_evaluator.c - the firing rules on a simulated clock: for, clear,
  * clear_for, cooldown, per-rule and global limits, dry run, no data,
  * history. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_flamegraph.c - the SVG flame graph: well-formed XML (xmllint),
  * frame geometry and shares, escaping, omitted small frames, colours; the
  * differential graph's shades, tooltips and legend; report mode output

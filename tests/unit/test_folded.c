@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_folded.c - folded stack lines: exact output, escaping, order,
  * counts that add up. */
 #include "golden.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_http_request.c - one HTTP request through libcurl
  * (upload/http_request.h): how answers are sorted (confirmed, transient,
  * permanent), URLs in messages without their secrets, percent-encoding,

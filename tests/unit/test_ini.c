@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_ini.c - the INI lexer: what it hands on for each kind of line,
  * every syntax error with its line, the limits, and a callback stopping
  * it. Each case lexes a text into a transcript of events. */

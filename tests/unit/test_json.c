@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_json.c - the JSON writer: nesting, commas, escaping, misuse. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_json_read.c - the strict JSON reader: the grammar it accepts and
  * rejects (with line and column), strings and numbers, duplicate keys,
  * depth, accessors, files, a round trip through trapd's writer and a real

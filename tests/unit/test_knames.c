@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_knames.c - kernel names from the kernel's own lookup (BPF %pS),
  * checked against /proc/kallsyms, and their use by the symbolizer. */
 #include <setjmp.h>

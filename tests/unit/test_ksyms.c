@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_ksyms.c - kallsyms loading and lookup: the fixture in
  * tests/data/proc/kallsyms (aliases, data boundaries, modules, malformed
  * lines), a kptr_restrict fixture, a generated table checked against a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_latency_hist.c - the latency bucket bounds against lat_bucket_of,
  * percentiles against exact nearest ranks on seeded random data, deltas
  * and the sliding window against histograms built straight from the

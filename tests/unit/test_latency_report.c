@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_latency_report.c - a latency window as JSON (status, sidecars) and
  * read back from a sidecar: round trips, and every malformed bucket
  * refused with a message naming it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_leafcaller.c - the leaf's caller is inserted only when proven,
  * and every stack gets the right verdict.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_metadata.c - the capture's JSON sidecar, against golden files: a
  * manual capture (no triggers, no labels, scope kept) and a daemon capture
  * with two triggers (one joined), their signals' history, labels and a

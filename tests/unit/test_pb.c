@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_pb.c - protobuf wire primitives: varints, tags, caps, nested
  * messages, packed and unpacked repeated fields, and every way a reader
  * must refuse malformed input. */

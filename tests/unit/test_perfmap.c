@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_perfmap.c - JIT perf maps: the line format and its edge cases,
  * later lines winning over earlier ones at an address, a last line still
  * being written, the caps, and reading through a process's root with its

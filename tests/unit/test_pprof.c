@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_pprof.c - pprof encoding and decoding: full round trips, `go tool
  * pprof` as the reference reader, a profile written by Go itself, and
  * hand-made encodings for every way an input can be malformed.

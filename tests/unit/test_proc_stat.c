@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_proc_stat.c - /proc/PID/stat, status and statm parsing (a comm
  * with spaces and parentheses, kernel threads, malformed text), the
  * fixture processes of tests/data/sys/proc, the bounded file read, and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_procmaps.c - the /proc/PID/maps parser: fields, odd paths, malformed
  * lines, caps, the fixture tree in tests/data/proc and this process's own
  * maps. Run from the repository root. */

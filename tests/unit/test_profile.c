@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_profile.c - interning, caps and queries of the in-memory profile. */
 #include <setjmp.h>
 #include <stdarg.h>

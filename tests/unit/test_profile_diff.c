@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_profile_diff.c - the statistics of `trapd diff`: the distributions
  * against reference values (mpmath, 30 digits), the verdicts on
  * synthetic two-sided trees built the way `trapd diff` builds them, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_profile_file.c - capture files: zstd, gzip and plain round trips,
  * truncated, corrupt and foreign files, decompression bombs, and atomic
  * writes that leave nothing behind when the disk is full.

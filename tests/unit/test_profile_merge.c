@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_profile_merge.c - several runs made into one profile: sums per
  * stack, deduplicated tables, run and other labels, the period, time,
  * duration and comments, and the failures (period mismatch, caps). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_psi.c - pressure files parsed exactly (averages as hundredths of a
  * percent from their text), malformed ones refused, the custom-window
  * ring on a simulated clock, and kernel PSI triggers on the live host. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_read_all.c - reading a whole fd under a cap: exactly the cap, one
  * byte over it (an error, or cut and said so), empty files, and a pipe,
  * which says nothing of its size in advance. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_report.c - per-function self/total aggregation and the top table. */
 #include "golden.h"
 #include "profile_fixture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_rules.c - the rules file: golden files for good input (the
  * normalised print) and bad input (the exact messages), the model each
  * key fills in ([upload] and its url's parts included), the latency

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_run_cgroup.c - the transient cgroup of `trapd ci` on this host's
  * real cgroups: a child attached before it runs is counted, the v2
  * directory and its id, destroy kills a running child and the orphan it
@@ -269,7 +270,8 @@ static void destroy_kills(struct fixture *f, const struct run_cgroup_opts *o, en
 	/* the orphan comes to this process, which can then see how it died */
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
 	f->cg = create(f, o);
-	snprintf(v2, sizeof(v2), "%s", run_cgroup__v2_name(f->cg)[0] ? run_cgroup__path(f->cg) : "");
+	snprintf(v2, sizeof(v2), "%s",
+		 run_cgroup__v2_name(f->cg)[0] ? run_cgroup__path(f->cg) : "");
 	snprintf(v1, sizeof(v1), "%s", run_cgroup__v1_path(f->cg));
 	pid = spawn(job, &gate, &report);
 	assert_int_equal(run_cgroup__attach(f->cg, pid, f->err, sizeof(f->err)), 0);

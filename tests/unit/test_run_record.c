@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_run_record.c - the sidecar's "ci" object: written and read back
  * unchanged, every malformed run refused with a message naming the
  * field, and the runs' CPU time summed without overflow. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_safe_text.c - untrusted text made safe to show (upload/safe_text.h):
  * each class of byte that must be escaped (C0, DEL, C1, bidirectional
  * controls, every kind of ill-formed UTF-8), what must pass unchanged

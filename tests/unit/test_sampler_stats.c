@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_sampler_stats.c - which sampler counters mean the profile lost
  * samples or stacks, and which only describe depth or announcements. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_scrub.c - allocation that wipes on free (upload/scrub.h): realloc
  * keeps the content whether it moves or not, size 0 is not NULL, strdup
  * copies, and libcurl works on this heap: its global initialisation takes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_secret.c - credentials from a file or the environment
  * (upload/secret.h): whitespace trimmed, a file others can read or
  * change refused, symlinks and directories refused, limits, and never a

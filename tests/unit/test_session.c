@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_session.c - capture sessions on the real sampler: a pid session
  * sees only its pid, widening brings in every task from then on, extending
  * lengthens the window, a pid's exit ends the window unless the scope was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_sha256.c - SHA-256 against the FIPS 180-4 example vectors (as NIST's
  * "Cryptographic Standards and Guidelines: Examples with Intermediate
  * Values" and FIPS 180-2 appendix B give them), updates split anywhere,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_signal.c - every signal of signal.h read twice from a scratch copy
  * of the fixture trees (tests/data/sys), the kernel counters changed in
  * between, and the exact value checked, on pure v2, v1 (apart and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_sigv4.c - AWS SigV4 signing of S3 requests.
  *
  * The four examples AWS publishes in "Signature Calculations for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_spool.c - the spool on a real directory: usage and bounds (oldest
  * dropped first, capture, sidecar and marker together, the new capture
  * kept, other files counted but never dropped), the state of each capture

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_stacktree.c - building the call tree: paths, counts, kinds, names,
  * the base side, caps. */
 #include "profile_fixture.h"

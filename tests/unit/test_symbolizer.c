@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_symbolizer.c - stacks to profile locations, end to end.
  *
  * Live tests start the suite's test programs (tests/workloads/symtest,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_symcache.c - symbol tables kept across captures: found again by
  * file identity, shared by build ID, never confused by a path, evicted
  * least recently used first and only when unreferenced.

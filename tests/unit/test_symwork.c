@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_symwork.c - the capture's symbolization worker: snapshots queued
  * before the final job are done before it, the job runs once and makes
  * the fd readable, a worker stopped early never runs it, and a symbolizer

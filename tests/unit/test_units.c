@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_units.c - durations, frequencies, percentages, sizes and rates as
  * people write them, and everything else refused. */
 #include <setjmp.h>

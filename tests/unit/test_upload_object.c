@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_upload_object.c - object keys and metadata (upload/object.h): the
  * key of a spool capture (date from its name, the host made a safe path
  * component), metadata names made canonical, values made safe for every

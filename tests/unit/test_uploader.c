@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_uploader.c - the uploader's thread (upload/uploader.h) with the
  * real file:// backend into a temporary directory: captures leave the
  * spool oldest first under content-derived keys, the same content is

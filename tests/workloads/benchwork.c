@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* benchwork.c - a fixed amount of CPU-bound work for overhead benchmarks.
  *
  * Usage: benchwork ITERATIONS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* burner.c - a CPU-bound workload with a known profile: three functions
  * burn 60 %, 30 % and 10 % of the work, called from one loop.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ciwork.c - a benchmark for the CI trap's tests: three functions with
  * known shares of the work, one of which can be made slower.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # extra.mk - workloads that need more than one plain compile, included by
 # the Makefile (which provides BUILD, CC, msg).
 #

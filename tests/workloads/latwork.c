@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latwork.c - workloads of known latency for the latency histogram tests.
  *
  * Usage: latwork MODE MS COUNT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* libleaf.c - a hot libc leaf reached through the PLT: measure() calls
  * strlen (glibc's __strlen_avx2 or the like, chosen by an IFUNC), which
  * sets up no frame, as glibc is built without frame pointers. The

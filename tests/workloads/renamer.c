@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* renamer.c - what any local user can do to a rule that trusts a process
  * name: rename itself (prctl(PR_SET_NAME), no privilege needed) to the
  * rule's comm, then hold memory and burn a little CPU so the rule's

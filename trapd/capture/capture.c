@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* capture.c - from a closed sampler window to a profile and its files. */
 #include "trapd/capture/capture.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* capture.h - a capture's id, turning a window copied out of the sampler
  * into a symbolized profile, and writing the capture's files
  * (CAPTURE.pb.zst and CAPTURE.json). What a capture is, as data, is

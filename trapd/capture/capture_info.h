@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* capture_info.h - what a capture is, as plain data: its target, the
  * rules that fired into it, its window and what it recorded and lost.
  * The metadata writer and readers need only this; capture.h holds what
@@ -81,10 +82,10 @@ struct capture_info {
 	size_t nsym_files;
 	const struct symbudget *budget; /* what symbolizing cost and refused; NULL if none */
 	uint64_t snapshots_dropped;	/* processes announced past the worker's queue */
-	uint64_t samples_stored; /* sum of the counts read back */
-	uint64_t leaf[LEAF_NR];	 /* samples by what became of their leaf's caller */
-	uint64_t roots[STACK_ROOT_NR]; /* samples by whether their walk reached a root */
-	uint64_t profile_bytes;	 /* size of the written .pb.zst */
+	uint64_t samples_stored;	/* sum of the counts read back */
+	uint64_t leaf[LEAF_NR];		/* samples by what became of their leaf's caller */
+	uint64_t roots[STACK_ROOT_NR];	/* samples by whether their walk reached a root */
+	uint64_t profile_bytes;		/* size of the written .pb.zst */
 	const struct run_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* capture_loop.c - the foreground loop of a command-line capture. */
 #include "trapd/capture/capture_loop.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* capture_loop.h - the foreground loop of a command-line capture (`trapd
  * capture`, `trapd ci`): signals arrive through a signalfd, the session's
  * events through its fd, and the window ends at its deadline, when the

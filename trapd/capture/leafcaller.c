@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* leafcaller.c - prove and insert the caller of a frameless leaf. */
 #include "trapd/capture/leafcaller.h"
 

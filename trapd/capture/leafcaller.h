@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* leafcaller.h - give back the caller that a frame-pointer walk loses
  * when the sample hits a function that has not set up its frame.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* metadata.c - write the capture's JSON sidecar. */
 #include "trapd/capture/metadata.h"
 

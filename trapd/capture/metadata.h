@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* metadata.h - the JSON sidecar of a capture (CAPTURE.json).
  *
  * It says what the capture is without opening it: id, host, kernel,

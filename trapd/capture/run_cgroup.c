@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* run_cgroup.c - one transient cgroup for one `trapd ci` run.
  *
  * What libcgroup (2.0.2, Debian 12) does here, checked on a hybrid host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* run_cgroup.h - one transient cgroup for one `trapd ci` run: made with a
  * fresh name, the command put in it before it execs (its children follow
  * by themselves), its CPU time read, and at the end everything still in
@@ -32,7 +33,7 @@
 #include <sys/types.h>
 
 #define RUN_CGROUP_NAME_PREFIX "trapd-ci-" /* then "<pid>-<8 hex digits>" */
-#define RUN_CGROUP_TIMEOUT_MS 5000	  /* default bound of run_cgroup__destroy */
+#define RUN_CGROUP_TIMEOUT_MS 5000	   /* default bound of run_cgroup__destroy */
 
 struct run_cgroup;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* run_record.c - the sidecar's "ci" object, written and read back. */
 #include "trapd/capture/run_record.h"
 
@@ -42,7 +43,8 @@ static int read_member(const struct json_value *run, size_t i, const char *key, 
 	return 0;
 }
 
-int run_record__from_json(const struct json_value *v, struct run_record *r, char *err, size_t errlen)
+int run_record__from_json(const struct json_value *v, struct run_record *r, char *err,
+			  size_t errlen)
 {
 	const struct json_value *runs = json_get(v, "runs");
 	size_t i, n = json_len(runs);

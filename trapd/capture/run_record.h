@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* run_record.h - what `trapd ci` measured of its command's runs, kept in
  * the capture's sidecar as the "ci" object so that the capture can be the
  * next job's baseline:
@@ -42,7 +43,8 @@ void run_record__emit(struct json_writer *w, const struct run_record *r);
  * run needs non-negative integer wall_ns and cpu_ns and an exit_status
  * from 0 to 255, and there are 1 to RUN_RECORD_MAX_RUNS runs. Returns 0, or
  * -EINVAL with @err naming what was wrong ("runs[2].cpu_ns: ..."). */
-int run_record__from_json(const struct json_value *v, struct run_record *r, char *err, size_t errlen);
+int run_record__from_json(const struct json_value *v, struct run_record *r, char *err,
+			  size_t errlen);
 
 /* run_record__cpu_ns - the CPU time of all runs. */
 int64_t run_record__cpu_ns(const struct run_record *r);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* sample_dump.c - a closed window's samples, copied (sample_dump.h).
  *
  * Stacks are stored once each, keyed by the id the sampler's stack map

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* sample_dump.h - a window's samples copied out of the sampler's kernel
  * maps.
  *

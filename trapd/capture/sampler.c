@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* sampler.c - load, size, arm and read the BPF stack sampler. */
 #include "trapd/capture/sampler.h"
 

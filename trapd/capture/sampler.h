@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* sampler.h - control of the in-kernel stack sampler (bpf/sampler.bpf.c).
  *
  * Lifecycle: sampler__open loads the BPF program with maps sized for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* session.c - one capture window, from the decision to the written files. */
 #include "trapd/capture/session.h"
 
@@ -41,10 +42,10 @@ struct session {
 	struct capture_target target;
 	struct target_handle handle;
 	struct sampler_opts sopts; /* as the sampler was last set */
-	struct sampler *sampler; /* NULL once the window is copied out (borrowed) */
-	bool own_sampler;	 /* opened here, freed here */
-	struct symwork *work;	 /* the symbolizer's thread */
-	int epfd; /* session__fd: announcements, the target's pidfd, the worker */
+	struct sampler *sampler;   /* NULL once the window is copied out (borrowed) */
+	bool own_sampler;	   /* opened here, freed here */
+	struct symwork *work;	   /* the symbolizer's thread */
+	int epfd;		   /* session__fd: announcements, the target's pidfd, the worker */
 	bool events_watched;
 	bool pidfd_watched;
 	uint64_t duration_ns;
@@ -65,9 +66,9 @@ struct session {
 	/* after the window */
 	struct sample_dump *dump; /* its samples, copied out of the maps */
 	int ncpus;
-	bool finishing;		  /* the worker has the final job */
-	bool finished;		  /* ...and has done it */
-	const char *path;	  /* where the job writes; NULL: build only */
+	bool finishing;		   /* the worker has the final job */
+	bool finished;		   /* ...and has done it */
+	const char *path;	   /* where the job writes; NULL: build only */
 	struct capture_info *info; /* the caller's, filled by the job */
 	struct profile *profile;   /* build only: the result */
 	int result;		   /* the job's: 0 or a negative errno */
@@ -89,7 +90,8 @@ static void on_event(const struct sampler_event *ev, void *ctx)
 
 	snapshot(s, (int)ev->pid);
 	if (s->nresnap < RESNAP_MAX)
-		s->resnap[s->nresnap++] = (struct resnap){ (int)ev->pid, clock_mono_ns() + RESNAP_NS };
+		s->resnap[s->nresnap++] =
+			(struct resnap){ (int)ev->pid, clock_mono_ns() + RESNAP_NS };
 }
 
 /* resnap_due - snapshot again the exec'd processes due by @now (all of
@@ -505,8 +507,8 @@ static void finish_job(struct symbolizer *sym, struct symbudget *budget, void *c
 	s->result = e;
 }
 
-int session__finish_async(struct session *s, const char *path, struct capture_info *info,
-			  char *err, size_t errlen)
+int session__finish_async(struct session *s, const char *path, struct capture_info *info, char *err,
+			  size_t errlen)
 {
 	int e;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* session.h - one capture, from the decision to capture to its written
  * files: resolve and hold the target, arm the sampler, follow the window
  * (process announcements, the target's exit, the deadline, cgroup v1

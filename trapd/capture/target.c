@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* target.c - resolve, start and follow what a capture samples. */
 #include "trapd/capture/target.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* target.h - what a capture samples, made real: check that a pid or
  * cgroup exists, start a command held at a gate until sampling is armed,
  * tell the sampler which tasks to watch (and keep telling it, for cgroup

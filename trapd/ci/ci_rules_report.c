@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ci_rules_report.c - what fired during a `trapd ci -c` run, as a
  * terminal table and as Markdown (ci_rules_report.h). */
 #include "trapd/ci/ci_rules_report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ci_rules_report.h - what `trapd ci -c RULES` saw during a run: every
  * fire of a rule (when, its value against its threshold, the capture it
  * started or joined), every capture written, and for each rule the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ci_run.c - one run of the CI trap: cgroup, session, measurements. */
 #include "trapd/ci/ci_run.h"
 

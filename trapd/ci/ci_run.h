@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ci_run.h - one run of `trapd ci`: the command started in a cgroup of
  * its own, sampled (children and their orphans included) from its first
  * instruction to its exit, its wall and CPU time measured, and the cgroup

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ci_watch.c - a run of `trapd ci -c RULES`: the command in its cgroup,
  * the rules watching it, captures when they fire (ci_watch.h). */
 #include "trapd/ci/ci_watch.h"

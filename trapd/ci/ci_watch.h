@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ci_watch.h - `trapd ci -c RULES`: run a command in a cgroup of its own
  * while the rules watch it, and capture only when one fires.
  *

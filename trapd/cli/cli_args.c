@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cli_args.c - checked number arguments for command-line options. */
 #include "trapd/cli/cli_args.h"
 

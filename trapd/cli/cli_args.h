@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cli_args.h - number arguments of command-line options, checked and
  * reported the same way by every command ("bad --top 'x': expected ...").
  */

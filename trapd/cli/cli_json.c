@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cli_json.c - errors as JSON under --json (cli_json.h): the log module
  * keeps the first error, this prints it. */
 #include "trapd/cli/cli_json.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* cli_json.h - errors as JSON for the commands that take --json
  * (bpftool's convention): a script that asked for JSON on stdout gets
  * JSON there when the command fails too, one object:

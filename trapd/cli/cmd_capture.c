@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cmd_capture.c - `trapd capture`: one-shot capture of a pid, a cgroup, the
  * whole system or a command it starts, without a daemon.
  */

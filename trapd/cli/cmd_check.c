@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cmd_check.c - `trapd check [--ci] -c RULES`: validate a rules file and print it
  * normalised (every key of every section, defaults filled in), or every
  * problem in it as "file:line: [section] key: message". */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cmd_ci.c - `trapd ci`: the CI performance-regression trap. Run a
  * command (N times) in a cgroup of its own, profile all of it, compare
  * with a baseline capture and fail the job when it regressed; or, with

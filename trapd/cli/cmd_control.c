@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cmd_control.c - `trapd arm`, `trapd status` and `trapd upload`: talk
  * to a running daemon over its control socket (`trapd upload --direct`
  * sends the spool itself, without one). */

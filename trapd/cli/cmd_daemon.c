@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cmd_daemon.c - `trapd daemon -c RULES`: the always-on guard. */
 #include <errno.h>
 #include <getopt.h>

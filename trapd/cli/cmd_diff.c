@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cmd_diff.c - `trapd diff BASE NEW`: what grew and shrank between two
  * captures, whether it is a regression, and a differential flame graph.
  */

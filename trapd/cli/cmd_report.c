@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* cmd_report.c - `trapd report`: the top functions of a capture, and on
  * request its folded stacks, a gzip pprof copy and an SVG flame graph.
  */

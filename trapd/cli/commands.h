@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* commands.h - the subcommands of the trapd binary (their exit codes are
  * trapd/util/exit_status.h's).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* diff_capture.c - read two captures, compare them, write the views. */
 #include "trapd/cli/diff_capture.h"
 

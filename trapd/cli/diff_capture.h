@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* diff_capture.h - two captures compared, from their files to the
  * outputs: what `trapd diff` does, and what `trapd ci` does after its
  * runs. A capture is its profile plus, when its sidecar has one, the "ci"

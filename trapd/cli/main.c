@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* main.c - the trapd binary: global options and the command table. */
 #include "trapd/cli/commands.h"
 #include "trapd/util/log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* control.c - the control socket's protocol: request lines, and the
  * client's end (the daemon's is control_server.c). */
 #include "trapd/daemon/control.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* control.h - the daemon's control socket: `trapd arm` and `trapd status`
  * talk to a running `trapd daemon` through it.
  *

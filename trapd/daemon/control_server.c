@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* control_server.c - control connections inside the event loop: a table
  * with deadlines, non-blocking reads and writes, accept back-off (see
  * control_server.h for why). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* control_server.h - the daemon's end of the control socket, run inside
  * its event loop without ever waiting on a client.
  *

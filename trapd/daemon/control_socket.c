@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* control_socket.c - the control socket's file: a checked directory, then
  * only fd-relative calls (see control_socket.h for why). */
 #include "trapd/daemon/control_socket.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* control_socket.h - the control socket's file, made where no other user
  * can touch it.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* daemon.c - the guard's event loop: timer, signals, PSI triggers, control
  * socket, capture. */
 #include "trapd/daemon/daemon.h"

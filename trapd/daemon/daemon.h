@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* daemon.h - `trapd daemon`: one event loop (epoll) over a poll timer, a
  * signalfd, kernel PSI trigger fds, the control socket and the running
  * capture. It reads every rule's signal at each poll tick (PSI trigger

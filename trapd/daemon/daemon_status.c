@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* daemon_status.c - what `trapd status` shows: the daemon, the capture in
  * progress, the spool, and for each rule its state, value, last fire and
  * why it is not firing. As text for people, as JSON for scripts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* daemon_status.h - what `trapd status` answers about a running daemon:
  * its rules, the capture running and those being written, the spool,
  * the uploader, the symbol cache and each rule's state.

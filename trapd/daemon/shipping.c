@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* shipping.c - the uploader, configured and heard (shipping.h). */
 #include "trapd/daemon/shipping.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* shipping.h - the daemon's side of upload/: the uploader configured from
  * the rules file ([upload], and [global] spool_dir), what it reports
  * logged, and a capture's sidecar read into the metadata its objects

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* guard.c - the rules in force, the kept sampler and the capture fires
  * start (guard.h). */
 #include "trapd/guard/guard.h"
@@ -306,8 +307,7 @@ bool guard__dispatch(struct guard *g, int fd)
 
 int guard__timeout_ms(struct guard *g)
 {
-	return trap__running(&g->trap) ? session__timeout_ms(g->trap.session, clock_mono_ns())
-				       : -1;
+	return trap__running(&g->trap) ? session__timeout_ms(g->trap.session, clock_mono_ns()) : -1;
 }
 
 void guard__tick(struct guard *g)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* guard.h - watching rules and capturing when they fire: the engine the
  * daemon and `trapd ci -c RULES` share.
  *

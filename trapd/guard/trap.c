@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* trap.c - start, join and finish the daemon's capture. */
 #include "trapd/guard/trap.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* trap.h - the daemon's capture: at most one window at a time. The first
  * rule that fires starts it; a rule that fires while it runs joins it (the
  * window is extended to cover the new rule's, up to [global] max_window,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* watch.c - read, evaluate and log the daemon's rules.
  *
  * What a rules file can make the daemon do is bounded here and in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* watch.h - the daemon's watched rules: for each rule of the loaded file,
  * its signal source, its evaluation state and, for PSI rules the kernel
  * can watch, a PSI trigger fd.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency_hist.c - bucket bounds, sums, deltas, percentiles, the sliding
  * window and text renderings of the latency histograms (bpf/latency.h). */
 #include "trapd/latency/latency_hist.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* latency_hist.h - user-space math over the log-linear latency buckets of
  * bpf/latency.h: bucket bounds, summing the per-CPU rows, interval deltas,
  * percentiles, a sliding window of intervals and short text renderings.

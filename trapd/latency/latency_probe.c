@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency_probe.c - load, attach and read one latency histogram. */
 #include "trapd/latency/latency_probe.h"
 

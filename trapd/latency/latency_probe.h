@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* latency_probe.h - one in-kernel latency histogram (bpf/latency.bpf.c):
  * load the programs of one kind with one filter, attach them, read the
  * histogram.

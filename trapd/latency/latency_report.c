@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency_report.c - a latency window as text and as JSON. */
 #include "trapd/latency/latency_report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* latency_report.h - a latency window as people and scripts read it: the
  * summary line and text histogram of `trapd status`, and the JSON object
  * that status --json and a capture's metadata carry (so a report can show

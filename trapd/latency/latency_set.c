@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency_set.c - shared, reference-counted latency probes. */
 #include "trapd/latency/latency_set.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* latency_set.h - the latency probes the daemon's rules need, loaded once
  * each and shared.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency_source.c - a latency rule's window over its shared probe. */
 #include "trapd/latency/latency_source.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* latency_source.h - the value of a latency rule's signal: a percentile,
  * the max, the count or the rate of the events of its window.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* latency_spec.c - resolve a latency rule into what its probe filters on. */
 #include "trapd/latency/latency_spec.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* latency_spec.h - what a latency rule asks the kernel to measure: its
  * kind, scope, system calls, disk and function, resolved on this host
  * into a latency_probe_spec (cgroup path to v2 id and depth, disk name to

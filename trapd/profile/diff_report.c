@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* diff_report.c - the terminal and Markdown views of a profile_diff. */
 #include "trapd/profile/diff_report.h"
 

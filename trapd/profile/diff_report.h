@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* diff_report.h - a profile_diff written for people: a terminal table for
  * `trapd diff`, and a Markdown summary for a CI job's page or a pull
  * request comment (`trapd ci`).

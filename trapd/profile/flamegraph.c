@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* flamegraph.c - the stacktree as an SVG flame graph with an inline
  * script for hover details, zoom and search; in differential mode the
  * colours show the change from the tree's base side. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* flamegraph.h - an interactive SVG flame graph, self-contained.
  *
  * The SVG draws the main side of a stacktree, root ("all") at the bottom,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* folded.c - the stacktree as folded stack lines. */
 #include "trapd/profile/folded.h"
 

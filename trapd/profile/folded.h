@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* folded.h - folded stacks, the text format of FlameGraph's
  * stackcollapse scripts, which flamegraph.pl, speedscope, inferno and
  * many other tools read.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* pb.c - protobuf wire-format writer and bounded reader (see pb.h). */
 #include "trapd/profile/pb.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* pb.h - protobuf wire-format primitives: a capped writer and a bounded
  * reader, enough to encode and decode pprof's profile.proto by hand.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* pprof.c - encode struct profile as pprof's profile.proto (see pprof.h);
  * the decoder is in pprof_decode.c.
  *

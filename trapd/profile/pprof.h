@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* pprof.h - encode and decode pprof's profile.proto (uncompressed bytes).
  *
  * The encoder writes every field of struct profile: sample types

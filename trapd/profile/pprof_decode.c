@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* pprof_decode.c - decode pprof's profile.proto into struct profile (the
  * pprof_decode half of pprof.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* pprof_proto.h - private to pprof.c and pprof_decode.c: the field numbers
  * of pprof's profile.proto (github.com/google/pprof, proto/profile.proto)
  * and the strings both sides agree on.

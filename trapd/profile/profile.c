@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* profile.c - interning tables and growth for the in-memory profile. */
 #include "trapd/profile/profile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* profile.h - the in-memory CPU profile every capture is built into and
  * every report is read from.
  *

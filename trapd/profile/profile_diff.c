@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* profile_diff.c - the statistics of `trapd diff` and `trapd ci`: what
  * changed between two profiles, and whether it is more than noise. */
 #include "trapd/profile/profile_diff.h"

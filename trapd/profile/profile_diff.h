@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* profile_diff.h - compare two CPU profiles of the same work: did it get
  * slower, and which functions did it?
  *

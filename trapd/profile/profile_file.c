@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* profile_file.c - capture files on disk (see profile_file.h): pprof
  * compressed with zstd (or gzip), written atomically, read back whatever
  * the compression.
@@ -160,8 +161,7 @@ int profile_file__write(const char *path, const struct profile *p, char *err, si
 	return write_compressed(path, p, zstd_compress, "zstd", err, errlen);
 }
 
-int profile_file__write_gzip(const char *path, const struct profile *p, char *err,
-			     size_t errlen)
+int profile_file__write_gzip(const char *path, const struct profile *p, char *err, size_t errlen)
 {
 	return write_compressed(path, p, gzip_compress, "gzip", err, errlen);
 }
@@ -226,8 +226,8 @@ static int gunzip_step(z_stream *zs, struct outbuf *ob, char *why, size_t whylen
 		ret = outbuf_grow(ob, (size_t)zs->avail_in * 4);
 		if (ret) {
 			if (ret == -E2BIG)
-				snprintf(why, whylen, "gzip data decompresses to more than %zu bytes",
-					 ob->max);
+				snprintf(why, whylen,
+					 "gzip data decompresses to more than %zu bytes", ob->max);
 			return ret;
 		}
 	}

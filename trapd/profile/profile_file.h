@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* profile_file.h - the files a capture is stored in.
  *
  * A capture is a pprof profile compressed with zstd (CAPTURE.pb.zst) plus
@@ -22,8 +23,7 @@ int profile_file__write(const char *path, const struct profile *p, char *err, si
 
 /* profile_file__write_gzip - the same profile as gzip-compressed pprof
  * (what `go tool pprof` and most tools expect). */
-int profile_file__write_gzip(const char *path, const struct profile *p, char *err,
-			     size_t errlen);
+int profile_file__write_gzip(const char *path, const struct profile *p, char *err, size_t errlen);
 
 /* profile_file__read - read @path (zstd, gzip or plain pprof, told apart
  * by magic bytes) into a new profile (*out). Returns 0; -ENOENT/-EACCES

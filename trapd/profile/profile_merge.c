@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* profile_merge.c - append one profile to another (see profile_merge.h).
  *
  * One pass per table of the source, in dependency order: strings, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* profile_merge.h - several profiles made into one: how `trapd ci --runs N`
  * keeps the captures of its N runs as one profile in which every sample
  * says which run it came from (the run label, profile.h), so that a later

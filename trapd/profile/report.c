@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* report.c - per-function aggregation of a stacktree and the top table. */
 #include "trapd/profile/report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* report.h - the top functions table of `trapd report`.
  *
  * Functions are aggregated over a stacktree by display name: self counts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* stacktree.c - building the call tree from profiles: name cleaning,
  * sorted children, node and name storage in chunks. */
 #include "trapd/profile/stacktree.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* stacktree.h - the call tree every report view is drawn from.
  *
  * A stacktree merges the samples of a profile into a tree of frames:

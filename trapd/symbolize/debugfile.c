@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* debugfile.c - find, check and load separate debug files. */
 #include "trapd/symbolize/debugfile.h"
 

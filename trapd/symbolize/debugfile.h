@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* debugfile.h - the separate debug file of a stripped ELF file.
  *
  * Distributions strip their binaries and ship the symbols apart (Debian's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* elfsym.c - load function symbols, PT_LOAD segments and the build ID of
  * an untrusted ELF file with libelf.
  *

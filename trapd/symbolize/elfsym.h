@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* elfsym.h - the function symbols, load segments and build ID of one ELF
  * file, read with libelf.
  *

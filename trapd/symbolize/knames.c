@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* knames.c - run knames.bpf.c on batches of kernel addresses. */
 #include "trapd/symbolize/knames.h"
 

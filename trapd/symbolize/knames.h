@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* knames.h - kernel function names from the kernel itself (a BPF program
  * calling the kernel's symbol lookup), without reading /proc/kallsyms.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ksyms.c - load and search /proc/kallsyms. */
 #include "trapd/symbolize/ksyms.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* ksyms.h - kernel function names from /proc/kallsyms.
  *
  * Text symbols (types t, T, w, W) are kept, sorted by address; a symbol of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* mapped_file.c - open mapped files through the target's eyes. */
 #include "trapd/symbolize/mapped_file.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* mapped_file.h - open the file behind a process's memory mapping, the
  * way a profiler must when the process lives in a container or its binary
  * was replaced: through the process's own root, then its map_files entry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* perfmap.c - JIT symbol maps (perfmap.h). */
 #include "trapd/symbolize/perfmap.h"
 

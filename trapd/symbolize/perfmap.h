@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* perfmap.h - JIT symbol maps: the /tmp/perf-PID.map files that Node
  * (--perf-basic-prof), .NET (DOTNET_PerfMapEnabled=1), Java agents and
  * others write so that profilers can name code compiled at run time.

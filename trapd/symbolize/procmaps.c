@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* procmaps.c - a strict, bounded parser for /proc/PID/maps. */
 #include "trapd/symbolize/procmaps.h"
 

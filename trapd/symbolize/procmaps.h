@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* procmaps.h - parse the text of /proc/PID/maps.
  *
  * The maps file of a target process is untrusted input: the process picks

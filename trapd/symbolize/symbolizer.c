@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* symbolizer.c - resolve user and kernel stack addresses into profile
  * locations, from per-process snapshots of executable mappings, a cache of
  * loaded ELF files and the kernel's symbol table.

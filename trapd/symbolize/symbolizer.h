@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* symbolizer.h - turn raw stack addresses into profile locations.
  *
  * User frames are resolved through snapshots of /proc/PID/maps and the ELF

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* symbudget.c - a capture's symbolization budget (symbudget.h). */
 #include "trapd/symbolize/symbudget.h"
 

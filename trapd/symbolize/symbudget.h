@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* symbudget.h - how much work one capture's symbolization may do.
  *
  * What a capture symbolizes is chosen by its targets: a process can map a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* symcache.c - a reference-counted, size-bounded cache of ELF symbol
  * tables keyed by file identity and build ID.
  *

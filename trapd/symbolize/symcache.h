@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* symcache.h - the symbol tables of ELF files, kept from one capture to
  * the next within a memory bound.
  *

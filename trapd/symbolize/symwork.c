@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* symwork.c - the capture's symbolization thread (symwork.h).
  *
  * One mutex guards the queue and the flags; the worker drops it while it

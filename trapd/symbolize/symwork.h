@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* symwork.h - a capture's symbolization worker: a thread that owns the
  * capture's symbolizer and does everything that reads the targets' files.
  *

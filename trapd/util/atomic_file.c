@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* atomic_file.c - a temporary file in the destination's directory, fsync,
  * rename, fsync the directory; all relative to one descriptor of that
  * directory, so the path is resolved once (atomic_file.h). */

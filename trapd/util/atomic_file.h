@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* atomic_file.h - write a whole file or nothing, and never through
  * something planted at its name.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* clock.c - monotonic and wall-clock time in ns (clock.h). */
 #include "trapd/util/clock.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* clock.h - the two clocks trapd reads: CLOCK_MONOTONIC for every
  * deadline, window and interval, CLOCK_REALTIME only for the times a
  * capture's metadata records (the wall clock can step; intervals must

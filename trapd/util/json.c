@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* json.c - streaming JSON writer. */
 #include "trapd/util/json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* json.h - a small streaming JSON writer for the metadata sidecar and
  * --json outputs. It tracks nesting so commas and indentation are always
  * right; strings are escaped (control characters, quotes, backslashes;

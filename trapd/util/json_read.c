@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* json_read.c - a strict JSON parser into a tree held in one arena.
  *
  * A recursive descent over the text, depth-bounded so a hostile document

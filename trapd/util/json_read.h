@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* json_read.h - a small, strict JSON reader (RFC 8259) for capture
  * sidecars, baselines and other documents trapd wrote earlier but that may
  * since have been truncated, corrupted or edited by hand: the input is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* log.c - levels, stderr or syslog, libbpf routing, the first error kept
  * for a --json command. Every line is made safe before it is written
  * (upload/safe_text.h): a message quotes what servers, targets and files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* log.h - the one logging module of trapd.
  *
  * Messages go to stderr (with colour only when stderr is a terminal and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* read_all.c - read a whole fd under a cap (read_all.h). */
 #include "trapd/util/read_all.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* read_all - the whole of an open file, with a cap on what it may cost.
  *
  * Files trapd reads whole (a capture to report on, a sidecar, a process's

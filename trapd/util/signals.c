@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* signals.c - block signals and read them from an fd (signals.h). */
 #include "trapd/util/signals.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* signals.h - signals read from an fd: an event loop takes its signals
  * as events (signalfd), never in a handler, so they are blocked first
  * and every thread started afterwards inherits the block.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* tracefs.c - find (or mount) tracefs and read tracepoint formats. */
 #include "trapd/util/tracefs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* tracefs.h - where tracefs is, and what a tracepoint's record looks like.
  *
  * Classic tracepoints need tracefs (libbpf reads event ids from it), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* utf8.c - well-formed UTF-8 (utf8.h), decoded by upload/safe_text.c: one
  * decoder for the whole program. */
 #include "trapd/util/utf8.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* utf8.h - well-formed UTF-8, as the JSON writer emits and the JSON reader
  * accepts it: one definition, so trapd never writes a sidecar it would
  * refuse to read. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* libsymtest.c - a shared library for the symbolizer tests. */
 #include "symtest.h"
 

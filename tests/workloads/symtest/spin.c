@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* spin.c - a process that spends its time in one function, for the
  * symbolizer's integration tests (tests/integration/test_symbolize.sh).
  *

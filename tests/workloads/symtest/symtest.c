@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* symtest.c - a program the symbolizer tests read themselves through.
  *
  * It prints "name address" for a few of its functions (global, static,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* symtest.h - what the symbolizer's test programs print about themselves. */
 #ifndef SYMTEST_H
 #define SYMTEST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* uselib.c - an executable using libsymtest.so; prints the address of the
  * library's function and of its own main, then waits for stdin to close
  * (see symtest.c). */
