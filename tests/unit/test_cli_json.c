@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* test_cli_json.c - errors as JSON under --json (trapd/cli_json.h): which
+/* test_cli_json.c - errors as JSON under --json (trapd/cli/cli_json.h): which
  * arguments ask for JSON, the error object a failure prints on stdout,
  * and a success that prints none.
  */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* test_log.c - the logging module (trapd/log.h): colour only on a
+/* test_log.c - the logging module (trapd/util/log.h): colour only on a
  * terminal and never under a non-empty NO_COLOR (https://no-color.org),
  * checked on a real pseudo-terminal; the level-checked macros, whose
  * arguments are not evaluated when their level is off.
