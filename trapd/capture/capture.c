@@ -261,24 +261,6 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
 	return err;
 }
 
-int capture_sidecar_path(const char *path, char *out, size_t len)
-{
-	size_t n = strlen(path);
-	const char *ext = ".pb.zst";
-	size_t el = strlen(ext);
-
-	if (atomic_file_is_stream(path)) {
-		if (len)
-			out[0] = '\0'; /* a stream has no file next to it */
-		return -ENOENT;
-	}
-	if (n > el && strcmp(path + n - el, ext) == 0)
-		n -= el;
-	if ((size_t)snprintf(out, len, "%.*s.json", (int)n, path) >= len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
 /* profile_bytes - the size of what was just renamed to @path (never
  * following a link: it is our own regular file now). */
 static uint64_t profile_bytes(const char *path)
@@ -297,7 +279,7 @@ int capture_write(const char *path, const struct profile *p, struct capture_info
 	/* the profile alone to a stream: its sidecar has nowhere to go */
 	if (atomic_file_is_stream(path))
 		return profile_file__write(path, p, err, errlen);
-	e = capture_sidecar_path(path, sidecar, sizeof(sidecar));
+	e = profile_file__sidecar_path(path, sidecar, sizeof(sidecar));
 	if (e) {
 		snprintf(err, errlen, "%s: name too long", path);
 		return e;

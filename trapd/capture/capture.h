@@ -40,9 +40,4 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
 int capture_write(const char *path, const struct profile *p, struct capture_info *info, char *err,
 		  size_t errlen);
 
-/* capture_sidecar_path - "x.pb.zst" -> "x.json" (any other name gets
- * ".json" appended). Returns 0, -ENAMETOOLONG, or -ENOENT for stdout
- * ("-", "/dev/stdout") and character devices, which have no sidecar. */
-int capture_sidecar_path(const char *path, char *out, size_t len);
-
 #endif

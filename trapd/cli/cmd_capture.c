@@ -19,6 +19,7 @@
 #include "trapd/capture/session.h"
 #include "trapd/capture/target.h"
 #include "trapd/cli/commands.h"
+#include "trapd/profile/profile_file.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
@@ -235,7 +236,7 @@ static void print_summary(const struct capture_cmd *c, const struct capture_info
 		 "%" PRIu64 " samples or stacks lost",
 		 info->samples_stored, (double)info->duration_ns / NSEC_PER_SEC, info->freq_hz,
 		 info->ncpus, info->end_reason, lost);
-	if (capture_sidecar_path(c->output, sidecar, sizeof(sidecar)))
+	if (profile_file__sidecar_path(c->output, sidecar, sizeof(sidecar)))
 		log_info("wrote the profile to %s; no metadata sidecar for a stream", c->output);
 	else
 		log_info("wrote %s (%" PRIu64 " bytes) and %s", c->output, info->profile_bytes,
@@ -250,7 +251,7 @@ static int check_output(const struct capture_cmd *c)
 	char sidecar[4200], err[PATH_MAX + 256];
 
 	if (atomic_file_check(c->output, err, sizeof(err)) ||
-	    (!capture_sidecar_path(c->output, sidecar, sizeof(sidecar)) &&
+	    (!profile_file__sidecar_path(c->output, sidecar, sizeof(sidecar)) &&
 	     atomic_file_check(sidecar, err, sizeof(err)))) {
 		log_error("%s", err);
 		return -EINVAL;

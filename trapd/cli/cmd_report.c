@@ -281,7 +281,7 @@ static void print_latency(FILE *out, const char *file)
 	char sidecar[PATH_MAX], err[256];
 	size_t i;
 
-	if (capture_sidecar_path(file, sidecar, sizeof(sidecar)) || access(sidecar, F_OK))
+	if (profile_file__sidecar_path(file, sidecar, sizeof(sidecar)) || access(sidecar, F_OK))
 		return;
 	if (json_read_file(sidecar, SIDECAR_MAX_BYTES, &root, err, sizeof(err))) {
 		log_warn("%s; its latency windows are not shown", err);

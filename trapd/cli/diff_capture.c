@@ -30,7 +30,7 @@ static int read_ci(struct diff_capture *c)
 	int ret = TRAPD_EXIT_OK;
 	size_t i;
 
-	if (capture_sidecar_path(c->path, sidecar, sizeof(sidecar)) || access(sidecar, F_OK))
+	if (profile_file__sidecar_path(c->path, sidecar, sizeof(sidecar)) || access(sidecar, F_OK))
 		return TRAPD_EXIT_OK;
 	if (json_read_file(sidecar, SIDECAR_MAX_BYTES, &root, err, sizeof(err))) {
 		log_error("%s", err);

@@ -356,3 +356,21 @@ int profile_file__read(const char *path, struct profile **out, char *err, size_t
 	free(data);
 	return ret;
 }
+
+int profile_file__sidecar_path(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+	const char *ext = ".pb.zst";
+	size_t el = strlen(ext);
+
+	if (atomic_file_is_stream(path)) {
+		if (len)
+			out[0] = '\0'; /* a stream has no file next to it */
+		return -ENOENT;
+	}
+	if (n > el && strcmp(path + n - el, ext) == 0)
+		n -= el;
+	if ((size_t)snprintf(out, len, "%.*s.json", (int)n, path) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}

@@ -41,4 +41,9 @@ int profile_file__read(const char *path, struct profile **out, char *err, size_t
 int profile_file__decode(const void *buf, size_t len, size_t max_bytes, const char *name,
 			 struct profile **out, char *err, size_t errlen);
 
+/* profile_file__sidecar_path - "x.pb.zst" -> "x.json" (any other name gets
+ * ".json" appended). Returns 0, -ENAMETOOLONG, or -ENOENT for stdout
+ * ("-", "/dev/stdout") and character devices, which have no sidecar. */
+int profile_file__sidecar_path(const char *path, char *out, size_t len);
+
 #endif
