@@ -34,6 +34,8 @@ volatile __u32 filter_mode;  /* enum sampler_filter */
 volatile __u32 follow_forks; /* children of watched pids are watched too */
 volatile __u64 max_samples;  /* cap per window; 0 = none */
 volatile __u64 taken;	     /* samples taken in this window (against the cap) */
+volatile __u32 copy_bytes;   /* DWARF mode: user stack bytes to copy; 0 = frame pointers */
+volatile __u32 window_seq;   /* which arming this is, stamped on every copy */
 
 /* Set before load from tracefs: where sched_process_fork's child_pid is in
  * its record (it moved when the comms became dynamic strings). 0: the
@@ -43,6 +45,9 @@ const volatile __u32 fork_child_pid_offset;
 /* Set before load: bpf_task_pt_regs and bpf_get_current_task_btf exist
  * (5.15+, with BTF). When false the verifier never sees them called. */
 const volatile bool have_task_pt_regs;
+
+/* Set before load: bpf_loop exists (5.17+); DWARF mode needs it. */
+const volatile bool have_bpf_loop;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -106,6 +111,21 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
+
+/* DWARF mode: the stack copies, sized from the window before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} copies SEC(".maps");
+
+/* One copy buffer per CPU, indexed by CPU: a per-CPU array's values are
+ * limited to 32 KiB. A perf_event program does not nest on its CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* the possible CPUs, set before load */
+	__type(key, __u32);
+	__type(value, struct sampler_copy_buf);
+} copy_bufs SEC(".maps");
 
 static __always_inline void stat_inc(__u32 which)
 {
@@ -290,6 +310,81 @@ static __always_inline void find_leaf(struct bpf_perf_event_data *ctx, struct sa
 }
 #endif
 
+#if defined(__TARGET_ARCH_x86)
+/* user_regs - the interrupted task's user ip, sp and bp: the sample's own
+ * registers in user mode, those saved at kernel entry otherwise. False
+ * when there are none (a kernel thread, or no bpf_task_pt_regs). */
+static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct sampler_copy *c)
+{
+	struct user_regs_x86 *saved;
+	__u64 cs = 0;
+
+	if ((ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, cs)) & 3) == 3) {
+		c->ip = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, ip));
+		c->sp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
+		c->bp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, bp));
+		return true;
+	}
+	if (!have_task_pt_regs)
+		return false;
+	saved = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!saved || bpf_probe_read_kernel(&cs, sizeof(cs), &saved->cs) || (cs & 3) != 3)
+		return false;
+	if (bpf_probe_read_kernel(&c->ip, sizeof(c->ip), &saved->ip) ||
+	    bpf_probe_read_kernel(&c->sp, sizeof(c->sp), &saved->sp) ||
+	    bpf_probe_read_kernel(&c->bp, sizeof(c->bp), &saved->bp))
+		return false;
+	return true;
+}
+#else
+static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct sampler_copy *c)
+{
+	return false;
+}
+#endif
+
+/* copy_chunk - a bpf_loop step of copy_stack: read up to the next
+ * SAMPLER_COPY_CHUNK boundary. The loop's state lives in the map value,
+ * not on the stack: the verifier then knows nothing of its values and
+ * checks the body once, where on the stack each iteration's ranges would
+ * be new states to explore, past its limit. */
+static long copy_chunk(__u32 i, void *arg)
+{
+	struct sampler_copy_buf *b = *(struct sampler_copy_buf **)arg;
+	__u64 got = b->loop_got, n;
+
+	if (got >= b->loop_want || got > SAMPLER_COPY_MAX)
+		return 1;
+	n = SAMPLER_COPY_CHUNK - (b->loop_addr & (SAMPLER_COPY_CHUNK - 1));
+	if (n > b->loop_want - got)
+		n = b->loop_want - got;
+	/* keep the compiler from folding the bound the verifier needs */
+	asm volatile("" : "+r"(n));
+	if (n > SAMPLER_COPY_CHUNK)
+		return 1;
+	if (bpf_probe_read_user(&b->stack[got], n, (void *)b->loop_addr))
+		return 1;
+	b->loop_got = got + n;
+	b->loop_addr += n;
+	return 0;
+}
+
+/* copy_stack - read up to @want bytes of user stack at @sp into @b, in
+ * chunks that never cross a page; returns the bytes read, stopping at the
+ * first unreadable chunk (past the top of the stack). */
+static __always_inline __u32 copy_stack(struct sampler_copy_buf *b, __u64 sp, __u32 want)
+{
+	__u64 got;
+
+	b->loop_addr = sp;
+	b->loop_got = 0;
+	b->loop_want = want;
+	/* bpf_loop takes a stack pointer: the buffer's address goes there */
+	bpf_loop(SAMPLER_COPY_MAX / SAMPLER_COPY_CHUNK + 1, copy_chunk, &b, 0);
+	got = b->loop_got;
+	return got <= SAMPLER_COPY_MAX ? (__u32)got : 0;
+}
+
 /* store_stack - fetch one stack into @st and store it; returns its id or 0
  * when there is none or it could not be stored (the reason is counted). */
 static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct sampler_stack *st,
@@ -355,6 +450,42 @@ static __always_inline void count_sample(struct sampler_key *key)
 	}
 }
 
+/* send_copy - DWARF mode: send the registers and stack top of the sample
+ * described by @key (its kernel stack stored already) for user space to
+ * unwind. False when it could not: the caller takes the frame-pointer
+ * walk instead, and the reason is counted. */
+static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sampler_key *key)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
+	struct sampler_copy_buf *b;
+
+	b = bpf_map_lookup_elem(&copy_bufs, &cpu);
+	if (!b)
+		return false;
+	if (!user_regs(ctx, &b->hdr)) {
+		stat_inc(SAMPLER_STAT_COPY_NO_REGS);
+		return false;
+	}
+	if (want > SAMPLER_COPY_MAX)
+		want = SAMPLER_COPY_MAX;
+	len = copy_stack(b, b->hdr.sp, want);
+	if (len > SAMPLER_COPY_MAX)
+		return false;
+	b->hdr.pid = key->pid;
+	b->hdr.tid = key->tid;
+	b->hdr.cgroup_id = key->cgroup_id;
+	__builtin_memcpy(b->hdr.comm, key->comm, sizeof(b->hdr.comm));
+	b->hdr.kernel_stack = key->kernel_stack;
+	b->hdr.window = window_seq;
+	b->hdr.len = len;
+	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, 0)) {
+		stat_inc(SAMPLER_STAT_COPIES_LOST);
+		return false;
+	}
+	stat_inc(SAMPLER_STAT_COPIES);
+	return true;
+}
+
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
@@ -383,12 +514,17 @@ int sample(struct bpf_perf_event_data *ctx)
 
 	key.kernel_stack = store_stack(ctx, &sc->kernel, 0, SAMPLER_STAT_KERNEL_STACK_FAULT,
 				       SAMPLER_STAT_KERNEL_TRUNCATED);
+	key.cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	if (copy_bytes && have_bpf_loop && send_copy(ctx, &key)) {
+		stat_inc(SAMPLER_STAT_SAMPLES);
+		note_process(key.pid);
+		return 0;
+	}
 	/* A kernel thread has no user stack: bpf_get_stack returns 0 frames
 	 * for it, which is no loss. */
 	key.user_stack = store_stack(ctx, &sc->user, BPF_F_USER_STACK,
 				     SAMPLER_STAT_USER_STACK_FAULT, SAMPLER_STAT_USER_TRUNCATED);
-	key.cgroup_id = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	count_sample(&key);
 	stat_inc(SAMPLER_STAT_SAMPLES);
 	/* Only processes with user code have a memory map worth a snapshot. */

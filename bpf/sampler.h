@@ -75,6 +75,9 @@ enum sampler_stat {
 	SAMPLER_STAT_PIDS_FULL,		 /* seen_pids map full: a process was not announced */
 	SAMPLER_STAT_EVENTS_LOST,	 /* ring buffer full: an announcement was lost */
 	SAMPLER_STAT_FILTER_FULL,	 /* pid_filter full: a child was not followed */
+	SAMPLER_STAT_COPIES,		 /* user stacks copied for unwinding in user space */
+	SAMPLER_STAT_COPIES_LOST,	 /* copies ring full: the frame-pointer walk instead */
+	SAMPLER_STAT_COPY_NO_REGS,	 /* no user registers to copy from: frame pointers */
 	SAMPLER_STAT_NR,
 };
 
@@ -90,7 +93,37 @@ struct sampler_event {
 	__u32 pid;
 };
 
+/* DWARF mode: instead of walking the user stack by its frame pointers,
+ * the program copies the user registers and the top of the user stack
+ * into the copies ring buffer, and user space unwinds it with the
+ * targets' call frame information. The copy is taken in chunks that never
+ * cross a page, and stops at the first unreadable one (the top of the
+ * stack mapping), so it holds every readable byte up to the size asked. */
+#define SAMPLER_COPY_MAX (32 * 1024) /* bytes of user stack a sample can copy */
+#define SAMPLER_COPY_CHUNK 1024
+
+/* One stack copy: this header, then @len bytes read at @sp. */
+struct sampler_copy {
+	__u32 pid;
+	__u32 tid;
+	__u64 cgroup_id;
+	char comm[SAMPLER_COMM_LEN];
+	__u64 kernel_stack; /* id in the stacks map, 0 if none */
+	__u64 ip, sp, bp;   /* user registers */
+	__u32 window;	    /* the arming it belongs to (sampler's window_seq) */
+	__u32 len;
+};
+
+/* The per-CPU buffer a copy is built in: larger than the ring's record so
+ * the verifier can prove every chunk fits. */
+struct sampler_copy_buf {
+	struct sampler_copy hdr;
+	__u8 stack[SAMPLER_COPY_MAX + SAMPLER_COPY_CHUNK];
+	__u64 loop_addr, loop_got, loop_want; /* the copy loop's state */
+};
+
 #ifndef __bpf__
+_Static_assert(sizeof(struct sampler_copy) == 72, "sampler_copy layout");
 _Static_assert(sizeof(struct sampler_key) == 48, "sampler_key layout");
 _Static_assert(sizeof(struct sampler_stack) == 8 + 24 + 8 * SAMPLER_MAX_DEPTH,
 	       "sampler_stack layout");

@@ -104,9 +104,15 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	 * symbolized first so the program's mapping is the profile's first,
 	 * which pprof tools take as the main binary. */
 	b->pid = (int)rec->key->pid;
-	v = leafcaller_fix(rec->user_ips, rec->user_len, rec->user_leaf, function_start, b, b->user,
-			   SAMPLER_MAX_DEPTH + 1, &nuser);
-	b->leaf[v] += rec->count;
+	if (rec->unwound) {
+		/* a DWARF walk has every frame: no leaf caller to recover */
+		nuser = rec->user_len < SAMPLER_MAX_DEPTH ? rec->user_len : SAMPLER_MAX_DEPTH;
+		memcpy(b->user, rec->user_ips, nuser * sizeof(*b->user));
+	} else {
+		v = leafcaller_fix(rec->user_ips, rec->user_len, rec->user_leaf, function_start, b,
+				   b->user, SAMPLER_MAX_DEPTH + 1, &nuser);
+		b->leaf[v] += rec->count;
+	}
 	if (nuser)
 		b->roots[stack_root_of(symbolizer__name(
 			b->sym, b->pid, nuser > 1 ? b->user[nuser - 1] - 1 : b->user[0]))] +=
@@ -241,6 +247,7 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
 		log_debug("kernel names from BPF unavailable (%s); using kallsyms",
 			  strerror(errno));
 	info->stats = *sample_dump__stats(d);
+	info->unwind = *sample_dump__unwind(d);
 	err = sample_dump__for_each(d, add_record, b);
 	symbolizer__use_kernel_names(sym, NULL, NULL);
 	knames__free(kn);

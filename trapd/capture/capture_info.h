@@ -15,6 +15,7 @@
 #include "rules/cgroup_path.h"
 #include "trapd/capture/leafcaller.h"
 #include "trapd/capture/sampler.h"
+#include "trapd/capture/unwind_summary.h"
 #include "trapd/latency/latency_hist.h"
 #include "trapd/symbolize/symbolizer.h"
 #include "trapd/symbolize/symbudget.h"
@@ -85,6 +86,7 @@ struct capture_info {
 	uint64_t samples_stored;	/* sum of the counts read back */
 	uint64_t leaf[LEAF_NR];		/* samples by what became of their leaf's caller */
 	uint64_t roots[STACK_ROOT_NR];	/* samples by whether their walk reached a root */
+	struct unwind_summary unwind;	/* how user stacks were walked */
 	uint64_t profile_bytes;		/* size of the written .pb.zst */
 	const struct run_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
 };

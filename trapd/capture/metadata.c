@@ -179,6 +179,39 @@ static void emit_leaf_callers(struct json_writer *w, const struct capture_info *
 	json_object_end(w);
 }
 
+/* emit_unwind - "unwind": how user stacks were walked and, in DWARF
+ * mode, how complete the walks were: how many reached a thread or
+ * process entry, and why the others stopped (unwinder.h). */
+static void emit_unwind(struct json_writer *w, const struct unwind_summary *u)
+{
+	int i;
+
+	json_key(w, "unwind");
+	json_object_begin(w);
+	json_kv_string(w, "mode", unwind_mode_name(u->mode));
+	if (u->why)
+		json_kv_string(w, "auto_fp_because", u->why);
+	if (u->mode == UNWIND_MODE_DWARF) {
+		json_kv_u64(w, "stack_copy_bytes", u->copy_bytes);
+		json_kv_u64(w, "copies", u->copies);
+		json_kv_u64(w, "copied_bytes", u->copy_bytes_sum);
+		json_kv_u64(w, "unwound", u->unwound);
+		json_kv_u64(w, "frames", u->frames);
+		json_kv_u64(w, "frame_pointer_steps", u->fp_steps);
+		json_key(w, "ended");
+		json_object_begin(w);
+		for (i = 0; i < UNWIND_END_NR; i++)
+			json_kv_u64(w, unwinder__end_name(i), u->ended[i]);
+		json_object_end(w);
+		json_kv_u64(w, "not_unwound_late", u->late);
+		json_kv_u64(w, "no_maps", u->no_maps);
+		json_kv_u64(w, "stale", u->stale);
+		json_kv_u64(w, "malformed", u->malformed);
+		json_kv_u64(w, "unwind_ns", u->unwind_ns);
+	}
+	json_object_end(w);
+}
+
 /* emit_budget - what symbolizing cost against its budget, and what the
  * budget refused: a capture whose frames stayed unnamed says why. */
 static void emit_budget(struct json_writer *w, const struct symbudget *b)
@@ -235,6 +268,7 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	emit_sym_files(w, info);
 	json_object_end(w);
 	emit_leaf_callers(w, info);
+	emit_unwind(w, &info->unwind);
 }
 
 int metadata_emit(FILE *out, const struct capture_info *info, const char *profile_path)

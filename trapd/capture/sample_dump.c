@@ -23,6 +23,7 @@ struct dump_record {
 	struct sampler_key key;
 	uint64_t count;
 	uint32_t user, kernel; /* into stacks, NO_STACK when missing */
+	bool unwound;	       /* the user stack was unwound from a copy (DWARF) */
 };
 
 struct sample_dump {
@@ -32,9 +33,12 @@ struct sample_dump {
 	size_t nstacks, stacks_cap;
 	uint32_t *slots; /* stack index + 1 by id; 0 = empty */
 	size_t slots_cap;
+	uint32_t *rec_slots; /* record index + 1 by key; 0 = empty */
+	size_t rec_slots_cap;
 	uint64_t *ips;
 	size_t nips, ips_cap;
 	struct sampler_stats stats;
+	struct unwind_summary unwind;
 	int ncpus;
 };
 
@@ -116,39 +120,140 @@ static int add_stack(struct sample_dump *d, uint64_t id, const uint64_t *ips, ui
 	return 0;
 }
 
-static int copy_record(const struct sampler_record *rec, void *ctx)
+static size_t key_slot(const struct sampler_key *k, size_t cap)
 {
-	struct sample_dump *d = ctx;
+	uint64_t h = k->user_stack ^ (k->kernel_stack * 0x9e3779b97f4a7c15ull);
+
+	h ^= ((uint64_t)k->pid << 32 | k->tid) * 0xff51afd7ed558ccdull;
+	h ^= k->cgroup_id;
+	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static bool same_key(const struct sampler_key *a, const struct sampler_key *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && a->user_stack == b->user_stack &&
+	       a->kernel_stack == b->kernel_stack && a->cgroup_id == b->cgroup_id &&
+	       !memcmp(a->comm, b->comm, sizeof(a->comm));
+}
+
+static int rehash_records(struct sample_dump *d)
+{
+	size_t ncap = d->rec_slots_cap ? d->rec_slots_cap * 2 : 256, i, j;
+	uint32_t *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < d->nrecs; i++) {
+		for (j = key_slot(&d->recs[i].key, ncap); n[j]; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = (uint32_t)i + 1;
+	}
+	free(d->rec_slots);
+	d->rec_slots = n;
+	d->rec_slots_cap = ncap;
+	return 0;
+}
+
+/* find_record - the slot of @key's record, or of the empty slot it would
+ * take. */
+static size_t find_record(const struct sample_dump *d, const struct sampler_key *key)
+{
+	size_t j;
+
+	for (j = key_slot(key, d->rec_slots_cap); d->rec_slots[j]; j = (j + 1) & (d->rec_slots_cap - 1))
+		if (same_key(&d->recs[d->rec_slots[j] - 1].key, key))
+			break;
+	return j;
+}
+
+int sample_dump__add(struct sample_dump *d, const struct sampler_record *rec)
+{
 	struct dump_record *r;
+	size_t j;
 	int err;
 
+	if ((d->nrecs + 1) * 4 > d->rec_slots_cap * 3 && rehash_records(d))
+		return -ENOMEM;
+	j = find_record(d, rec->key);
+	if (d->rec_slots[j]) {
+		d->recs[d->rec_slots[j] - 1].count += rec->count;
+		return 0;
+	}
+	if (d->nrecs >= NO_STACK - 1)
+		return -E2BIG;
 	err = grow((void **)&d->recs, &d->recs_cap, d->nrecs + 1, sizeof(*d->recs));
 	if (err)
 		return err;
 	r = &d->recs[d->nrecs];
 	r->key = *rec->key;
 	r->count = rec->count;
+	r->unwound = rec->unwound;
 	err = add_stack(d, rec->key->user_stack, rec->user_ips, rec->user_len, rec->user_leaf,
 			&r->user);
 	if (!err)
 		err = add_stack(d, rec->key->kernel_stack, rec->kernel_ips, rec->kernel_len, NULL,
 				&r->kernel);
-	if (!err)
-		d->nrecs++;
-	return err;
+	if (err)
+		return err;
+	d->rec_slots[j] = (uint32_t)d->nrecs + 1;
+	d->nrecs++;
+	return 0;
 }
 
-struct sample_dump *sample_dump__collect(struct sampler *s)
+static int copy_record(const struct sampler_record *rec, void *ctx)
 {
-	struct sample_dump *d = calloc(1, sizeof(*d));
+	return sample_dump__add(ctx, rec);
+}
+
+struct sample_dump *sample_dump__new(void)
+{
+	return calloc(1, sizeof(struct sample_dump));
+}
+
+/* merge_unwound - add the samples a drain unwound, with their kernel
+ * stacks, which stayed in the sampler's map, looked up now. */
+static int merge_unwound(struct sample_dump *d, struct sampler *s, const struct sample_dump *u)
+{
+	uint64_t kernel[SAMPLER_MAX_DEPTH];
+	struct sampler_record rec;
+	size_t i;
+	int err;
+
+	for (i = 0; i < u->nrecs; i++) {
+		const struct dump_record *r = &u->recs[i];
+		const struct dump_stack *st = r->user == NO_STACK ? NULL : &u->stacks[r->user];
+
+		memset(&rec, 0, sizeof(rec));
+		rec.key = &r->key;
+		rec.count = r->count;
+		rec.user_ips = st ? u->ips + st->off : NULL;
+		rec.user_len = st ? st->len : 0;
+		rec.unwound = true;
+		rec.kernel_ips = kernel;
+		rec.kernel_len = sampler__lookup_stack(s, r->key.kernel_stack, kernel);
+		err = sample_dump__add(d, &rec);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct sample_dump *sample_dump__collect(struct sampler *s, const struct sample_dump *unwound,
+					const struct unwind_summary *summary)
+{
+	struct sample_dump *d = sample_dump__new();
 	int err;
 
 	if (!d)
 		return NULL;
 	d->ncpus = sampler__ncpus(s);
+	if (summary)
+		d->unwind = *summary;
 	err = sampler__get_stats(s, &d->stats);
 	if (!err)
 		err = sampler__for_each(s, copy_record, d);
+	if (!err && unwound)
+		err = merge_unwound(d, s, unwound);
 	if (err) {
 		sample_dump__free(d);
 		errno = -err;
@@ -175,6 +280,7 @@ int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, voi
 		rec.user_leaf = u ? &u->leaf : &no_leaf;
 		rec.kernel_ips = k ? d->ips + k->off : NULL;
 		rec.kernel_len = k ? k->len : 0;
+		rec.unwound = d->recs[i].unwound;
 		err = fn(&rec, ctx);
 		if (err)
 			return err;
@@ -185,6 +291,11 @@ int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, voi
 const struct sampler_stats *sample_dump__stats(const struct sample_dump *d)
 {
 	return &d->stats;
+}
+
+const struct unwind_summary *sample_dump__unwind(const struct sample_dump *d)
+{
+	return &d->unwind;
 }
 
 int sample_dump__ncpus(const struct sample_dump *d)
@@ -199,6 +310,7 @@ void sample_dump__free(struct sample_dump *d)
 	free(d->recs);
 	free(d->stacks);
 	free(d->slots);
+	free(d->rec_slots);
 	free(d->ips);
 	free(d);
 }

@@ -33,6 +33,7 @@ struct sampler {
 	int ncpus;		 /* CPUs sampled */
 	int npossible;		 /* for per-CPU map values */
 	uint64_t freq_hz;	 /* the perf events' frequency (sampler__retarget changes it) */
+	uint32_t copy_max;	 /* stack copy bytes the copies ring was sized for; 0: none */
 	struct ring_buffer *rb;
 	sampler_event_fn event_fn;
 	void *event_ctx;
@@ -52,6 +53,9 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_PIDS_FULL] = "pids_map_full",
 	[SAMPLER_STAT_EVENTS_LOST] = "events_lost",
 	[SAMPLER_STAT_FILTER_FULL] = "filter_full",
+	[SAMPLER_STAT_COPIES] = "stack_copies",
+	[SAMPLER_STAT_COPIES_LOST] = "stack_copies_lost",
+	[SAMPLER_STAT_COPY_NO_REGS] = "stack_copy_no_regs",
 };
 
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
@@ -134,10 +138,47 @@ static int open_cpu_clock(int cpu, uint64_t freq_hz)
 	return (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* Bounds of the copies ring: it absorbs what user space has not unwound
+ * yet, about a quarter of a second of copies. */
+#define MIN_COPIES_RING (1u << 20)
+#define MAX_COPIES_RING (64u << 20)
+
+/* copies_ring_size - a power of two holding ~250 ms of copies of @bytes
+ * at @freq_hz on @ncpus CPUs, within the bounds above. */
+static uint32_t copies_ring_size(uint64_t freq_hz, uint32_t bytes, int ncpus)
+{
+	uint64_t want = freq_hz * (uint64_t)ncpus * (bytes + sizeof(struct sampler_copy)) / 4;
+	uint32_t size = MIN_COPIES_RING;
+
+	while (size < want && size < MAX_COPIES_RING)
+		size *= 2;
+	return size;
+}
+
+static int size_copies(struct sampler *s, const struct sampler_opts *o, int ncpus)
+{
+	int err;
+
+	if (!o->stack_copy_bytes)
+		return 0; /* the placeholders: one page, one buffer */
+	s->copy_max = o->stack_copy_bytes;
+	err = bpf_map__set_max_entries(s->skel->maps.copies,
+				       copies_ring_size(o->freq_hz, s->copy_max, ncpus));
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.copy_bufs, (__u32)ncpus);
+	return err;
+}
+
 static int size_maps(struct sampler *s, const struct sampler_opts *o, int ncpus)
 {
 	uint64_t expected = o->window_ns / 1000000ull * o->freq_hz / 1000 * (uint64_t)ncpus;
 	int err;
+
+	if (o->stack_copy_bytes > SAMPLER_COPY_MAX)
+		return -EINVAL;
+	err = size_copies(s, o, ncpus);
+	if (err)
+		return err;
 
 	err = bpf_map__set_max_entries(s->skel->maps.counts,
 				       clamp_u32(expected, MIN_ENTRIES, MAX_COUNT_ENTRIES));
@@ -235,6 +276,8 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 			0 &&
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_get_current_task_btf,
 					NULL) > 0;
+	s->skel->rodata->have_bpf_loop =
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
 	if (!s->skel->rodata->have_task_pt_regs)
 		log_debug("no bpf_task_pt_regs: leaf callers only for samples in user mode");
 }
@@ -276,6 +319,13 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 									 : SAMPLER_FILTER_ALL;
 	s->skel->bss->follow_forks = o->follow_forks;
 	s->skel->bss->max_samples = o->max_samples;
+	if (o->stack_copy_bytes > s->copy_max) {
+		snprintf(err, errlen,
+			 "copying %u bytes of user stack: this sampler was loaded for at most %u",
+			 o->stack_copy_bytes, s->copy_max);
+		return -EINVAL;
+	}
+	s->skel->bss->copy_bytes = o->stack_copy_bytes;
 	if (o->target != SAMPLER_TARGET_CGROUP)
 		return 0;
 	e = bpf_map_update_elem(bpf_map__fd(s->skel->maps.cgroup_filter), &zero, &fd, BPF_ANY);
@@ -445,6 +495,7 @@ int sampler__start(struct sampler *s)
 	int i;
 
 	clear_window(s);
+	s->skel->bss->window_seq++;
 	__atomic_store_n(&s->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < s->ncpus; i++)
 		if (ioctl(s->pfds[i], PERF_EVENT_IOC_ENABLE, 0))
@@ -479,6 +530,21 @@ int sampler__drain_events(struct sampler *s, sampler_event_fn fn, void *ctx)
 	return n < 0 ? n : 0;
 }
 
+int sampler__copies_fd(const struct sampler *s)
+{
+	return s->copy_max ? bpf_map__fd(s->skel->maps.copies) : -1;
+}
+
+uint32_t sampler__copy_max(const struct sampler *s)
+{
+	return s->copy_max;
+}
+
+uint32_t sampler__window_seq(const struct sampler *s)
+{
+	return s->skel->bss->window_seq;
+}
+
 /* lookup_stack - copy stack @id into @ips (uint64_t, which is not the same
  * C type as the map's __u64) and its leaf hint into @leaf; returns its
  * length, 0 when missing. */
@@ -494,6 +560,13 @@ static uint32_t lookup_stack(int fd, __u64 id, uint64_t *ips, struct sampler_lea
 	return st.len;
 }
 
+uint32_t sampler__lookup_stack(struct sampler *s, uint64_t id, uint64_t *ips)
+{
+	struct sampler_leaf leaf;
+
+	return lookup_stack(bpf_map__fd(s->skel->maps.stacks), id, ips, &leaf);
+}
+
 int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx)
 {
 	int counts_fd = bpf_map__fd(s->skel->maps.counts);
@@ -506,6 +579,7 @@ int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx)
 	__u64 count;
 	int err;
 
+	memset(&rec, 0, sizeof(rec));
 	rec.user_ips = user;
 	rec.user_leaf = &user_leaf;
 	rec.kernel_ips = kernel;

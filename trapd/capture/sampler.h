@@ -36,6 +36,11 @@ struct sampler_opts {
 	enum sampler_target target;
 	int cgroup_fd;	   /* SAMPLER_TARGET_CGROUP: an open cgroup v2 directory */
 	bool follow_forks; /* SAMPLER_TARGET_PIDS: children of watched pids too */
+	/* DWARF mode: bytes of user stack each sample copies (with the user
+	 * registers) for user space to unwind, at most SAMPLER_COPY_MAX; 0:
+	 * frame pointers. At open it sizes the copies ring and is the most a
+	 * retarget may ask for. */
+	uint32_t stack_copy_bytes;
 };
 
 /* What one window recorded and lost, summed over CPUs. */
@@ -53,6 +58,7 @@ struct sampler_record {
 	const struct sampler_leaf *user_leaf; /* the user stack's leaf hint */
 	const uint64_t *kernel_ips;
 	uint32_t kernel_len;
+	bool unwound; /* the user stack was unwound from a copy, not walked by frame pointers */
 };
 
 typedef int (*sampler_record_fn)(const struct sampler_record *rec, void *ctx);
@@ -93,6 +99,21 @@ int sampler__stop(struct sampler *s);
  * waiting; sampler__drain_events hands them to @fn. */
 int sampler__events_fd(const struct sampler *s);
 int sampler__drain_events(struct sampler *s, sampler_event_fn fn, void *ctx);
+
+/* sampler__copies_fd - the copies ring buffer (struct sampler_copy
+ * records, DWARF mode), -1 if the sampler was opened without it. */
+int sampler__copies_fd(const struct sampler *s);
+
+/* sampler__copy_max - the most stack a sample may copy (0: no copies). */
+uint32_t sampler__copy_max(const struct sampler *s);
+
+/* sampler__window_seq - the current arming's number, as the copies of
+ * this window carry it (copies of an earlier window are stale). */
+uint32_t sampler__window_seq(const struct sampler *s);
+
+/* sampler__lookup_stack - stack @id of the stacks map into @ips
+ * (SAMPLER_MAX_DEPTH entries); its length, 0 if not there. */
+uint32_t sampler__lookup_stack(struct sampler *s, uint64_t id, uint64_t *ips);
 
 /* sampler__for_each - call @fn for every aggregated sample of the window;
  * stops at and returns the first non-zero value @fn returns. */

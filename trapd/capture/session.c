@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "trapd/capture/sample_dump.h"
+#include "trapd/capture/unwind_drain.h"
 #include "trapd/capture/target.h"
 #include "trapd/symbolize/symwork.h"
 #include "trapd/util/clock.h"
@@ -63,6 +64,8 @@ struct session {
 	char widened_why[WIDENED_MAX];
 	struct resnap resnap[RESNAP_MAX]; /* exec'd processes to snapshot again */
 	unsigned nresnap;
+	struct unwind_summary unwind; /* the mode chosen; filled in DWARF mode */
+	struct unwind_drain *drain;   /* DWARF mode, while the window runs */
 	/* after the window */
 	struct sample_dump *dump; /* its samples, copied out of the maps */
 	int ncpus;
@@ -89,6 +92,8 @@ static void on_event(const struct sampler_event *ev, void *ctx)
 	struct session *s = ctx;
 
 	snapshot(s, (int)ev->pid);
+	if (ev->kind == SAMPLER_EVENT_EXEC && s->drain)
+		unwind_drain__forget(s->drain, (int)ev->pid);
 	if (s->nresnap < RESNAP_MAX)
 		s->resnap[s->nresnap++] =
 			(struct resnap){ (int)ev->pid, clock_mono_ns() + RESNAP_NS };
@@ -130,6 +135,43 @@ static bool follows_members(const struct session *s)
 	return !s->widened && target_follows_members(&s->target);
 }
 
+/* choose_unwind - the mode of this capture's user stacks (AUTO resolved)
+ * into s->unwind and s->sopts.stack_copy_bytes. */
+static int choose_unwind(struct session *s, const struct session_opts *o, char *err,
+			 size_t errlen)
+{
+	uint32_t bytes = o->stack_copy_bytes ? o->stack_copy_bytes : SESSION_STACK_COPY_DEFAULT;
+	uint64_t ncpus = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	const char *no = NULL;
+
+	s->unwind.mode = UNWIND_MODE_FP;
+	if (o->unwind == UNWIND_MODE_FP)
+		return 0;
+	if (bytes > SAMPLER_COPY_MAX) {
+		snprintf(err, errlen, "stack copy of %u bytes: at most %u", bytes, SAMPLER_COPY_MAX);
+		return -EINVAL;
+	}
+	if (!unwinder__supported())
+		no = "this build cannot unwind DWARF CFI (x86-64 only)";
+	else if (o->sampler && sampler__copy_max(o->sampler) < bytes)
+		no = "the sampler was loaded without stack copies";
+	else if (o->unwind == UNWIND_MODE_AUTO &&
+		 o->freq_hz * (ncpus ? ncpus : 1) * bytes > SESSION_AUTO_COPY_RATE)
+		no = "frequency x CPUs x copy size is over the copy rate auto allows";
+	if (no && o->unwind == UNWIND_MODE_DWARF) {
+		snprintf(err, errlen, "--unwind dwarf: %s", no);
+		return -ENOTSUP;
+	}
+	if (no) {
+		s->unwind.why = no;
+		return 0;
+	}
+	s->unwind.mode = UNWIND_MODE_DWARF;
+	s->unwind.copy_bytes = bytes;
+	s->sopts.stack_copy_bytes = bytes;
+	return 0;
+}
+
 /* open_sampler - a sampler for the target target_prepare described in
  * s->sopts: the caller's, retargeted, or a new one. */
 static int open_sampler(struct session *s, const struct session_opts *o, char *err, size_t errlen)
@@ -140,6 +182,9 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 	s->sopts.freq_hz = o->freq_hz;
 	s->sopts.window_ns = o->duration_ns ? o->duration_ns : OPEN_WINDOW_NS;
 	s->sopts.max_samples = o->max_samples;
+	e = choose_unwind(s, o, err, errlen);
+	if (e)
+		return e;
 	if (o->sampler) {
 		s->sampler = o->sampler;
 		e = sampler__retarget(s->sampler, &s->sopts, err, errlen);
@@ -250,6 +295,11 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	e = sampler__start(s->sampler);
 	s->arm_ns = clock_mono_ns() - decided_mono_ns;
 	s->started = true; /* partly armed is armed: session__free stops it */
+	if (!e && s->unwind.mode == UNWIND_MODE_DWARF) {
+		s->drain = unwind_drain__start(s->sampler, s->unwind.copy_bytes, "/proc");
+		if (!s->drain)
+			e = -errno;
+	}
 	if (!e)
 		e = target_release(&s->target, &s->handle);
 	if (e)
@@ -430,6 +480,7 @@ static void close_window(struct session *s)
 	}
 	sampler__drain_events(s->sampler, on_event, s);
 	resnap_due(s, INT64_MAX);
+	unwind_drain__stop(s->drain);
 }
 
 /* release_sampler - the window is copied out: a borrowed sampler goes
@@ -455,7 +506,15 @@ int session__close(struct session *s, char *err, size_t errlen)
 	if (s->dump)
 		return 0;
 	close_window(s);
-	s->dump = sample_dump__collect(s->sampler);
+	if (s->drain) {
+		s->unwind = *unwind_drain__summary(s->drain);
+		s->dump = sample_dump__collect(s->sampler, unwind_drain__samples(s->drain),
+					       &s->unwind);
+		unwind_drain__free(s->drain);
+		s->drain = NULL;
+	} else {
+		s->dump = sample_dump__collect(s->sampler, NULL, &s->unwind);
+	}
 	if (!s->dump) {
 		snprintf(err, errlen, "reading the capture: %s", strerror(errno));
 		return -errno;
@@ -591,6 +650,7 @@ void session__free(struct session *s)
 		return;
 	if (s->sampler && s->started && !s->stopped)
 		sampler__stop(s->sampler);
+	unwind_drain__free(s->drain);
 	if (s->own_sampler)
 		sampler__free(s->sampler);
 	symwork__free(s->work); /* waits for a job under way: it uses @s */

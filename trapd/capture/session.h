@@ -45,7 +45,15 @@
 #include "trapd/capture/capture.h"
 #include "trapd/capture/run_cgroup.h"
 #include "trapd/capture/sampler.h"
+#include "trapd/capture/unwind_summary.h"
 #include "trapd/util/clock.h"
+
+/* DWARF mode: 16 KiB of stack covered every python3.11 stack measured
+ * here where 4 KiB did not; perf copies 8 KiB by default. */
+#define SESSION_STACK_COPY_DEFAULT (16u * 1024)
+/* AUTO takes DWARF mode up to this many bytes of stack copies per second
+ * (freq x CPUs x copy size): 999 Hz on 4 CPUs with 16 KiB copies. */
+#define SESSION_AUTO_COPY_RATE (64ull << 20)
 
 struct session;
 struct symcache;
@@ -60,6 +68,12 @@ struct session_opts {
 	uint64_t freq_hz;	 /* samples per second per CPU, 1 to 1e9 */
 	uint64_t duration_ns;	 /* window length; 0 = no deadline (until a command exits) */
 	uint64_t max_samples;	 /* cap on stored samples; 0 = none */
+	/* How user stacks are walked: frame pointers, DWARF CFI over stack
+	 * copies, or AUTO (DWARF when the sampler can and the copy rate
+	 * freq x CPUs x @stack_copy_bytes stays within SESSION_AUTO_COPY_RATE;
+	 * a borrowed sampler must have been opened with copies). */
+	enum unwind_mode unwind;
+	uint32_t stack_copy_bytes; /* per sample in DWARF mode; 0: SESSION_STACK_COPY_DEFAULT */
 	/* An open, disarmed sampler to use, kept by the caller (the daemon's,
 	 * loaded once so arming takes microseconds): the session retargets it
 	 * and never frees it. NULL: the session opens one sized for its window

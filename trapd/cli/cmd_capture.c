@@ -36,6 +36,8 @@ struct capture_cmd {
 	const char *output;
 	char output_buf[256];
 	const char *cgroup_name;
+	enum unwind_mode unwind;
+	uint32_t stack_copy_bytes; /* 0: the session's default */
 	struct capture_target target;
 	int targets_given;
 };
@@ -64,6 +66,13 @@ static void usage(FILE *out)
 		"  -o, --output FILE     where to write (default trapd-TIME-TARGET.pb.zst);\n"
 		"                        - or /dev/stdout: the profile alone to stdout\n"
 		"      --max-samples N   stop storing samples after N (counted as lost)\n"
+		"      --unwind MODE     how user stacks are walked: dwarf (copies of the\n"
+		"                        stack top unwound with the programs' .eh_frame;\n"
+		"                        complete without frame pointers), fp (frame\n"
+		"                        pointers, in the kernel; cheapest) or auto\n"
+		"                        (default: dwarf unless the copy rate is too high)\n"
+		"      --stack-copy SIZE user stack copied per sample in dwarf mode\n"
+		"                        (default 16KiB, at most 32KiB)\n"
 		"  -h, --help            this text\n\n"
 		"Examples:\n"
 		"  trapd capture -p $(pidof nginx) -d 30s -F 999Hz\n"
@@ -88,8 +97,11 @@ static int max_frequency(void)
 	return v > 0 ? (int)v : 100000;
 }
 
+enum { OPT_UNWIND = 0x100, OPT_STACK_COPY };
+
 static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 {
+	uint64_t size = 0;
 	int err = 0, maxf;
 
 	switch (opt) {
@@ -134,6 +146,20 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 			err = -EINVAL;
 		}
 		break;
+	case OPT_UNWIND:
+		err = unwind_mode_parse(arg, &c->unwind);
+		if (err)
+			log_error("bad --unwind '%s': expected dwarf, fp or auto", arg);
+		break;
+	case OPT_STACK_COPY:
+		err = units_parse_size(arg, &size);
+		if (err || size < 1024 || size > SAMPLER_COPY_MAX) {
+			log_error("bad --stack-copy '%s': expected a size from 1KiB to %uKiB", arg,
+				  SAMPLER_COPY_MAX / 1024);
+			err = -EINVAL;
+		}
+		c->stack_copy_bytes = (uint32_t)size;
+		break;
 	default:
 		err = -EINVAL;
 	}
@@ -151,6 +177,8 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-samples", required_argument, NULL, 'm' },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -158,6 +186,7 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 
 	c->freq_hz = DEFAULT_FREQ_HZ;
 	c->duration_ns = DEFAULT_DURATION_NS;
+	c->unwind = UNWIND_MODE_AUTO;
 	c->target.exit_status = -1;
 	opterr = 0;
 	optind = 1;
@@ -267,6 +296,8 @@ static struct session *open_session(struct capture_cmd *c, int *ret)
 		.freq_hz = c->freq_hz,
 		.duration_ns = c->duration_ns,
 		.max_samples = c->max_samples,
+		.unwind = c->unwind,
+		.stack_copy_bytes = c->stack_copy_bytes,
 	};
 	struct session *s;
 	char err[512];

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* unwind_drain.c - unwind the sampler's stack copies as they come
+ * (unwind_drain.h). */
+#include "trapd/capture/unwind_drain.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapd/util/clock.h"
+#include "trapd/util/log.h"
+
+#define POLL_MS 50
+#define MAX_FORGET 64
+
+struct unwind_drain {
+	struct ring_buffer *rb;
+	struct unwinder *uw;
+	struct sample_dump *agg;
+	struct unwind_summary sum;
+	uint32_t window;
+	int err; /* first failure to count a sample */
+	pthread_t thread;
+	bool thread_started;
+	atomic_bool stopping;
+	_Atomic int64_t deadline_ns; /* walks stop then; 0 while the window runs */
+	pthread_mutex_t lock;	     /* guards forget[] */
+	int forget[MAX_FORGET];
+	int nforget;
+	struct unwind_result res; /* scratch: too big for the thread's stack frame */
+};
+
+const char *unwind_mode_name(enum unwind_mode m)
+{
+	switch (m) {
+	case UNWIND_MODE_FP:
+		return "fp";
+	case UNWIND_MODE_DWARF:
+		return "dwarf";
+	default:
+		return "auto";
+	}
+}
+
+int unwind_mode_parse(const char *s, enum unwind_mode *out)
+{
+	if (!strcmp(s, "fp"))
+		*out = UNWIND_MODE_FP;
+	else if (!strcmp(s, "dwarf"))
+		*out = UNWIND_MODE_DWARF;
+	else if (!strcmp(s, "auto"))
+		*out = UNWIND_MODE_AUTO;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* stack_id - a non-zero 64-bit name of the unwound stack @ips[0..n). */
+static uint64_t stack_id(const uint64_t *ips, uint32_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= ips[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	h ^= n;
+	return h ? h : 1;
+}
+
+static void apply_forgets(struct unwind_drain *d)
+{
+	int pids[MAX_FORGET], n, i;
+
+	pthread_mutex_lock(&d->lock);
+	n = d->nforget;
+	memcpy(pids, d->forget, (size_t)n * sizeof(*pids));
+	d->nforget = 0;
+	pthread_mutex_unlock(&d->lock);
+	for (i = 0; i < n; i++)
+		unwinder__forget(d->uw, pids[i]);
+}
+
+/* walk - unwind copy @c into d->res; its length (0: no user stack). */
+static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
+{
+	struct unwind_input in = {
+		.ip = c->ip,
+		.sp = c->sp,
+		.bp = c->bp,
+		.stack = (const uint8_t *)(c + 1),
+		.stack_len = c->len,
+	};
+	int64_t t0 = clock_mono_ns();
+	int e;
+
+	e = unwinder__unwind(d->uw, (int)c->pid, &in, &d->res);
+	d->sum.unwind_ns += (uint64_t)(clock_mono_ns() - t0);
+	if (e == -ESRCH) {
+		d->sum.no_maps++;
+		return 0;
+	}
+	if (e) {
+		if (!d->err)
+			d->err = e;
+		return 0;
+	}
+	d->sum.unwound++;
+	d->sum.ended[d->res.end < UNWIND_END_NR ? d->res.end : UNWIND_END_BAD_CFI]++;
+	d->sum.frames += d->res.n;
+	d->sum.fp_steps += d->res.fp_steps;
+	return d->res.n;
+}
+
+static int on_copy(void *ctx, void *data, size_t size)
+{
+	struct unwind_drain *d = ctx;
+	const struct sampler_copy *c = data;
+	struct sampler_record rec = { 0 };
+	struct sampler_key key = { 0 };
+	int64_t deadline = atomic_load(&d->deadline_ns);
+	uint32_t n = 0;
+	int e;
+
+	if (size < sizeof(*c) || c->len > size - sizeof(*c) || c->len > SAMPLER_COPY_MAX) {
+		d->sum.malformed++;
+		return 0;
+	}
+	if (c->window != d->window) {
+		d->sum.stale++;
+		return 0;
+	}
+	d->sum.copies++;
+	d->sum.copy_bytes_sum += c->len;
+	if (deadline && clock_mono_ns() > deadline)
+		d->sum.late++;
+	else
+		n = walk(d, c);
+	key.pid = c->pid;
+	key.tid = c->tid;
+	key.cgroup_id = c->cgroup_id;
+	memcpy(key.comm, c->comm, sizeof(key.comm));
+	key.kernel_stack = c->kernel_stack;
+	key.user_stack = n ? stack_id(d->res.ips, n) : 0;
+	rec.key = &key;
+	rec.count = 1;
+	rec.user_ips = n ? d->res.ips : NULL;
+	rec.user_len = n;
+	rec.unwound = true;
+	e = sample_dump__add(d->agg, &rec);
+	if (e && !d->err)
+		d->err = e;
+	return 0;
+}
+
+static void *run(void *arg)
+{
+	struct unwind_drain *d = arg;
+
+	while (!atomic_load(&d->stopping)) {
+		apply_forgets(d);
+		ring_buffer__poll(d->rb, POLL_MS);
+	}
+	/* The window is closed: what is left in the ring is this window's. */
+	ring_buffer__consume(d->rb);
+	return NULL;
+}
+
+static int start_thread(struct unwind_drain *d)
+{
+	sigset_t all, old;
+	int e;
+
+	/* Signals go to the event loop's thread, never to this one. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&d->thread, NULL, run, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e)
+		return -e;
+	d->thread_started = true;
+	return 0;
+}
+
+struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
+					 const char *proc_root)
+{
+	struct unwind_drain *d;
+	int fd = sampler__copies_fd(s), e = -ENOMEM;
+
+	if (fd < 0 || !unwinder__supported()) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&d->lock, NULL);
+	d->sum.mode = UNWIND_MODE_DWARF;
+	d->sum.copy_bytes = copy_bytes;
+	d->window = sampler__window_seq(s);
+	d->agg = sample_dump__new();
+	d->uw = unwinder__new(proc_root, 0);
+	if (!d->agg || !d->uw)
+		goto fail;
+	d->rb = ring_buffer__new(fd, on_copy, d, NULL);
+	if (!d->rb) {
+		e = -errno;
+		goto fail;
+	}
+	e = start_thread(d);
+	if (e)
+		goto fail;
+	return d;
+fail:
+	unwind_drain__free(d);
+	errno = -e;
+	return NULL;
+}
+
+void unwind_drain__forget(struct unwind_drain *d, int pid)
+{
+	pthread_mutex_lock(&d->lock);
+	if (d->nforget < MAX_FORGET)
+		d->forget[d->nforget++] = pid;
+	pthread_mutex_unlock(&d->lock);
+}
+
+void unwind_drain__stop(struct unwind_drain *d)
+{
+	if (!d || !d->thread_started)
+		return;
+	atomic_store(&d->deadline_ns, clock_mono_ns() + (int64_t)UNWIND_DRAIN_STOP_NS);
+	atomic_store(&d->stopping, true);
+	pthread_join(d->thread, NULL);
+	d->thread_started = false;
+	if (d->err)
+		log_warn("unwinding stack copies: %s; some samples lost their user stack",
+			 strerror(-d->err));
+	if (d->sum.late)
+		log_warn("%llu stack copies were not unwound in time after the window closed",
+			 (unsigned long long)d->sum.late);
+}
+
+const struct sample_dump *unwind_drain__samples(const struct unwind_drain *d)
+{
+	return d->agg;
+}
+
+const struct unwind_summary *unwind_drain__summary(const struct unwind_drain *d)
+{
+	return &d->sum;
+}
+
+void unwind_drain__free(struct unwind_drain *d)
+{
+	if (!d)
+		return;
+	unwind_drain__stop(d);
+	ring_buffer__free(d->rb);
+	unwinder__free(d->uw);
+	sample_dump__free(d->agg);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}

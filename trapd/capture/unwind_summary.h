@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* unwind_summary.h - how a capture's user stacks were walked, as plain
+ * data for its metadata: the mode, and in DWARF mode what became of the
+ * stack copies and how each walk ended (unwind_drain.h does the work).
+ */
+#ifndef TRAPD_UNWIND_SUMMARY_H
+#define TRAPD_UNWIND_SUMMARY_H
+
+#include <stdint.h>
+
+#include "trapd/symbolize/unwinder.h"
+
+enum unwind_mode {
+	UNWIND_MODE_FP = 0, /* frame pointers, walked by the kernel */
+	UNWIND_MODE_DWARF,  /* stack copies unwound with the targets' CFI */
+	UNWIND_MODE_AUTO,   /* DWARF when the sampler can and the window allows */
+};
+
+struct unwind_summary {
+	enum unwind_mode mode;	 /* the mode used (never AUTO) */
+	const char *why;	 /* why AUTO chose it; NULL if asked for */
+	uint32_t copy_bytes;	 /* bytes of user stack each sample copied */
+	uint64_t copies;	 /* copies received */
+	uint64_t copy_bytes_sum; /* their stack bytes, together */
+	uint64_t unwound;	 /* copies walked */
+	uint64_t stale;		 /* copies of an earlier window, dropped */
+	uint64_t malformed;	 /* records that did not parse, dropped */
+	uint64_t late;		 /* counted without a user stack: the window had closed */
+	uint64_t no_maps;	 /* the process's maps were never readable */
+	uint64_t frames;	 /* user frames the walks found */
+	uint64_t fp_steps;	 /* ... of which by frame pointer (code without CFI) */
+	uint64_t ended[UNWIND_END_NR];
+	uint64_t unwind_ns; /* time spent walking */
+};
+
+/* unwind_mode_name - "fp", "dwarf", "auto". */
+const char *unwind_mode_name(enum unwind_mode m);
+
+/* unwind_mode_parse - the mode named @s; 0 or -EINVAL. */
+int unwind_mode_parse(const char *s, enum unwind_mode *out);
+
+#endif
