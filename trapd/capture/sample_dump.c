@@ -160,7 +160,8 @@ static size_t find_record(const struct sample_dump *d, const struct sampler_key 
 {
 	size_t j;
 
-	for (j = key_slot(key, d->rec_slots_cap); d->rec_slots[j]; j = (j + 1) & (d->rec_slots_cap - 1))
+	for (j = key_slot(key, d->rec_slots_cap); d->rec_slots[j];
+	     j = (j + 1) & (d->rec_slots_cap - 1))
 		if (same_key(&d->recs[d->rec_slots[j] - 1].key, key))
 			break;
 	return j;
@@ -239,7 +240,7 @@ static int merge_unwound(struct sample_dump *d, struct sampler *s, const struct 
 }
 
 struct sample_dump *sample_dump__collect(struct sampler *s, const struct sample_dump *unwound,
-					const struct unwind_summary *summary)
+					 const struct unwind_summary *summary)
 {
 	struct sample_dump *d = sample_dump__new();
 	int err;

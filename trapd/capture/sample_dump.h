@@ -30,7 +30,7 @@ int sample_dump__add(struct sample_dump *d, const struct sampler_record *rec);
  * the @summary of their unwinding (NULL: none). NULL and errno on
  * failure. */
 struct sample_dump *sample_dump__collect(struct sampler *s, const struct sample_dump *unwound,
-					const struct unwind_summary *summary);
+					 const struct unwind_summary *summary);
 
 /* sample_dump__for_each - call @fn for every copied sample, as
  * sampler__for_each would have; stops at and returns @fn's first error. */

@@ -137,8 +137,7 @@ static bool follows_members(const struct session *s)
 
 /* choose_unwind - the mode of this capture's user stacks (AUTO resolved)
  * into s->unwind and s->sopts.stack_copy_bytes. */
-static int choose_unwind(struct session *s, const struct session_opts *o, char *err,
-			 size_t errlen)
+static int choose_unwind(struct session *s, const struct session_opts *o, char *err, size_t errlen)
 {
 	uint32_t bytes = o->stack_copy_bytes ? o->stack_copy_bytes : SESSION_STACK_COPY_DEFAULT;
 	uint64_t ncpus = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
@@ -148,7 +147,8 @@ static int choose_unwind(struct session *s, const struct session_opts *o, char *
 	if (o->unwind == UNWIND_MODE_FP)
 		return 0;
 	if (bytes > SAMPLER_COPY_MAX) {
-		snprintf(err, errlen, "stack copy of %u bytes: at most %u", bytes, SAMPLER_COPY_MAX);
+		snprintf(err, errlen, "stack copy of %u bytes: at most %u", bytes,
+			 SAMPLER_COPY_MAX);
 		return -EINVAL;
 	}
 	if (!unwinder__supported())
