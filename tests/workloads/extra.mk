@@ -76,3 +76,16 @@ $(SYMTEST_OUT)/spin-gamma: $(SYMTEST_OUT)/spin-gamma.full
 $(SYMTEST_OUT)/spin-delta: $(SYMTEST_OUT)/spin-delta.full $(SYMTEST_OUT)/spin-delta.debug
 	$(call msg,STRIP,$@)$(STRIP) --strip-all $< -o $@ && \
 		cd $(SYMTEST_OUT) && $(OBJCOPY) --add-gnu-debuglink=spin-delta.debug spin-delta
+
+# Code built as distributions build it: -O2, no frame pointers (the DWARF
+# unwinding tests), and a stripped copy whose symbols are in a debug file
+# found by build ID.
+NOFP_SRC := tests/workloads/nofp
+NOFP_OUT := $(BUILD)/workloads/nofp
+EXTRA_WORKLOADS += $(NOFP_OUT)/chain
+
+$(NOFP_OUT):
+	@mkdir -p $@
+
+$(NOFP_OUT)/chain: $(NOFP_SRC)/chain.c | $(NOFP_OUT)
+	$(call msg,WORK,$@)$(CC) -O2 -g -fomit-frame-pointer -pthread -Wall $< -o $@

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# test_unwind.sh - complete stacks without frame pointers: DWARF mode
+# (--unwind dwarf) on code built as distributions build it, on Debian's
+# own xz and python3.11, against perf --call-graph dwarf on the same
+# workload; hostile and short stack copies end walks with a counted
+# reason.
+
+# unwind_share FOLDED ERE - percentage (integer) of samples whose stack
+# (comm;outer;...;leaf) matches the extended regular expression ERE.
+unwind_share() {
+	awk -v re="$2" '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s)
+		if (s ~ re) h += n } END { printf "%d", t ? 100 * h / t : 0 }' "$1"
+}
+
+# unwind_field JSON KEY... - a value of the sidecar's "unwind" object.
+unwind_field() {
+	python3 - "$@" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))["unwind"]
+for k in sys.argv[2:]:
+    v = v[k]
+print(v)
+PY
+}
+
+# unwind_entry_share JSON - percentage (integer) of the walks that reached
+# a thread or process entry.
+unwind_entry_share() {
+	python3 - "$1" <<'PY'
+import json, sys
+u = json.load(open(sys.argv[1]))["unwind"]
+print(100 * u["ended"]["entry"] // max(u["unwound"], 1))
+PY
+}
+
+# unwind_capture OUT ARGS... - trapd capture ARGS into OUT.pb.zst, its
+# folded stacks in OUT.folded.
+unwind_capture() {
+	local out=$1
+	shift
+	"$TRAPD" capture -o "$out.pb.zst" "$@" >"$out.log" 2>&1 ||
+		{ fail "capture $*: $(tail -3 "$out.log")"; return 1; }
+	"$TRAPD" report "$out.pb.zst" --folded "$out.folded" >/dev/null 2>&1 ||
+		{ fail "report of $out"; return 1; }
+}
+
+# The chain main -> dispatch -> outer -> leaf, built -O2 without frame
+# pointers: the frame-pointer walk loses main and dispatch; DWARF mode
+# finds every frame down to the entry in the main thread and in threads.
+test_unwind_nofp_chain_is_complete() {
+	need_root_bpf || return
+	local chain=$WORKLOADS/nofp/chain share entry fp
+	unwind_capture dw --unwind dwarf -d 2 -F 199 -- "$chain" 2.5 1 || return 1
+	share=$(unwind_share dw.folded '(__libc_start_call_main;main|start_thread;run);dispatch;outer;leaf$')
+	entry=$(unwind_entry_share dw.json)
+	echo "    dwarf: $share % of samples read the whole chain, $entry % of walks reached an entry"
+	[ "$share" -ge 95 ] || { fail "dwarf: $share % whole chains: $(sort -t' ' -k2 -nr dw.folded | head -5)"; return 1; }
+	[ "$entry" -ge 95 ] || { fail "dwarf: $entry % reached an entry: $(grep -A12 '"unwind"' dw.json)"; return 1; }
+	[ "$(unwind_field dw.json mode)" = dwarf ] || { fail "sidecar mode is not dwarf"; return 1; }
+	unwind_capture fp --unwind fp -d 1 -F 199 -- "$chain" 1.5 || return 1
+	fp=$(unwind_share fp.folded ';dispatch;outer;leaf$')
+	echo "    fp: $fp % of samples have dispatch"
+	[ "$(unwind_field fp.json mode)" = fp ] || { fail "sidecar mode is not fp"; return 1; }
+}
+
+# perf_self_shares PERFDATA - "function share" lines of perf report's
+# self overhead (--no-children), for the workload's own samples.
+unwind_perf_self() {
+	perf report -i "$1" --no-children --sort sym --stdio -q 2>/dev/null |
+		awk '$1 ~ /%$/ { p = $1; sub(/%/, "", p); $1 = $2 = ""; sub(/^ +/, ""); print $0 "\t" p }'
+}
+
+# Debian's xz (stripped, no frame pointers, liblzma with only .dynsym):
+# walks reach the entry, and the hottest function's self share is within
+# 2 points of perf --call-graph dwarf's on the same input.
+test_unwind_debian_xz_against_perf_dwarf() {
+	need_root_bpf || return
+	command -v xz >/dev/null || { skip "needs xz"; return 77; }
+	command -v perf >/dev/null || { skip "needs perf"; return 77; }
+	local entry top ours theirs
+	head -c 24M /dev/urandom >rand.bin
+	unwind_capture xz --unwind dwarf -F 199 -- xz -T1 -6 -k -f -c rand.bin || return 1
+	entry=$(unwind_entry_share xz.json)
+	echo "    trapd: $entry % of walks reached an entry"
+	[ "$entry" -ge 95 ] || { fail "$entry % reached an entry: $(grep -A14 '"unwind"' xz.json)"; return 1; }
+	perf record -q -F 199 --call-graph dwarf -o perf.data -- xz -T1 -6 -k -f -c rand.bin \
+		>/dev/null 2>perf.log || { fail "perf record: $(tail -3 perf.log)"; return 1; }
+	unwind_perf_self perf.data >perf.self
+	top=$(head -1 perf.self | cut -f1 | sed 's/^\[\.\] //')
+	theirs=$(head -1 perf.self | cut -f2)
+	ours=$(self_share xz.folded "$top")
+	echo "    hottest '$top': perf $theirs %, trapd $ours %"
+	within "$ours" "$theirs" 2 || { fail "self share of $top: trapd $ours %, perf $theirs %"; return 1; }
+}
+
+# Debian's python3.11 (no frame pointers): the interpreter's native frames
+# from the eval loop down to Py_BytesMain and the entry.
+test_unwind_debian_python_reaches_main() {
+	need_root_bpf || return
+	[ -x /usr/bin/python3.11 ] || { skip "needs /usr/bin/python3.11"; return 77; }
+	local share entry
+	unwind_capture py --unwind dwarf -F 199 -- /usr/bin/python3.11 -c '
+import json, re
+def f(n):
+    return n if n < 2 else f(n - 1) + f(n - 2)
+for i in range(12):
+    f(22); json.dumps([{"a": i, "b": [1, 2, 3]}] * 2000); re.findall(r"\w+", "ab cd " * 4000)
+' || return 1
+	share=$(unwind_share py.folded ';Py_BytesMain;')
+	entry=$(unwind_entry_share py.json)
+	echo "    $share % of samples reach Py_BytesMain, $entry % of walks reached an entry"
+	[ "$share" -ge 95 ] || { fail "$share % reach Py_BytesMain: $(sort -t' ' -k2 -nr py.folded | head -3)"; return 1; }
+	[ "$entry" -ge 95 ] || { fail "$entry % reached an entry: $(grep -A14 '"unwind"' py.json)"; return 1; }
+}
+
+# A copy too short for the stack ends walks with stack_short, counted;
+# nothing crashes and every sample is kept.
+test_unwind_short_copy_is_counted() {
+	need_root_bpf || return
+	local short
+	unwind_capture sc --unwind dwarf --stack-copy 1KiB -d 1 -F 199 -- \
+		/usr/bin/python3.11 -c 'def f(n): return n if n < 2 else f(n-1) + f(n-2)
+f(27)' || return 1
+	short=$(unwind_field sc.json ended stack_short)
+	echo "    stack_short: $short of $(unwind_field sc.json unwound) walks"
+	[ "$short" -gt 0 ] || { fail "no walk ended stack_short: $(grep -A14 '"unwind"' sc.json)"; return 1; }
+	expect_status 2 "$TRAPD" capture --unwind sideways -d 1 -- true || return 1
+	expect_status 2 "$TRAPD" capture --stack-copy 1MiB -d 1 -- true || return 1
+}
