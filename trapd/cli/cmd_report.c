@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -271,10 +272,80 @@ static void print_trigger_latency(FILE *out, const char *sidecar, const struct j
 	free(h);
 }
 
-/* print_latency - the latency windows that fired the capture, from its
- * sidecar (FILE.json) when there is one: the distribution next to the
+static uint64_t u64_at(const struct json_value *v, const char *path)
+{
+	uint64_t n = 0;
+
+	json_number_u64(json_path(v, path), &n);
+	return n;
+}
+
+/* print_unwind_reasons - " (cut short: stack_short 12, no_cfi 5)": the
+ * reasons other than reaching an entry, most frequent first. */
+static void print_unwind_reasons(FILE *out, const struct json_value *ended)
+{
+	uint64_t best, n;
+	size_t i, k, shown = 0, nkeys = json_len(ended);
+	bool used[32] = { false };
+
+	for (k = 0; k < nkeys && k < 32; k++) {
+		size_t pick = nkeys;
+
+		best = 0;
+		for (i = 0; i < nkeys && i < 32; i++) {
+			const char *key = json_member_key(ended, i);
+
+			if (used[i] || !key || !strcmp(key, "entry") ||
+			    json_number_u64(json_index(ended, i), &n) || n <= best)
+				continue;
+			best = n;
+			pick = i;
+		}
+		if (pick == nkeys)
+			break;
+		used[pick] = true;
+		fprintf(out, "%s%s %" PRIu64, shown++ ? ", " : "; cut short: ",
+			json_member_key(ended, pick), best);
+	}
+}
+
+/* print_completeness - one line: how the capture's user stacks were
+ * walked and how many reached the code that starts a process or thread
+ * (the rest are cut short, and say why). */
+static void print_completeness(FILE *out, const struct json_value *root)
+{
+	const struct json_value *u = json_get(root, "unwind");
+	const char *mode = json_str(json_get(u, "mode"));
+	uint64_t walks, entry, rooted, all;
+
+	if (mode && !strcmp(mode, "dwarf")) {
+		walks = u64_at(u, "unwound");
+		entry = u64_at(u, "ended.entry");
+		fprintf(out, "\nStacks: DWARF unwinding, %.1f %% complete (%" PRIu64 " of %" PRIu64
+			     " walks reached a process or thread entry",
+			walks ? 100.0 * (double)entry / (double)walks : 0.0, entry, walks);
+		print_unwind_reasons(out, json_get(u, "ended"));
+		fprintf(out, ")\n");
+		return;
+	}
+	rooted = u64_at(root, "stack_roots.rooted");
+	all = rooted + u64_at(root, "stack_roots.unrooted") +
+	      u64_at(root, "stack_roots.outermost_unnamed");
+	if (!all)
+		return;
+	fprintf(out,
+		"\nStacks: frame pointers, %.1f %% complete (%" PRIu64 " of %" PRIu64
+		" samples reached a process or thread entry%s)\n",
+		100.0 * (double)rooted / (double)all, rooted, all,
+		rooted < all ? "; code without frame pointers cuts the rest: try --unwind dwarf"
+			     : "");
+}
+
+/* print_sidecar - what the capture's sidecar (FILE.json) adds to the
+ * table when there is one: how complete the stacks are, and the latency
+ * windows that fired the capture, the distribution next to the
  * functions. A missing sidecar is normal (a plain pprof file). */
-static void print_latency(FILE *out, const char *file)
+static void print_sidecar(FILE *out, const char *file)
 {
 	const struct json_value *trigs;
 	struct json_value *root = NULL;
@@ -284,9 +355,10 @@ static void print_latency(FILE *out, const char *file)
 	if (profile_file__sidecar_path(file, sidecar, sizeof(sidecar)) || access(sidecar, F_OK))
 		return;
 	if (json_read_file(sidecar, SIDECAR_MAX_BYTES, &root, err, sizeof(err))) {
-		log_warn("%s; its latency windows are not shown", err);
+		log_warn("%s; its completeness and latency windows are not shown", err);
 		return;
 	}
+	print_completeness(out, root);
 	trigs = json_get(root, "triggers");
 	for (i = 0; i < json_len(trigs); i++)
 		print_trigger_latency(out, sidecar, json_index(trigs, i), i);
@@ -315,7 +387,7 @@ static int run(const struct report_cmd *c, const struct profile *p, struct stack
 			log_error("cannot print the table: %s", strerror(-ret));
 			return TRAPD_EXIT_FAILURE;
 		}
-		print_latency(stdout, c->file);
+		print_sidecar(stdout, c->file);
 	} else if (t->truncated) {
 		log_warn("%lld samples had stacks cut by the tree's caps", (long long)t->truncated);
 	}
