@@ -39,7 +39,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter \
 	-Wmissing-prototypes -Wstrict-prototypes
 override CFLAGS += -std=gnu11 $(WARNINGS) -D_GNU_SOURCE \
 	-DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. -MMD -MP
-LDLIBS := -lbpf -lelf -lzstd -lz -lm -lcgroup -lcurl -lpthread
+LDLIBS := -lbpf -ldw -lelf -lzstd -lz -lm -lcgroup -lcurl -lpthread
 
 # Every .c under trapd/ (in its wings, docs/architecture.md), rules/ and
 # upload/ is part of the program; trapd/cli/main.c
