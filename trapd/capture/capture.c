@@ -198,7 +198,7 @@ static int add_summary(struct profile *p, const struct capture_info *info)
 	err = profile__add_comment(p, line);
 	off = (size_t)snprintf(line, sizeof(line), "losses:");
 	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
-		if (info->stats.v[i] && off < sizeof(line))
+		if (i != SAMPLER_STAT_COPIES && info->stats.v[i] && off < sizeof(line))
 			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s=%" PRIu64,
 						sampler__stat_name(i), info->stats.v[i]);
 	if (!err && off < sizeof(line))

@@ -245,12 +245,14 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	json_object_begin(w);
 	json_kv_u64(w, "stored", info->samples_stored);
 	json_kv_u64(w, "idle", info->stats.v[SAMPLER_STAT_IDLE]);
+	json_kv_u64(w, "stack_copies", info->stats.v[SAMPLER_STAT_COPIES]);
 	json_object_end(w);
 	/* Every loss counter, zero or not, so consumers need no defaults. */
 	json_key(w, "losses");
 	json_object_begin(w);
 	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
-		json_kv_u64(w, sampler__stat_name(i), info->stats.v[i]);
+		if (i != SAMPLER_STAT_COPIES)
+			json_kv_u64(w, sampler__stat_name(i), info->stats.v[i]);
 	json_object_end(w);
 	json_key(w, "symbols");
 	json_object_begin(w);

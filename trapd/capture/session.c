@@ -87,6 +87,13 @@ static void snapshot(struct session *s, int pid)
 		log_debug("snapshot of pid %d: the worker's queue is full", pid);
 }
 
+/* snapshot_again - on the unwinding thread: a process mapped new code
+ * (dlopen); the worker's queue is thread-safe. */
+static void snapshot_again(int pid, void *work)
+{
+	symwork__snapshot(work, pid);
+}
+
 static void on_event(const struct sampler_event *ev, void *ctx)
 {
 	struct session *s = ctx;
@@ -296,7 +303,8 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	s->arm_ns = clock_mono_ns() - decided_mono_ns;
 	s->started = true; /* partly armed is armed: session__free stops it */
 	if (!e && s->unwind.mode == UNWIND_MODE_DWARF) {
-		s->drain = unwind_drain__start(s->sampler, s->unwind.copy_bytes, "/proc");
+		s->drain = unwind_drain__start(s->sampler, s->unwind.copy_bytes, "/proc",
+					       snapshot_again, s->work);
 		if (!s->drain)
 			e = -errno;
 	}

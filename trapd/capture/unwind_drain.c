@@ -32,6 +32,8 @@ struct unwind_drain {
 	int forget[MAX_FORGET];
 	int nforget;
 	struct unwind_result res; /* scratch: too big for the thread's stack frame */
+	unwind_drain_remap_fn remapped;
+	void *remapped_ctx;
 };
 
 const char *unwind_mode_name(enum unwind_mode m)
@@ -97,11 +99,17 @@ static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
 		.stack = (const uint8_t *)(c + 1),
 		.stack_len = c->len,
 	};
+	struct unwinder_stats before, after;
 	int64_t t0 = clock_mono_ns();
 	int e;
 
+	unwinder__get_stats(d->uw, &before);
 	e = unwinder__unwind(d->uw, (int)c->pid, &in, &d->res);
 	d->sum.unwind_ns += (uint64_t)(clock_mono_ns() - t0);
+	unwinder__get_stats(d->uw, &after);
+	/* read again, not for the first time: something new is mapped */
+	if (after.maps_reads > before.maps_reads && after.pids == before.pids && d->remapped)
+		d->remapped((int)c->pid, d->remapped_ctx);
 	if (e == -ESRCH) {
 		d->sum.no_maps++;
 		return 0;
@@ -189,7 +197,8 @@ static int start_thread(struct unwind_drain *d)
 }
 
 struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
-					 const char *proc_root)
+					 const char *proc_root, unwind_drain_remap_fn remapped,
+					 void *ctx)
 {
 	struct unwind_drain *d;
 	int fd = sampler__copies_fd(s), e = -ENOMEM;
@@ -207,6 +216,8 @@ struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
 	d->sum.mode = UNWIND_MODE_DWARF;
 	d->sum.copy_bytes = copy_bytes;
 	d->window = sampler__window_seq(s);
+	d->remapped = remapped;
+	d->remapped_ctx = ctx;
 	d->agg = sample_dump__new();
 	d->uw = unwinder__new(proc_root, 0);
 	if (!d->agg || !d->uw)

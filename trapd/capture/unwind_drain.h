@@ -25,12 +25,19 @@
 
 struct unwind_drain;
 
+/* Called on the drain's thread when a walk found code mapped after the
+ * process's maps were first read (a library loaded with dlopen, such as
+ * a Python C extension): the symbolizer's snapshot lacks it too. */
+typedef void (*unwind_drain_remap_fn)(int pid, void *ctx);
+
 /* unwind_drain__start - consume the copies of @s's current window (start
  * it after sampler__start) on a new thread, reading processes under
- * @proc_root (NULL: "/proc"). NULL and errno on failure (EINVAL: the
- * sampler takes no copies). */
+ * @proc_root (NULL: "/proc"), calling @remapped (may be NULL) as said
+ * above. NULL and errno on failure (EINVAL: the sampler takes no
+ * copies). */
 struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
-					 const char *proc_root);
+					 const char *proc_root, unwind_drain_remap_fn remapped,
+					 void *ctx);
 
 /* unwind_drain__forget - @pid exec'd: its maps are read again. Any thread. */
 void unwind_drain__forget(struct unwind_drain *d, int pid);
