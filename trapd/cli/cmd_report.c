@@ -304,8 +304,8 @@ static void print_unwind_reasons(FILE *out, const struct json_value *ended)
 		if (pick == nkeys)
 			break;
 		used[pick] = true;
-		fprintf(out, "%s%s %" PRIu64, shown++ ? ", " : "; cut short: ",
-			json_member_key(ended, pick), best);
+		fprintf(out, "%s%s %" PRIu64,
+			shown++ ? ", " : "; cut short: ", json_member_key(ended, pick), best);
 	}
 }
 
@@ -321,8 +321,9 @@ static void print_completeness(FILE *out, const struct json_value *root)
 	if (mode && !strcmp(mode, "dwarf")) {
 		walks = u64_at(u, "unwound");
 		entry = u64_at(u, "ended.entry");
-		fprintf(out, "\nStacks: DWARF unwinding, %.1f %% complete (%" PRIu64 " of %" PRIu64
-			     " walks reached a process or thread entry",
+		fprintf(out,
+			"\nStacks: DWARF unwinding, %.1f %% complete (%" PRIu64 " of %" PRIu64
+			" walks reached a process or thread entry",
 			walks ? 100.0 * (double)entry / (double)walks : 0.0, entry, walks);
 		print_unwind_reasons(out, json_get(u, "ended"));
 		fprintf(out, ")\n");
