@@ -64,6 +64,16 @@ static void test_cxx_lambda_and_clone(void **state)
 	       "[clone .constprop.0]");
 }
 
+/* .symtab keeps the version of a symbol versioned with .symver. */
+static void test_symbol_version_is_kept_after_the_name(void **state)
+{
+	expect("_ZNKSt5ctypeIcE13_M_widen_initEv@@GLIBCXX_3.4.11",
+	       "std::ctype<char>::_M_widen_init() const@@GLIBCXX_3.4.11");
+	expect("_ZN1AC1Ev@V1", "A::A()@V1");
+	expect_err("_Zfoo@@V1", -EINVAL);
+	expect_err("_Z@V1", -EINVAL);
+}
+
 static void test_rust_legacy_loses_its_hash(void **state)
 {
 	expect("_ZN4core3fmt9Formatter3pad17h2c7c6b0c4b8e5f6aE", "core::fmt::Formatter::pad");
@@ -262,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_cxx_templates),
 		cmocka_unit_test(test_cxx_operators),
 		cmocka_unit_test(test_cxx_lambda_and_clone),
+		cmocka_unit_test(test_symbol_version_is_kept_after_the_name),
 		cmocka_unit_test(test_rust_legacy_loses_its_hash),
 		cmocka_unit_test(test_rust_v0),
 		cmocka_unit_test(test_plain_names_are_not_demangled),

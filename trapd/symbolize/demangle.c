@@ -67,11 +67,14 @@ struct out_buf {
 	bool overflow;
 };
 
-/* put - libiberty's output callback: keep what fits, remember the rest. */
+/* put - libiberty's output callback: keep what fits, remember the rest.
+ * The Rust demangler passes empty pieces as (NULL, 0). */
 static void put(const char *s, size_t n, void *opaque)
 {
 	struct out_buf *o = opaque;
 
+	if (!n)
+		return;
 	if (o->overflow || n >= o->cap - o->len) {
 		o->overflow = true;
 		return;
@@ -87,7 +90,8 @@ static bool looks_mangled(const char *s)
 	return s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
 }
 
-/* try - one demangler into @o; true when it understood the whole name. */
+/* run_demangler - one demangler into @o; true when it understood the
+ * whole name. */
 static bool run_demangler(int (*fn)(const char *, int, demangle_callbackref, void *),
 			  const char *mangled, struct out_buf *o)
 {
@@ -99,6 +103,8 @@ static bool run_demangler(int (*fn)(const char *, int, demangle_callbackref, voi
 int demangle__name(const char *mangled, char *out, size_t outlen)
 {
 	struct out_buf o = { .buf = out, .cap = outlen };
+	char symbol[DEMANGLE_MAX_INPUT + 1];
+	const char *version;
 	size_t len;
 	bool ok;
 
@@ -110,14 +116,21 @@ int demangle__name(const char *mangled, char *out, size_t outlen)
 	len = strnlen(mangled, DEMANGLE_MAX_INPUT + 1);
 	if (len > DEMANGLE_MAX_INPUT)
 		return -E2BIG;
+	/* A symbol versioned with .symver keeps its "@VERSION" in .symtab:
+	 * demangle what precedes it, and show it after, as c++filt does. */
+	version = memchr(mangled, '@', len);
+	memcpy(symbol, mangled, version ? (size_t)(version - mangled) : len);
+	symbol[version ? (size_t)(version - mangled) : len] = '\0';
 	if (stack_left() < len * DEMANGLE_STACK_PER_BYTE + DEMANGLE_STACK_SPARE)
 		return -ENOSPC;
 	if (o.cap > DEMANGLE_MAX_OUTPUT + 1)
 		o.cap = DEMANGLE_MAX_OUTPUT + 1;
-	ok = run_demangler(rust_demangle_callback, mangled, &o);
+	ok = run_demangler(rust_demangle_callback, symbol, &o);
 	if (!ok && !o.overflow)
-		ok = run_demangler(cplus_demangle_v3_callback, mangled, &o);
-	if (!ok) {
+		ok = run_demangler(cplus_demangle_v3_callback, symbol, &o);
+	if (ok && version)
+		put(version, len - (size_t)(version - mangled), &o);
+	if (!ok || o.overflow) {
 		out[0] = '\0';
 		return o.overflow ? -E2BIG : -EINVAL;
 	}
