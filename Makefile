@@ -39,7 +39,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter \
 	-Wmissing-prototypes -Wstrict-prototypes
 override CFLAGS += -std=gnu11 $(WARNINGS) -D_GNU_SOURCE \
 	-DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. -MMD -MP
-LDLIBS := -lbpf -ldw -lelf -lzstd -lz -lm -lcgroup -lcurl -lpthread
+LDLIBS := -lbpf -ldw -lelf -lzstd -lz -lm -lcgroup -lcurl -lpthread -liberty
 
 # Every .c under trapd/ (in its wings, docs/architecture.md), rules/ and
 # upload/ is part of the program; trapd/cli/main.c
@@ -73,6 +73,7 @@ UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard rules/*.c upload/*.c
 	$(UNIT_LIB_TRAPD_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
+WORKLOADS += $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 20
@@ -186,6 +187,9 @@ $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
 # built for profiling would.
 $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/workloads
 	$(call msg,WORK,$@)$(CC) -O2 -g -fno-omit-frame-pointer -Wall $< -o $@
+
+$(BUILD)/workloads/%: tests/workloads/%.cpp | $(BUILD)/workloads
+	$(call msg,WORK,$@)$(CXX) -O2 -g -fno-omit-frame-pointer -Wall $< -o $@
 
 # Workloads that need a special build (shared libraries, stripped copies)
 # have a recipe in tests/workloads/extra.mk.

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "trapd/symbolize/debugfile.h"
+#include "trapd/symbolize/demangle.h"
 #include "trapd/symbolize/elfsym.h"
 #include "trapd/symbolize/ksyms.h"
 #include "trapd/symbolize/mapped_file.h"
@@ -94,6 +95,7 @@ struct symbolizer {
 	struct symbolizer_stats stats;
 	struct symbolizer_file_stats *file_stats; /* from symbolizer__file_stats */
 	struct symbudget *budget;		  /* NULL: the fixed caps only */
+	struct demangle_cache *demangler;	  /* NULL until a mangled name is met */
 };
 
 /* --- the process table ------------------------------------------------ */
@@ -545,18 +547,39 @@ static int64_t user_mapping_id(struct profile *p, const struct sym_map *m)
 	return profile__add_mapping(p, &pm);
 }
 
-/* function_id - the profile function named @name from @file (0 if @name
- * is NULL), or a negative errno. */
-static int64_t function_id(struct profile *p, const char *name, uint32_t file)
+/* function_id - the profile function of the symbol @name from @file,
+ * shown as @display (0 if @name is NULL), or a negative errno. */
+static int64_t function_id(struct profile *p, const char *name, const char *display, uint32_t file)
 {
-	int64_t n;
+	int64_t n, d;
 
 	if (!name)
 		return 0;
 	n = profile__string(p, name);
 	if (n < 0)
 		return n;
-	return profile__add_function(p, (uint32_t)n, (uint32_t)n, file);
+	d = display == name ? n : profile__string(p, display);
+	if (d < 0)
+		return d;
+	return profile__add_function(p, (uint32_t)d, (uint32_t)n, file);
+}
+
+/* display_name - how the symbol @name from @f is shown: C++ and Rust
+ * symbols of ELF files demangled, others as they are. A perf map's names
+ * are already what its runtime wants shown (kernel names are C and never
+ * come here). */
+static const char *display_name(struct symbolizer *s, const struct sym_file *f, const char *name)
+{
+	if (!strcmp(f->path, JIT_PATH))
+		return name;
+	if (!s->demangler) {
+		if (name[0] != '_')
+			return name;
+		s->demangler = demangle_cache__new(0);
+		if (!s->demangler)
+			return name;
+	}
+	return demangle_cache__get(s->demangler, name);
 }
 
 /* elf_name - the function at @addr in the ELF file behind @m (from its
@@ -642,7 +665,7 @@ int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, con
 			fname = profile__string(p, m->file->path);
 			if (fname < 0)
 				return (int)fname;
-			fn = function_id(p, name, (uint32_t)fname);
+			fn = function_id(p, name, display_name(s, m->file, name), (uint32_t)fname);
 			if (fn < 0)
 				return (int)fn;
 			s->stats.user_named++;
@@ -751,7 +774,7 @@ int symbolizer__kernel_stack(struct symbolizer *s, struct profile *p, const uint
 	fname = p->mappings[map_id - 1].filename;
 	for (i = 0; i < n; i++) {
 		s->stats.kernel_frames++;
-		fn = function_id(p, names[i], (uint32_t)fname);
+		fn = function_id(p, names[i], names[i], (uint32_t)fname);
 		if (fn < 0)
 			return (int)fn;
 		if (fn)
@@ -812,6 +835,7 @@ void symbolizer__free(struct symbolizer *s)
 	else if (s->cache)
 		symcache__trim(s->cache); /* once, after every entry is back */
 	free(s->file_stats);
+	demangle_cache__free(s->demangler);
 	ksyms__free(s->ksyms);
 	free(s->knames_buf);
 	free(s->proc_root);
