@@ -235,6 +235,44 @@ static void test_signal_trampoline(void **state)
 	cfi__free(c);
 }
 
+/* tests/fuzz/corpus/cfi/asm-rules.so, built from .cfi directives (its
+ * readelf --debug-dump=frames-interp): a signal frame at 0x222 (CFA and
+ * registers from the ucontext), an entry at 0x224, a PLT-like stub at
+ * 0x226 and a function with an rbp frame at 0x246. */
+static void test_hand_written_rules(void **state)
+{
+	struct cfi *c = open_path("tests/fuzz/corpus/cfi/asm-rules.so");
+	struct cfi_regs regs = { .rsp = 0x7000, .rip = 0x230 };
+	struct cfi_row row;
+	uint64_t cfa;
+
+	assert_non_null(c);
+	assert_int_equal(cfi__rule(c, 0x222, false, &row), 0);
+	assert_true(row.signal);
+	assert_int_equal(row.cfa.kind, CFI_RULE_VAL_EXPR);
+	assert_int_equal(row.ra.kind, CFI_RULE_EXPR);
+	assert_int_equal(row.rbp.kind, CFI_RULE_EXPR);
+	assert_int_equal(row.rsp.kind, CFI_RULE_EXPR);
+	assert_int_equal(cfi__rule(c, 0x224, false, &row), 0);
+	assert_int_equal(row.ra.kind, CFI_RULE_UNDEFINED);
+	assert_int_equal(cfi__rule(c, 0x230, false, &row), 0);
+	assert_int_equal(cfi__eval(c, row.cfa.expr, &regs, 0, no_read, NULL, &cfa), 0);
+	assert_int_equal(cfa, 0x7008);
+	assert_int_equal(cfi__rule(c, 0x24a, false, &row), 0);
+	assert_int_equal(row.cfa.kind, CFI_RULE_VAL_OFFSET);
+	assert_int_equal(row.cfa.reg, CFI_REG_RBP);
+	assert_int_equal(row.cfa.off, 16);
+	assert_int_equal(row.rbp.kind, CFI_RULE_OFFSET);
+	assert_int_equal(row.rbp.off, -16);
+	/* after DW_CFA_restore_state and the pop */
+	assert_int_equal(cfi__rule(c, 0x24b, false, &row), 0);
+	assert_int_equal(row.cfa.reg, CFI_REG_RBP);
+	assert_int_equal(cfi__rule(c, 0x24c, false, &row), 0);
+	assert_int_equal(row.cfa.reg, CFI_REG_RSP);
+	assert_int_equal(row.cfa.off, 8);
+	cfi__free(c);
+}
+
 static void test_rule_cache(void **state)
 {
 	struct cfi *c = open_path(LIBC);
@@ -309,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_function_entry_rule),
 		cmocka_unit_test(test_plt_expression_evaluates),
 		cmocka_unit_test(test_signal_trampoline),
+		cmocka_unit_test(test_hand_written_rules),
 		cmocka_unit_test(test_rule_cache),
 		cmocka_unit_test(test_refuses_unsound_files),
 	};

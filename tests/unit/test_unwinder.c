@@ -85,6 +85,17 @@ NOFP static void chain_a(struct sample *s)
 	__asm__ volatile("" ::: "memory");
 }
 
+NOFP static int recurse(struct sample *s, int n)
+{
+	volatile int pad[2] = { n, n };
+
+	if (n <= 0)
+		capture(s);
+	else
+		pad[1] += recurse(s, n - 1);
+	return pad[1];
+}
+
 static struct sample *sample_new(void)
 {
 	struct sample *s = calloc(1, sizeof(*s));
@@ -349,6 +360,20 @@ static void test_vdso_frame(void **state)
 	free(v);
 }
 
+static void test_deep_stack_ends_at_depth(void **state)
+{
+	struct unwinder *u = unwinder__new(NULL, 0);
+	struct sample *s = sample_new();
+	struct unwind_result r;
+
+	recurse(s, UNWINDER_MAX_FRAMES + 10);
+	assert_int_equal(unwinder__unwind(u, getpid(), &s->in, &r), 0);
+	assert_int_equal(r.n, UNWINDER_MAX_FRAMES);
+	assert_int_equal(r.end, UNWIND_END_DEPTH);
+	unwinder__free(u);
+	free(s);
+}
+
 static void test_end_names(void **state)
 {
 	assert_string_equal(unwinder__end_name(UNWIND_END_ENTRY), "entry");
@@ -369,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_walks_through_a_signal_frame),
 		cmocka_unit_test(test_thread_ends_at_its_entry),
 		cmocka_unit_test(test_vdso_frame),
+		cmocka_unit_test(test_deep_stack_ends_at_depth),
 		cmocka_unit_test(test_end_names),
 	};
 

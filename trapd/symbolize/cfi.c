@@ -114,7 +114,9 @@ static int find_sections(struct cfi *c, uint64_t size, uint64_t max, Elf_Scn **e
 	if (elf_getshdrstrndx(c->elf, &shstrndx))
 		return -EINVAL;
 	while ((scn = elf_nextscn(c->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+		/* some linkers type .eh_frame SHT_X86_64_UNWIND */
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND))
 			continue;
 		name = elf_strptr(c->elf, shstrndx, sh.sh_name);
 		want = !name				? NULL
