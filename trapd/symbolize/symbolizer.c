@@ -396,28 +396,32 @@ static void sort_maps(struct pid_maps *pm)
  * to read its perf map from there until the end, even after it exits:
  * the runtime flushes the last of its map only then, and its
  * /proc/PID/root is gone by then. Every process snapshotted gets one
- * while they last, since a runtime may map its first code after the
- * last snapshot; one with JIT code (@jit) opens it again, as it may have
- * moved to another /tmp. The others are read through /proc while they
- * live. */
+ * while they last (MAX_JIT_DIRS), since a runtime may map its first code
+ * after the last snapshot; a newer snapshot opens it again, since the
+ * process may have exec'd into a mount namespace with a /tmp of its own.
+ * The others (and one whose /tmp cannot be opened) are read through /proc
+ * while they live. */
 static void keep_jit_dir(struct symbolizer *s, struct pid_maps *pm, bool jit)
 {
 	struct perfmap_owner owner;
 	int fd;
 
-	if (pm->jit_dir >= 0 ? !jit : s->njit_dirs >= (jit ? MAX_JIT_DIRS : MAX_JIT_DIRS / 2))
+	if (pm->jit_dir < 0 && s->njit_dirs >= (jit ? MAX_JIT_DIRS : MAX_JIT_DIRS / 2))
 		return;
 	fd = perfmap__open_tmp(s->proc_root, pm->pid, &owner);
-	if (fd < 0) {
+	if (fd < 0)
 		log_debug("symbolizer: pid %d: its /tmp: %s", pm->pid, strerror(-fd));
-		return;
-	}
-	if (pm->jit_dir >= 0)
+	/* an older /tmp, when a newer one cannot be opened, may not be its */
+	if (pm->jit_dir >= 0) {
 		close(pm->jit_dir);
-	else
+		s->njit_dirs--;
+	}
+	pm->jit_dir = -1;
+	if (fd >= 0) {
+		pm->jit_dir = fd;
+		pm->jit_owner = owner;
 		s->njit_dirs++;
-	pm->jit_dir = fd;
-	pm->jit_owner = owner;
+	}
 }
 
 /* drop_jit_spans - forget the mappings add_jit_spans made (gen 0). */
