@@ -566,8 +566,9 @@ static void test_jit_map_read_after_exit(void **state)
 	char path[256], status[128];
 	struct profile *p = profile__new();
 	struct symbolizer *s;
-	uint64_t ips[3] = { 0x7f0000300104, 0x7f0000500011, 0x7f0000600001 };
-	uint32_t locs[3];
+	uint64_t ips[5] = { 0x7f0000300104, 0x7f0000500011, 0x7f0000600001, 0x7f00002ff005,
+			    0x7f0000301805 };
+	uint32_t locs[5];
 	struct tree t;
 
 	(void)state;
@@ -593,9 +594,10 @@ static void test_jit_map_read_after_exit(void **state)
 	snprintf(path, sizeof(path), "%s/status", t.dir);
 	assert_int_equal(unlink(path), 0);
 	jit_fixture_file(&t, "rootfs/tmp/perf-9.map",
-			 "7f0000300100 10 jitEarly\n7f0000500000 40 jitLate\n");
+			 "7f0000300100 10 jitEarly\n7f0000500000 40 jitLate\n"
+			 "7f00002ff000 10 jitBefore\n7f0000301800 10 jitAfter\n");
 	symbolizer__refresh_jit(s);
-	assert_int_equal(symbolizer__user_stack(s, p, 4343, ips, 3, locs), 0);
+	assert_int_equal(symbolizer__user_stack(s, p, 4343, ips, 5, locs), 0);
 	expect_fn(p, locs[0], "jitEarly");
 	assert_int_equal(map_of(p, locs[0])->start, 0x7f0000300000);
 	expect_fn(p, locs[1], "jitLate");
@@ -604,6 +606,15 @@ static void test_jit_map_read_after_exit(void **state)
 	assert_int_equal(map_of(p, locs[1])->limit, 0x7f0000500040);
 	/* outside what the map names: no mapping is made up */
 	assert_null(map_of(p, locs[2]));
+	/* code on both sides of the mapping a snapshot saw: the new mappings
+	 * cover the gaps only, and the one seen stays as it was */
+	expect_fn(p, locs[3], "jitBefore");
+	assert_int_equal(map_of(p, locs[3])->start, 0x7f00002ff000);
+	assert_int_equal(map_of(p, locs[3])->limit, 0x7f0000300000);
+	expect_fn(p, locs[4], "jitAfter");
+	assert_int_equal(map_of(p, locs[4])->start, 0x7f0000301000);
+	assert_int_equal(map_of(p, locs[4])->limit, 0x7f0000301810);
+	assert_int_equal(map_of(p, locs[0])->limit, 0x7f0000301000);
 	symbolizer__free(s);
 	profile__free(p);
 	snprintf(path, sizeof(path), "rm -rf %s", t.root);

@@ -463,16 +463,17 @@ static int add_jit_span(struct jit_cover *c, uint64_t start, uint64_t end)
  * they were. Spans come in order and do not overlap. */
 static int cover_span(struct jit_cover *c, uint64_t a, uint64_t b)
 {
-	const struct sym_map *m;
-	uint64_t cur = a > c->covered ? a : c->covered;
+	uint64_t cur = a > c->covered ? a : c->covered, start, end;
 	int err = 0;
 
 	for (; !err && c->j < c->n0 && c->pm->maps[c->j].start < b; c->j++) {
-		m = &c->pm->maps[c->j];
-		if (m->start > cur)
-			err = add_jit_span(c, cur, m->start);
-		if (m->end > c->covered)
-			c->covered = m->end;
+		/* copied: adding a mapping may move the array */
+		start = c->pm->maps[c->j].start;
+		end = c->pm->maps[c->j].end;
+		if (start > cur)
+			err = add_jit_span(c, cur, start);
+		if (end > c->covered)
+			c->covered = end;
 		if (c->covered > cur)
 			cur = c->covered;
 	}
