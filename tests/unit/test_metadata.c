@@ -163,6 +163,19 @@ static void test_daemon_capture_records_triggers_history_and_labels(void **state
 	info.labels = labels;
 	info.nlabels = 2;
 	info.scope_widened = "rule host-pressure: scope system";
+	/* a DWARF-mode capture: its walks and how they ended */
+	info.unwind.mode = UNWIND_MODE_DWARF;
+	info.unwind.copy_bytes = 16384;
+	info.unwind.copies = 597;
+	info.unwind.copy_bytes_sum = 597 * 9000;
+	info.unwind.unwound = 596;
+	info.unwind.frames = 7100;
+	info.unwind.fp_steps = 3;
+	info.unwind.ended[UNWIND_END_ENTRY] = 590;
+	info.unwind.ended[UNWIND_END_STACK_SHORT] = 5;
+	info.unwind.ended[UNWIND_END_NO_CFI] = 1;
+	info.unwind.late = 1;
+	info.unwind.unwind_ns = 4200000;
 	text = emit(&info);
 	golden_check("metadata_daemon.json", text);
 	free(text);

@@ -4,7 +4,8 @@
  * being written, the caps, and reading through a process's root with its
  * namespaced pid (a fixture /proc tree) only what perf would: a regular
  * file of the process's user or root, never a link, FIFO or another
- * user's file (each refusal said in true words, without blocking). */
+ * user's file (each refusal said in true words, without blocking), also
+ * after the process exited, from the /tmp it had. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -222,6 +223,56 @@ static void test_fifo_is_refused_in_true_words(void **state)
 	perfmap_fixture_free(dir);
 }
 
+/* After the process exits its map is read from the /tmp it had (kept
+ * open while it lived), not from whatever that path names now, and with
+ * the same checks: a link planted after the exit is not followed, a file
+ * of another user is not read. */
+static void test_read_after_exit_from_the_kept_tmp(void **state)
+{
+	char dir[] = "/tmp/test_perfmap.XXXXXX", map[512], path[700], moved[600];
+	struct perfmap_owner o;
+	struct perfmap m;
+	int tmp;
+
+	(void)state;
+	perfmap_fixture(dir, map, sizeof(map));
+	write_file(map, "1000 10 early\n");
+	tmp = perfmap__open_tmp(dir, 42, &o);
+	assert_true(tmp >= 0);
+	assert_int_equal(o.nspid, 7);
+	assert_int_equal(o.ruid, 1000);
+	/* the process exits: its /proc entry goes, and its /tmp is no longer
+	 * where it was (a mount namespace's that died); the path now holds
+	 * another directory with a decoy */
+	snprintf(path, sizeof(path), "%s/42/root", dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/42/rootfs/tmp", dir);
+	snprintf(moved, sizeof(moved), "%s/gone-tmp", dir);
+	assert_int_equal(rename(path, moved), 0);
+	assert_int_equal(mkdir(path, 01777), 0);
+	write_file(map, "1000 10 decoy\n");
+	snprintf(path, sizeof(path), "%s/perf-7.map", moved);
+	write_file(path, "1000 10 early\n1000 10 complete at exit\n");
+	assert_int_equal(perfmap__read(dir, 42, &m), -ENOENT);
+	assert_int_equal(perfmap__read_at(tmp, &o, PERFMAP_MAX_FILE, &m), 0);
+	assert_string_equal(perfmap__lookup(&m, 0x1004), "complete at exit");
+	perfmap__free(&m);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	assert_int_equal(perfmap__read_at(tmp, &o, PERFMAP_MAX_FILE, &m), -ELOOP);
+	assert_string_equal(m.error, "/tmp/perf-7.map: a symbolic link (not followed)");
+	assert_int_equal(m.n, 0);
+	if (geteuid() == 0) {
+		assert_int_equal(unlink(path), 0);
+		write_file(path, "1000 10 SECRETNAME\n");
+		assert_int_equal(chown(path, 1001, 1001), 0);
+		assert_int_equal(perfmap__read_at(tmp, &o, PERFMAP_MAX_FILE, &m), -EPERM);
+		assert_int_equal(m.n, 0);
+	}
+	close(tmp);
+	perfmap_fixture_free(dir);
+}
+
 static void test_parse_status(void **state)
 {
 	struct perfmap_owner o;
@@ -254,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_read_through_root),
 		cmocka_unit_test(test_owner_must_be_the_process_or_root),
 		cmocka_unit_test(test_fifo_is_refused_in_true_words),
+		cmocka_unit_test(test_read_after_exit_from_the_kept_tmp),
 		cmocka_unit_test(test_parse_status),
 	};
 

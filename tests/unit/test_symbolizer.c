@@ -545,6 +545,82 @@ static void test_fixture_tree_wrong_inode_deleted_and_pseudo(void **state)
 	tree_remove(&t);
 }
 
+/* jit_fixture_file - @text into @t's process's root at @rel. */
+static void jit_fixture_file(const struct tree *t, const char *rel, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A runtime's perf map, complete only once it exited (as V8 leaves it),
+ * is read again from the /tmp its process had, and names code that no
+ * snapshot saw mapped (the runtime mapped that page later). */
+static void test_jit_map_read_after_exit(void **state)
+{
+	char path[256], status[128];
+	struct profile *p = profile__new();
+	struct symbolizer *s;
+	uint64_t ips[5] = { 0x7f0000300104, 0x7f0000500011, 0x7f0000600001, 0x7f00002ff005,
+			    0x7f0000301805 };
+	uint32_t locs[5];
+	struct tree t;
+
+	(void)state;
+	assert_non_null(p);
+	tree_make(&t, 4343);
+	tree_write(&t, "7f0000300000-7f0000301000 r-xp 00000000 00:00 0 \n");
+	snprintf(path, sizeof(path), "%s/rootfs", t.dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/rootfs/tmp", t.dir);
+	assert_int_equal(mkdir(path, 01777), 0);
+	snprintf(path, sizeof(path), "%s/root", t.dir);
+	assert_int_equal(symlink("rootfs", path), 0);
+	snprintf(status, sizeof(status), "Name:\tnode\nUid:\t%u\t%u\t%u\t%u\nNSpid:\t4343\t9\n",
+		 getuid(), getuid(), getuid(), getuid());
+	jit_fixture_file(&t, "status", status);
+	jit_fixture_file(&t, "rootfs/tmp/perf-9.map", "7f0000300100 10 jitEarly\n");
+	s = symbolizer__new(t.root);
+	assert_non_null(s);
+	assert_int_equal(symbolizer__snapshot(s, 4343), 0);
+	/* it exits: its /proc entry is gone; it flushed the rest of its map */
+	snprintf(path, sizeof(path), "%s/root", t.dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/status", t.dir);
+	assert_int_equal(unlink(path), 0);
+	jit_fixture_file(&t, "rootfs/tmp/perf-9.map",
+			 "7f0000300100 10 jitEarly\n7f0000500000 40 jitLate\n"
+			 "7f00002ff000 10 jitBefore\n7f0000301800 10 jitAfter\n");
+	symbolizer__refresh_jit(s);
+	assert_int_equal(symbolizer__user_stack(s, p, 4343, ips, 5, locs), 0);
+	expect_fn(p, locs[0], "jitEarly");
+	assert_int_equal(map_of(p, locs[0])->start, 0x7f0000300000);
+	expect_fn(p, locs[1], "jitLate");
+	assert_string_equal(profile__str(p, map_of(p, locs[1])->filename), "//anon");
+	assert_int_equal(map_of(p, locs[1])->start, 0x7f0000500000);
+	assert_int_equal(map_of(p, locs[1])->limit, 0x7f0000500040);
+	/* outside what the map names: no mapping is made up */
+	assert_null(map_of(p, locs[2]));
+	/* code on both sides of the mapping a snapshot saw: the new mappings
+	 * cover the gaps only, and the one seen stays as it was */
+	expect_fn(p, locs[3], "jitBefore");
+	assert_int_equal(map_of(p, locs[3])->start, 0x7f00002ff000);
+	assert_int_equal(map_of(p, locs[3])->limit, 0x7f0000300000);
+	expect_fn(p, locs[4], "jitAfter");
+	assert_int_equal(map_of(p, locs[4])->start, 0x7f0000301000);
+	assert_int_equal(map_of(p, locs[4])->limit, 0x7f0000301810);
+	assert_int_equal(map_of(p, locs[0])->limit, 0x7f0000301000);
+	symbolizer__free(s);
+	profile__free(p);
+	snprintf(path, sizeof(path), "rm -rf %s", t.root);
+	assert_int_equal(system(path), 0);
+}
+
 static void test_snapshots_accumulate_newest_wins(void **state)
 {
 	char nopie[PATH_MAX], lib[PATH_MAX], line[PATH_MAX + 128];
@@ -850,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_own_process_and_libc),
 		cmocka_unit_test(test_vdso_frame),
 		cmocka_unit_test(test_fixture_tree_wrong_inode_deleted_and_pseudo),
+		cmocka_unit_test(test_jit_map_read_after_exit),
 		cmocka_unit_test(test_snapshots_accumulate_newest_wins),
 		cmocka_unit_test(test_live_deleted_binary_through_map_files),
 		cmocka_unit_test(test_container_root_and_symlink_escape),

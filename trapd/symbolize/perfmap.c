@@ -279,25 +279,43 @@ static int refuse(const struct stat *st, const struct perfmap_owner *o, const ch
 	return 0;
 }
 
-/* open_map - @path inside @pid's root, checked before anything reads it:
- * opened O_PATH|O_NOFOLLOW (a FIFO or device is not opened, a link is not
- * followed) and only then, if refuse() has nothing against it, again for
- * reading. Returns the fd or a negative errno (@why says why). */
-static int open_map(const char *proc_root, int pid, const char *path, const struct perfmap_owner *o,
-		    char *why, size_t len)
+/* open_tmp - the /tmp directory inside @pid's root, O_PATH: resolved as
+ * the process resolves it (a link within its root is followed inside
+ * that root, never out of it). Returns the fd or a negative errno. */
+static int open_tmp(const char *proc_root, int pid)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	char root[PATH_MAX], self[64];
-	struct stat st;
-	int rfd, pfd = -1, fd;
+	char root[PATH_MAX];
+	int rfd, fd;
 
 	snprintf(root, sizeof(root), "%s/%d/root", proc_root, pid);
 	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd >= 0)
-		pfd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
+	if (rfd < 0)
+		return -errno;
+	fd = (int)syscall(SYS_openat2, rfd, "/tmp", &how, sizeof(how));
+	if (fd < 0)
+		fd = -errno;
+	close(rfd);
+	return fd;
+}
+
+/* open_map - @name in the directory @dir, checked before anything reads
+ * it: opened O_PATH|O_NOFOLLOW (a FIFO or device is not opened, a link is
+ * not followed: @name has no slash, so nothing else is resolved) and only
+ * then, if refuse() has nothing against it, again for reading. @path
+ * names it in messages. Returns the fd or a negative errno (@why says
+ * why). */
+static int open_map(int dir, const char *name, const char *path, const struct perfmap_owner *o,
+		    char *why, size_t len)
+{
+	char self[64];
+	struct stat st;
+	int pfd, fd;
+
+	pfd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	fd = pfd < 0 ? -errno : 0;
 	if (!fd && fstat(pfd, &st))
 		fd = -errno;
@@ -313,8 +331,6 @@ static int open_map(const char *proc_root, int pid, const char *path, const stru
 		snprintf(why, len, "%s: %s", path, strerror(-fd));
 	if (pfd >= 0)
 		close(pfd);
-	if (rfd >= 0)
-		close(rfd);
 	return fd;
 }
 
@@ -344,20 +360,25 @@ int perfmap__read(const char *proc_root, int pid, struct perfmap *out)
 	return perfmap__read_max(proc_root, pid, PERFMAP_MAX_FILE, out);
 }
 
-int perfmap__read_max(const char *proc_root, int pid, size_t max_bytes, struct perfmap *out)
+int perfmap__open_tmp(const char *proc_root, int pid, struct perfmap_owner *owner)
 {
-	struct perfmap_owner o;
-	char path[64], why[sizeof(out->error)] = "", *text = NULL;
+	int err = read_status(proc_root, pid, owner);
+
+	return err ? err : open_tmp(proc_root, pid);
+}
+
+int perfmap__read_at(int tmp_fd, const struct perfmap_owner *owner, size_t max_bytes,
+		     struct perfmap *out)
+{
+	char name[32], path[64], why[sizeof(out->error)] = "", *text = NULL;
 	size_t len;
 	bool cut = false;
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
-	err = read_status(proc_root, pid, &o);
-	if (err)
-		return err;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", o.nspid);
-	fd = open_map(proc_root, pid, path, &o, why, sizeof(why));
+	snprintf(name, sizeof(name), "perf-%d.map", owner->nspid);
+	snprintf(path, sizeof(path), "/tmp/%s", name);
+	fd = open_map(tmp_fd, name, path, owner, why, sizeof(why));
 	if (fd < 0) {
 		snprintf(out->error, sizeof(out->error), "%s", why);
 		return fd;
@@ -371,6 +392,27 @@ int perfmap__read_max(const char *proc_root, int pid, size_t max_bytes, struct p
 	if (!err && cut)
 		out->truncated = true;
 	free(text);
+	return err;
+}
+
+int perfmap__read_max(const char *proc_root, int pid, size_t max_bytes, struct perfmap *out)
+{
+	struct perfmap_owner o;
+	int tmp, err;
+
+	memset(out, 0, sizeof(*out));
+	err = read_status(proc_root, pid, &o);
+	if (err)
+		return err;
+	tmp = open_tmp(proc_root, pid);
+	if (tmp < 0) {
+		if (tmp != -ENOENT)
+			snprintf(out->error, sizeof(out->error), "/tmp/perf-%d.map: %s", o.nspid,
+				 strerror(-tmp));
+		return tmp;
+	}
+	err = perfmap__read_at(tmp, &o, max_bytes, out);
+	close(tmp);
 	return err;
 }
 

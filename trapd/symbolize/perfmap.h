@@ -15,6 +15,11 @@
  * followed; a FIFO or device is never opened), owned by the process's
  * user (real or effective uid) or root; found inside the target's own
  * root with the pid as the target sees it (its innermost namespaced pid).
+ * A process that exits leaves its map behind, complete at last (runtimes
+ * buffer what they write): perfmap__open_tmp keeps the process's /tmp
+ * while it lives, so that perfmap__read_at can read the map afterwards
+ * from the same directory, with the same checks, even when that /tmp was
+ * a mount of a namespace that died with the process.
  * At most PERFMAP_MAX_FILE bytes and PERFMAP_MAX_ENTRIES symbols are
  * read, and a runtime may still be appending to it: a last line without
  * its newline is left for the next read, never half parsed.
@@ -70,6 +75,23 @@ int perfmap__read(const char *proc_root, int pid, struct perfmap *out);
  * more than PERFMAP_MAX_FILE): a capture's budget for perf maps across
  * its processes. A file cut here is truncated, as at the fixed cap. */
 int perfmap__read_max(const char *proc_root, int pid, size_t max_bytes, struct perfmap *out);
+
+/* perfmap__open_tmp - the /tmp directory of process @pid (with /proc at
+ * @proc_root), resolved inside the process's root (links within it are
+ * followed there), as an O_PATH directory fd the caller closes; what the
+ * process's status says about its map (namespaced pid, uids) into
+ * @owner. Returns the fd or a negative errno (-ENOENT: the process or
+ * its /tmp is gone). */
+int perfmap__open_tmp(const char *proc_root, int pid, struct perfmap_owner *owner);
+
+/* perfmap__read_at - the perf map of the process described by @owner
+ * (from perfmap__open_tmp) in its /tmp directory @tmp_fd, whether the
+ * process still lives or not: perf-NSPID.map in that directory, never
+ * followed if a link, read only if a regular file owned by one of
+ * @owner's uids or root, at most @max_bytes (and PERFMAP_MAX_FILE).
+ * Returns as perfmap__read. */
+int perfmap__read_at(int tmp_fd, const struct perfmap_owner *owner, size_t max_bytes,
+		     struct perfmap *out);
 
 /* perfmap__parse_status - the NSpid and Uid lines of the NUL-terminated
  * status text @buf (which starts with a newline) of @pid into @out;

@@ -47,6 +47,14 @@
 #define JIT_PATH "//anon" /* anonymous code's mapping, named as perf names it */
 #define VDSO_PATH "[vdso]"
 #define VDSO_MAX (1u << 20) /* bytes of a vDSO image; it is a few pages */
+/* Processes whose /tmp a symbolizer keeps open to read their perf maps
+ * after they exit: each fd pins that directory's mount until the free.
+ * Those no snapshot saw JIT code in (yet) get at most half. */
+#define MAX_JIT_DIRS 64
+/* Perf map entries this close together share one mapping of JIT code
+ * that no snapshot saw, and a process gets at most this many. */
+#define JIT_SPAN_GAP (64u << 10)
+#define MAX_JIT_SPANS 1024
 
 struct sym_file {
 	uint64_t dev; /* major << 32 | minor, as in maps */
@@ -75,8 +83,10 @@ struct pid_maps {
 	uint32_t gen;
 	struct sym_map *maps;
 	size_t n, cap;
-	struct perfmap jit; /* its /tmp/perf-PID.map, when it has JIT code */
-	bool has_jit;	    /* it maps anonymous code */
+	struct perfmap jit;		/* its /tmp/perf-PID.map, when it has JIT code */
+	bool has_jit;			/* it maps anonymous code */
+	int jit_dir;			/* its /tmp, kept to read the map after it exits; -1 */
+	struct perfmap_owner jit_owner; /* whose map is read from @jit_dir */
 };
 
 struct symbolizer {
@@ -96,6 +106,7 @@ struct symbolizer {
 	struct symbolizer_file_stats *file_stats; /* from symbolizer__file_stats */
 	struct symbudget *budget;		  /* NULL: the fixed caps only */
 	struct demangle_cache *demangler;	  /* NULL until a mangled name is met */
+	unsigned njit_dirs;			  /* pid_maps.jit_dir kept open */
 };
 
 /* --- the process table ------------------------------------------------ */
@@ -150,6 +161,7 @@ static struct pid_maps *pid_get(struct symbolizer *s, int pid)
 	if (!pm)
 		return NULL;
 	pm->pid = pid;
+	pm->jit_dir = -1;
 	for (i = pid_slot(pid, s->pids_cap); s->pids[i]; i = (i + 1) & (s->pids_cap - 1))
 		;
 	s->pids[i] = pm;
@@ -382,12 +394,141 @@ static void sort_maps(struct pid_maps *pm)
 	}
 }
 
+/* keep_jit_dir - open the /tmp of @pm's process, which it lives in now,
+ * to read its perf map from there until the end, even after it exits:
+ * the runtime flushes the last of its map only then, and its
+ * /proc/PID/root is gone by then. Every process snapshotted gets one
+ * while they last (MAX_JIT_DIRS), since a runtime may map its first code
+ * after the last snapshot; a newer snapshot opens it again, since the
+ * process may have exec'd into a mount namespace with a /tmp of its own.
+ * The others (and one whose /tmp cannot be opened) are read through /proc
+ * while they live. */
+static void keep_jit_dir(struct symbolizer *s, struct pid_maps *pm, bool jit)
+{
+	struct perfmap_owner owner;
+	int fd;
+
+	if (pm->jit_dir < 0 && s->njit_dirs >= (jit ? MAX_JIT_DIRS : MAX_JIT_DIRS / 2))
+		return;
+	fd = perfmap__open_tmp(s->proc_root, pm->pid, &owner);
+	if (fd < 0)
+		log_debug("symbolizer: pid %d: its /tmp: %s", pm->pid, strerror(-fd));
+	/* an older /tmp, when a newer one cannot be opened, may not be its */
+	if (pm->jit_dir >= 0) {
+		close(pm->jit_dir);
+		s->njit_dirs--;
+	}
+	pm->jit_dir = -1;
+	if (fd >= 0) {
+		pm->jit_dir = fd;
+		pm->jit_owner = owner;
+		s->njit_dirs++;
+	}
+}
+
+/* drop_jit_spans - forget the mappings add_jit_spans made (gen 0). */
+static void drop_jit_spans(struct pid_maps *pm)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < pm->n; i++)
+		if (pm->maps[i].gen)
+			pm->maps[k++] = pm->maps[i];
+	pm->n = k;
+}
+
+/* Building the mappings of JIT code no snapshot saw (add_jit_spans). */
+struct jit_cover {
+	struct pid_maps *pm;
+	struct sym_file *f; /* the file of anonymous code */
+	size_t n0, j;	    /* the snapshots' mappings, and the next to pass */
+	uint64_t covered;   /* the end of those passed */
+	size_t nspans;
+};
+
+/* add_jit_span - a mapping of JIT code over [@start, @end), gen 0. */
+static int add_jit_span(struct jit_cover *c, uint64_t start, uint64_t end)
+{
+	struct procmaps_entry e = { .start = start, .end = end, .kind = PROCMAPS_ANON };
+	int err;
+
+	if (++c->nspans > MAX_JIT_SPANS || c->pm->n >= MAX_MAPS_PER_PID)
+		return -E2BIG;
+	err = add_map(c->pm, &e, c->f);
+	if (!err)
+		c->pm->maps[c->pm->n - 1].gen = 0;
+	return err;
+}
+
+/* cover_span - mappings over the parts of [@a, @b) that no snapshot's
+ * mapping holds: they never overlap one, so lookups stay as short as
+ * they were. Spans come in order and do not overlap. */
+static int cover_span(struct jit_cover *c, uint64_t a, uint64_t b)
+{
+	uint64_t cur = a > c->covered ? a : c->covered, start, end;
+	int err = 0;
+
+	for (; !err && c->j < c->n0 && c->pm->maps[c->j].start < b; c->j++) {
+		/* copied: adding a mapping may move the array */
+		start = c->pm->maps[c->j].start;
+		end = c->pm->maps[c->j].end;
+		if (start > cur)
+			err = add_jit_span(c, cur, start);
+		if (end > c->covered)
+			c->covered = end;
+		if (c->covered > cur)
+			cur = c->covered;
+	}
+	if (!err && cur < b)
+		err = add_jit_span(c, cur, b);
+	return err;
+}
+
+/* add_jit_spans - mappings of JIT code over what @pm's perf map names:
+ * a runtime maps new code pages after the snapshot (and a process that
+ * exited is snapshotted no more), so its hottest code may lie where no
+ * snapshot saw executable memory. Entries close together share one
+ * mapping; where a snapshot saw a mapping, that one stays. */
+static void add_jit_spans(struct symbolizer *s, struct pid_maps *pm)
+{
+	struct procmaps_entry anon = { .kind = PROCMAPS_ANON, .path = JIT_PATH };
+	const struct perfmap *m = &pm->jit;
+	struct jit_cover c = { .pm = pm };
+	uint64_t start = 0, end = 0;
+	size_t i;
+	int err = 0;
+
+	drop_jit_spans(pm);
+	c.n0 = pm->n;
+	c.f = m->n ? file_get(s, pm->pid, &anon) : NULL;
+	for (i = 0; c.f && i < m->n && !err; i++) {
+		const struct perfmap_sym *y = &m->syms[i];
+
+		if (i && y->start > end && y->start - end > JIT_SPAN_GAP) {
+			err = cover_span(&c, start, end);
+			start = y->start;
+		}
+		if (!i)
+			start = y->start;
+		if (y->end > end)
+			end = y->end;
+	}
+	if (c.f && !err)
+		err = cover_span(&c, start, end);
+	if (err)
+		log_debug("symbolizer: pid %d: perf map: %s", pm->pid,
+			  err == -E2BIG ? "too many spans of JIT code" : strerror(-err));
+	sort_maps(pm);
+}
+
 /* read_jit - (again) the perf map of a process with anonymous code: a
  * runtime appends to it as it compiles, so the newer read replaces the
- * older, unless the file is gone (the process exited meanwhile). */
+ * older, unless the file is gone. A process whose /tmp is kept is read
+ * from there (also after it exits), the others through /proc. */
 static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 {
 	uint64_t left = symbudget__left(s->budget, SYMBUDGET_PERFMAP_BYTES);
+	size_t max = left > SIZE_MAX ? SIZE_MAX : (size_t)left;
 	struct perfmap m;
 	int err;
 
@@ -397,8 +538,10 @@ static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 	}
 	if (symbudget__expired(s->budget))
 		return;
-	err = perfmap__read_max(s->proc_root, pm->pid, left > SIZE_MAX ? SIZE_MAX : (size_t)left,
-				&m);
+	if (pm->jit_dir >= 0)
+		err = perfmap__read_at(pm->jit_dir, &pm->jit_owner, max, &m);
+	else
+		err = perfmap__read_max(s->proc_root, pm->pid, max, &m);
 	if (err) {
 		if (err != -ENOENT)
 			log_debug("symbolizer: pid %d: perf map: %s", pm->pid,
@@ -413,6 +556,13 @@ static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 		symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES); /* cut by the budget */
 	perfmap__free(&pm->jit);
 	pm->jit = m;
+}
+
+/* update_jit - read @pm's perf map again and cover its code. */
+static void update_jit(struct symbolizer *s, struct pid_maps *pm)
+{
+	read_jit(s, pm);
+	add_jit_spans(s, pm);
 }
 
 static int snapshot(struct symbolizer *s, int pid);
@@ -455,6 +605,7 @@ static int snapshot(struct symbolizer *s, int pid)
 		goto cleanup;
 	}
 	pm->gen++;
+	drop_jit_spans(pm); /* a mapping seen now must not match one of them */
 	nsorted = pm->n;
 	for (i = 0; i < pmaps.n; i++) {
 		struct procmaps_entry e = pmaps.entries[i];
@@ -481,10 +632,11 @@ static int snapshot(struct symbolizer *s, int pid)
 			break;
 	}
 	sort_maps(pm);
-	if (jit) {
+	if (jit)
 		pm->has_jit = true;
-		read_jit(s, pm);
-	}
+	keep_jit_dir(s, pm, jit);
+	if (pm->has_jit)
+		update_jit(s, pm);
 cleanup:
 	procmaps__free(&pmaps);
 	return err;
@@ -495,8 +647,8 @@ void symbolizer__refresh_jit(struct symbolizer *s)
 	size_t i;
 
 	for (i = 0; i < s->pids_cap; i++)
-		if (s->pids[i] && s->pids[i]->has_jit)
-			read_jit(s, s->pids[i]);
+		if (s->pids[i] && (s->pids[i]->has_jit || s->pids[i]->jit_dir >= 0))
+			update_jit(s, s->pids[i]);
 }
 
 /* find_map - the newest mapping of @pm holding @addr, NULL if none. */
@@ -816,6 +968,8 @@ void symbolizer__free(struct symbolizer *s)
 			continue;
 		free(s->pids[i]->maps);
 		perfmap__free(&s->pids[i]->jit);
+		if (s->pids[i]->jit_dir >= 0)
+			close(s->pids[i]->jit_dir);
 		free(s->pids[i]);
 	}
 	free(s->pids);

@@ -85,9 +85,12 @@ typedef int (*symbolizer_kernel_names_fn)(void *ctx, const uint64_t *addrs, uint
 void symbolizer__use_kernel_names(struct symbolizer *s, symbolizer_kernel_names_fn fn, void *ctx);
 
 /* symbolizer__refresh_jit - read again the perf maps (/tmp/perf-PID.map)
- * of the processes with JIT code that are still there: a runtime
- * appends to its map as it compiles, and buffers what it writes, so the
- * later the read, the more it names. Call it before symbolizing. */
+ * of the processes snapshotted, those that exited too, from the /tmp each
+ * had (kept open since its snapshot, for up to 64 processes; the others
+ * only while they live): a runtime appends to its map as it compiles,
+ * and buffers what it writes until it exits, so the later the read, the
+ * more it names. Code a map names where no snapshot saw a mapping gets
+ * one. Call it before symbolizing. */
 void symbolizer__refresh_jit(struct symbolizer *s);
 
 /* symbolizer__get_stats - counters since symbolizer__new. */
