@@ -308,7 +308,10 @@ static void test_live_stripped_uses_dynsym(void **state)
 {
 	struct symbolizer *s = symbolizer__new("/proc");
 	struct profile *p = profile__new();
+	const struct symbolizer_file_stats *fs;
 	struct symbolizer_stats st;
+	char want[PATH_MAX];
+	size_t nfs;
 	const struct profile_mapping *m;
 	uint64_t ips[3];
 	uint32_t locs[3];
@@ -324,16 +327,26 @@ static void test_live_stripped_uses_dynsym(void **state)
 	ips[2] = printed(&c, "cold_function") + 4;
 	assert_int_equal(symbolizer__user_stack(s, p, c.pid, ips, 3, locs), 0);
 	expect_fn(p, locs[0], "hot_function");
-	/* static, so only in the .symtab that strip removed */
-	expect_fn(p, locs[1], NULL);
 	expect_fn(p, locs[2], "cold_function");
 	m = map_of(p, locs[1]);
 	assert_non_null(m);
 	assert_string_equal(profile__str(p, m->filename), c.path);
 	assert_int_equal(loc(p, locs[1])->address, ips[1]);
+	/* static, so only in the .symtab that strip removed: grouped by its
+	 * FDE, named after the function's start as a file offset */
+	snprintf(want, sizeof(want), "symtest-stripped+0x%" PRIx64,
+		 printed(&c, "local_function") - m->start + m->file_offset);
+	expect_fn(p, locs[1], want);
+	ips[0] = printed(&c, "local_function") + 9; /* same function, same name */
+	assert_int_equal(symbolizer__user_stack(s, p, c.pid, ips, 1, locs), 0);
+	expect_fn(p, locs[0], want);
 	symbolizer__get_stats(s, &st);
-	assert_int_equal(st.user_frames, 3);
+	assert_int_equal(st.user_frames, 4);
 	assert_int_equal(st.user_named, 2);
+	fs = symbolizer__file_stats(s, &nfs);
+	assert_int_equal(nfs, 1);
+	assert_int_equal(fs[0].fde_grouped, 2);
+	assert_string_equal(fs[0].source, "dynsym only, FDE ranges");
 	profile__free(p);
 	symbolizer__free(s);
 }

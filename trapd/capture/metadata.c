@@ -150,6 +150,8 @@ static void emit_sym_files(struct json_writer *w, const struct capture_info *inf
 		json_kv_string(w, "build_id", f->build_id);
 		json_kv_u64(w, "frames", f->frames);
 		json_kv_u64(w, "named", f->named);
+		if (f->fde_grouped)
+			json_kv_u64(w, "fde_grouped", f->fde_grouped);
 		json_kv_string(w, "source", f->source);
 		if (f->debug_file[0])
 			json_kv_string(w, "debug_file", f->debug_file);

@@ -658,10 +658,7 @@ cleanup:
 	return e;
 }
 
-/* begin_fd - the checks every read of @fd starts with (a regular file, not
- * too big, sane headers), then libelf's handle on it; *@size gets the
- * file's size. NULL and errno on failure. */
-static Elf *begin_fd(int fd, uint64_t *size)
+Elf *elfsym__elf_begin(int fd, uint64_t *size)
 {
 	struct image img = { .fd = fd };
 	struct stat st;
@@ -704,7 +701,7 @@ struct elfsym *elfsym__open_fd_limited(int fd, const struct elfsym_limits *lim)
 	Elf *elf;
 	int err;
 
-	elf = begin_fd(fd, &size);
+	elf = elfsym__elf_begin(fd, &size);
 	if (!elf)
 		return NULL;
 	e = load(elf, size, lim);
@@ -721,7 +718,7 @@ int elfsym__read_build_id(int fd, char *out)
 	GElf_Ehdr eh;
 
 	out[0] = '\0';
-	ld.elf = begin_fd(fd, &ld.file_size);
+	ld.elf = elfsym__elf_begin(fd, &ld.file_size);
 	if (!ld.elf)
 		return -errno;
 	if (elf_kind(ld.elf) == ELF_K_ELF && gelf_getehdr(ld.elf, &eh)) {

@@ -70,6 +70,14 @@ struct elfsym_limits {
 	uint64_t table_entries;
 };
 
+/* elfsym__elf_begin - libelf's handle (ELF_C_READ: pread, never mmap)
+ * on the file open at @fd, after the checks every read of it starts with:
+ * a regular file of at most ELFSYM_MAX_FILE_SIZE bytes whose ELF, section
+ * and program headers fit in it (libelf sizes its allocations from them).
+ * *@size gets the file's size. NULL and errno on failure; the caller
+ * keeps @fd and ends the handle with elf_end. */
+struct Elf *elfsym__elf_begin(int fd, uint64_t *size);
+
 /* elfsym__open_fd_limited - elfsym__open_fd within @lim (NULL: only the
  * fixed caps above). */
 struct elfsym *elfsym__open_fd_limited(int fd, const struct elfsym_limits *lim);

@@ -68,6 +68,7 @@ struct sym_file {
 	bool over_budget;	    /* not loaded: the capture's time was spent */
 	bool is_file;		    /* a real file, not "[vdso]" and the like */
 	uint64_t frames, named;	    /* user frames in it, and those named */
+	uint64_t fde_grouped;	    /* ... unnamed but grouped by FDE */
 	struct sym_file *next;
 };
 
@@ -786,13 +787,60 @@ static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)
 	return i && ips[i] ? ips[i] - 1 : ips[i];
 }
 
+/* fde_name - for code of @m that no symbol covers: "FILE+0xOFF" with the
+ * file offset of the start of the FDE holding @addr, into @buf: the name
+ * an unnamed frame shows, but of its function's start, so the frames of
+ * one function share one name. NULL if no FDE holds @addr. */
+static const char *fde_name(const struct sym_map *m, uint64_t addr, char *buf, size_t len)
+{
+	const struct elfsym *elf = file_elf(m->file);
+	uint64_t vaddr, start, off;
+	const char *base;
+
+	if (!m->file->ent || !m->file->ent->fde || !elf ||
+	    elfsym__offset_to_vaddr(elf, addr - m->start + m->pgoff, &vaddr) ||
+	    symcache__fde_start(m->file->ent, vaddr, &start) ||
+	    elfsym__vaddr_to_offset(elf, start, &off))
+		return NULL;
+	base = strrchr(m->file->path, '/');
+	base = base ? base + 1 : m->file->path;
+	snprintf(buf, len, "%s+0x%" PRIx64, base, off);
+	return buf;
+}
+
+/* frame_function - the profile function of the user frame at @addr in
+ * @m: its symbol's, else its FDE's (0 if neither), or a negative errno. */
+static int64_t frame_function(struct symbolizer *s, struct profile *p, const struct pid_maps *pm,
+			      const struct sym_map *m, uint64_t addr)
+{
+	char buf[PROFILE_MAX_STRING_LEN];
+	const char *name = user_name(pm, m, addr), *display;
+	int64_t fname;
+
+	m->file->frames++;
+	if (name) {
+		m->file->named++;
+		s->stats.user_named++;
+		display = display_name(s, m->file, name);
+	} else {
+		name = fde_name(m, addr, buf, sizeof(buf));
+		if (!name)
+			return 0;
+		m->file->fde_grouped++;
+		display = name;
+	}
+	fname = profile__string(p, m->file->path);
+	if (fname < 0)
+		return fname;
+	return function_id(p, name, display, (uint32_t)fname);
+}
+
 int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, const uint64_t *ips,
 			   uint32_t n, uint32_t *locs)
 {
 	const struct pid_maps *pm = pid_find(s, pid);
 	const struct sym_map *m;
-	int64_t map_id, fname, fn, id;
-	const char *name;
+	int64_t map_id, fn, id;
 	uint64_t a;
 	uint32_t i;
 
@@ -809,19 +857,9 @@ int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, con
 		map_id = user_mapping_id(p, m);
 		if (map_id < 0)
 			return (int)map_id;
-		fn = 0;
-		name = user_name(pm, m, a);
-		m->file->frames++;
-		if (name) {
-			m->file->named++;
-			fname = profile__string(p, m->file->path);
-			if (fname < 0)
-				return (int)fname;
-			fn = function_id(p, name, display_name(s, m->file, name), (uint32_t)fname);
-			if (fn < 0)
-				return (int)fn;
-			s->stats.user_named++;
-		}
+		fn = frame_function(s, p, pm, m, a);
+		if (fn < 0)
+			return (int)fn;
 		id = profile__add_location(p, (uint32_t)map_id, ips[i], (uint32_t)fn);
 	store:
 		if (id < 0)
@@ -1032,9 +1070,9 @@ static const char *source_name(const struct sym_file *f, bool any_jit)
 	case ELFSYM_SOURCE_SYMTAB:
 		return "symtab";
 	case ELFSYM_SOURCE_DYNSYM:
-		return "dynsym only";
+		return f->fde_grouped ? "dynsym only, FDE ranges" : "dynsym only";
 	default:
-		return "no symbols";
+		return f->fde_grouped ? "no symbols, FDE ranges" : "no symbols";
 	}
 }
 
@@ -1097,6 +1135,7 @@ const struct symbolizer_file_stats *symbolizer__file_stats(struct symbolizer *s,
 			out[k].build_id = elf ? elfsym__build_id(elf) : "";
 			out[k].frames = f->frames;
 			out[k].named = f->named;
+			out[k].fde_grouped = f->fde_grouped;
 			file_source(f, jit, out[k].source, sizeof(out[k].source));
 			out[k].debug_file = f->ent && f->ent->debug_from ? f->ent->debug_from : "";
 			k++;

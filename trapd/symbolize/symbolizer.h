@@ -8,7 +8,10 @@
  * before the capture is symbolized still gets names. ELF symbol tables are
  * loaded once per file and shared by every process that maps it.
  * Unresolved frames become locations that keep their address, mapping and
- * build ID, so a backend can symbolize them later.
+ * build ID, so a backend can symbolize them later; where no symbol covers
+ * an address but an FDE of .eh_frame does (static functions of a stripped
+ * file), the location gets a function named "FILE+0xOFF" after the FDE's
+ * start, so one function's frames add up.
  *
  * Everything read from a target (maps, ELF files) is untrusted input: a
  * malformed file yields unresolved frames and a debug message, never a
@@ -117,11 +120,15 @@ struct symbolizer_file_stats {
 	const char *build_id; /* hex, "" if none */
 	uint64_t frames;      /* user frames that fell in it */
 	uint64_t named;	      /* ... and got a function name */
+	/* ... and got none, but were grouped by the function range (FDE)
+	 * of .eh_frame holding them: named "FILE+0xOFF" after its start. */
+	uint64_t fde_grouped;
 	/* Where names came from, or why there are none: "symtab", "debug
 	 * file", "dynsym only" (stripped, no debug file found), "no
-	 * symbols", "perf map", "no perf map", "not a file", "not opened:
-	 * ERROR", "not read: ERROR" or "over budget" (the capture's
-	 * symbolization budget refused its tables). */
+	 * symbols", either of those two with ", FDE ranges" when frames
+	 * were grouped by FDE, "perf map", "no perf map", "not a file",
+	 * "not opened: ERROR", "not read: ERROR" or "over budget" (the
+	 * capture's symbolization budget refused its tables). */
 	char source[80];
 	const char *debug_file; /* "root:PATH" or "host:PATH", "" if none */
 };

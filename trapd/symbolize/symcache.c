@@ -83,6 +83,7 @@ static void entry_free(struct symcache_entry *e)
 {
 	elfsym__free(e->elf);
 	elfsym__free(e->debug);
+	fderange__free(e->fde);
 	free(e->debug_from);
 	free(e->ids);
 	free(e);
@@ -177,6 +178,33 @@ static void find_debug(struct symcache_entry *e, const struct debugfile_search *
 	log_debug("symbols of %s from %s", path, found);
 }
 
+/* find_fde - the FDE ranges of @e's file, open at @fd, when its symbols
+ * may leave code unnamed: .dynsym lacks static functions, and a file
+ * with a debug file or a .symtab has them all. Charged to @b like
+ * symbol tables: bytes read, ranges kept. */
+static void find_fde(struct symcache_entry *e, int fd, struct symbudget *b)
+{
+	struct fderange_limits lim = {
+		.bytes = symbudget__left(b, SYMBUDGET_BYTES),
+		.ranges = symbudget__left(b, SYMBUDGET_SYMBOLS),
+	};
+	struct fderange_limits spent;
+	unsigned over;
+
+	if (!e->elf || e->debug || e->fde || elfsym__source(e->elf) == ELFSYM_SOURCE_SYMTAB)
+		return;
+	e->fde = fderange__open_fd(fd, &lim, &spent, &over);
+	symbudget__charge(b, SYMBUDGET_BYTES, spent.bytes);
+	symbudget__charge(b, SYMBUDGET_SYMBOLS, spent.ranges);
+	if (over & FDERANGE_OVER_BYTES)
+		symbudget__refuse(b, SYMBUDGET_BYTES);
+	if (over & FDERANGE_OVER_RANGES)
+		symbudget__refuse(b, SYMBUDGET_SYMBOLS);
+	if (over && b)
+		e->partial = true; /* another capture's budget may allow it */
+	e->bytes += fderange__memory(e->fde);
+}
+
 /* load - a new entry for the file open at @fd. */
 static struct symcache_entry *load(const int fd, const struct debugfile_search *where,
 				   const char *path)
@@ -201,6 +229,7 @@ static struct symcache_entry *load(const int fd, const struct debugfile_search *
 	}
 	e->bytes += elfsym__memory(e->elf);
 	find_debug(e, where, path);
+	find_fde(e, fd, where->budget);
 	return e;
 }
 
@@ -307,6 +336,11 @@ const char *symcache__lookup(const struct symcache_entry *e, uint64_t vaddr, uin
 	if (e->debug)
 		return elfsym__lookup(e->debug, vaddr, sym_addr);
 	return e->elf ? elfsym__lookup(e->elf, vaddr, sym_addr) : NULL;
+}
+
+int symcache__fde_start(const struct symcache_entry *e, uint64_t vaddr, uint64_t *start)
+{
+	return e->fde ? fderange__lookup(e->fde, vaddr, start, NULL) : -ENOENT;
 }
 
 struct symcache *symcache__new(size_t max_bytes)

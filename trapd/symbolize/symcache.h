@@ -32,13 +32,17 @@
 
 #include "trapd/symbolize/debugfile.h"
 #include "trapd/symbolize/elfsym.h"
+#include "trapd/symbolize/fderange.h"
 
 /* One loaded file. Read-only outside symcache.c. */
 struct symcache_entry {
 	struct elfsym *elf;   /* the file's own: segments, build ID; NULL if unusable */
 	struct elfsym *debug; /* the symbols of its debug file, NULL if none */
 	char *debug_from;     /* where that was found ("root:PATH", "host:PATH") */
-	int load_errno;	      /* why @elf is NULL */
+	/* The FDE ranges of @elf, read only when its symbols may leave code
+	 * unnamed (no .symtab, no debug file); NULL otherwise or if none. */
+	struct fderange *fde;
+	int load_errno; /* why @elf is NULL */
 	/* private */
 	struct symcache_id *ids;
 	size_t nids;
@@ -90,6 +94,11 @@ void symcache__trim(struct symcache *c);
 /* symcache__lookup - the function of @e containing @vaddr, from the debug
  * file when there is one; NULL if none. */
 const char *symcache__lookup(const struct symcache_entry *e, uint64_t vaddr, uint64_t *sym_addr);
+
+/* symcache__fde_start - the start of the FDE of @e holding @vaddr (for
+ * code no symbol covers): 0, or -ENOENT when @e has no FDE ranges or
+ * none holds @vaddr. */
+int symcache__fde_start(const struct symcache_entry *e, uint64_t vaddr, uint64_t *start);
 
 void symcache__get_stats(const struct symcache *c, struct symcache_stats *out);
 
