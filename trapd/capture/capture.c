@@ -77,6 +77,7 @@ struct build_ctx {
 	uint64_t stored;
 	uint64_t leaf[LEAF_NR];	       /* samples by leaf verdict */
 	uint64_t roots[STACK_ROOT_NR]; /* samples with user frames by root verdict */
+	uint64_t user_cut;	       /* samples whose user stack was cut */
 	int pid;		       /* of the record being added */
 	uint64_t user[SAMPLER_MAX_DEPTH + 1];
 	uint32_t locs[2 * SAMPLER_MAX_DEPTH + 1];
@@ -98,13 +99,16 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	int err;
 
 	enum leaf_verdict v;
-	uint32_t nuser;
+	uint32_t nuser, nkept;
 
 	/* Leaf first: kernel frames, then user frames. User frames are
 	 * symbolized first so the program's mapping is the profile's first,
 	 * which pprof tools take as the main binary. */
 	b->pid = (int)rec->key->pid;
-	v = leafcaller_fix(rec->user_ips, rec->user_len, rec->user_leaf, function_start, b, b->user,
+	nkept = symbolizer__user_frames(rec->user_ips, rec->user_len);
+	if (nkept < rec->user_len)
+		b->user_cut += rec->count;
+	v = leafcaller_fix(rec->user_ips, nkept, rec->user_leaf, function_start, b, b->user,
 			   SAMPLER_MAX_DEPTH + 1, &nuser);
 	b->leaf[v] += rec->count;
 	if (nuser)
@@ -249,6 +253,7 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
 	info->samples_stored = b->stored;
 	memcpy(info->leaf, b->leaf, sizeof(info->leaf));
 	memcpy(info->roots, b->roots, sizeof(info->roots));
+	info->user_stacks_cut = b->user_cut;
 	symbolizer__get_stats(sym, &info->symbols);
 	info->sym_files = symbolizer__file_stats(sym, &info->nsym_files);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

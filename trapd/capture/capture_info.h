@@ -85,6 +85,8 @@ struct capture_info {
 	uint64_t samples_stored;	/* sum of the counts read back */
 	uint64_t leaf[LEAF_NR];		/* samples by what became of their leaf's caller */
 	uint64_t roots[STACK_ROOT_NR];	/* samples by whether their walk reached a root */
+	uint64_t user_stacks_cut;	/* samples whose user stack was cut at a word that
+					 * is no user address (symbolizer__user_frames) */
 	uint64_t profile_bytes;		/* size of the written .pb.zst */
 	const struct run_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
 };

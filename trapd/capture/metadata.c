@@ -162,7 +162,8 @@ static void emit_sym_files(struct json_writer *w, const struct capture_info *inf
 /* emit_leaf_callers - "leaf_callers": samples by what the frame-pointer
  * walk and its repair made of their leaf's caller, and "stack_roots":
  * samples with user frames by whether the walk reached the code that
- * starts a process or thread (leafcaller.h). */
+ * starts a process or thread (leafcaller.h); "user_stacks_cut": samples
+ * whose user stack was cut at a word that is no user address. */
 static void emit_leaf_callers(struct json_writer *w, const struct capture_info *info)
 {
 	int v;
@@ -177,6 +178,7 @@ static void emit_leaf_callers(struct json_writer *w, const struct capture_info *
 	for (v = STACK_ROOTED; v < STACK_ROOT_NR; v++)
 		json_kv_u64(w, stack_root_name(v), info->roots[v]);
 	json_object_end(w);
+	json_kv_u64(w, "user_stacks_cut", info->user_stacks_cut);
 }
 
 /* emit_budget - what symbolizing cost against its budget, and what the

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* sample_dump.c - a closed window's samples, copied (sample_dump.h).
+/* sample_dump.c - a window's samples, moved out of the kernel maps
+ * (sample_dump.h).
  *
  * Stacks are stored once each, keyed by the id the sampler's stack map
  * gave them, in an open-addressing table; their frames share one pool.
+ * Records keep the ids and find their stacks when read, since a record
+ * can be moved out before or after its stacks.
  */
 #include "trapd/capture/sample_dump.h"
 
@@ -11,6 +14,13 @@
 #include <string.h>
 
 #define NO_STACK UINT32_MAX
+/* What moves during the window may hold (records, stacks, frames, table):
+ * arrays grow by doubling, so the allocation stays under twice this. The
+ * copy after the window is not held to it: it is bounded by the maps'
+ * sizes (sampler.c), and leaving it in the kernel would lose it. */
+#define SPILL_MAX_BYTES (128ull << 20)
+/* The most one moved stack can take here. */
+#define STACK_MAX_BYTES (sizeof(struct dump_stack) + 8 * SAMPLER_MAX_DEPTH + 2 * sizeof(uint32_t))
 
 struct dump_stack {
 	uint64_t id;
@@ -20,9 +30,8 @@ struct dump_stack {
 };
 
 struct dump_record {
-	struct sampler_key key;
+	struct sampler_key key; /* its stack ids are looked up when read */
 	uint64_t count;
-	uint32_t user, kernel; /* into stacks, NO_STACK when missing */
 };
 
 struct sample_dump {
@@ -116,45 +125,85 @@ static int add_stack(struct sample_dump *d, uint64_t id, const uint64_t *ips, ui
 	return 0;
 }
 
-static int copy_record(const struct sampler_record *rec, void *ctx)
+/* find_stack - the index of stack @id, NO_STACK when it was lost. */
+static uint32_t find_stack(const struct sample_dump *d, uint64_t id)
+{
+	size_t j;
+
+	if (!id || !d->slots_cap)
+		return NO_STACK;
+	for (j = slot_of(id, d->slots_cap); d->slots[j]; j = (j + 1) & (d->slots_cap - 1))
+		if (d->stacks[d->slots[j] - 1].id == id)
+			return d->slots[j] - 1;
+	return NO_STACK;
+}
+
+static int take_stack(const void *key, const void *value, void *ctx)
+{
+	const struct sampler_stack *st = value;
+	uint64_t ips[SAMPLER_MAX_DEPTH];
+	__u64 id;
+	uint32_t idx;
+
+	memcpy(&id, key, sizeof(id));
+	if (!st->len || st->len > SAMPLER_MAX_DEPTH)
+		return 0;
+	/* uint64_t and the map's __u64 are different C types of one size. */
+	memcpy(ips, st->ips, st->len * sizeof(*ips));
+	return add_stack(ctx, id, ips, st->len, &st->leaf, &idx);
+}
+
+static int take_count(const void *key, const void *value, void *ctx)
 {
 	struct sample_dump *d = ctx;
 	struct dump_record *r;
+	__u64 count;
 	int err;
 
 	err = grow((void **)&d->recs, &d->recs_cap, d->nrecs + 1, sizeof(*d->recs));
 	if (err)
 		return err;
-	r = &d->recs[d->nrecs];
-	r->key = *rec->key;
-	r->count = rec->count;
-	err = add_stack(d, rec->key->user_stack, rec->user_ips, rec->user_len, rec->user_leaf,
-			&r->user);
-	if (!err)
-		err = add_stack(d, rec->key->kernel_stack, rec->kernel_ips, rec->kernel_len, NULL,
-				&r->kernel);
-	if (!err)
-		d->nrecs++;
-	return err;
+	memcpy(&count, value, sizeof(count));
+	r = &d->recs[d->nrecs++];
+	memcpy(&r->key, key, sizeof(r->key));
+	r->count = count;
+	return 0;
 }
 
-struct sample_dump *sample_dump__collect(struct sampler *s)
+/* held - the bytes the moved entries take (not the arrays' spare room). */
+static uint64_t held(const struct sample_dump *d)
 {
-	struct sample_dump *d = calloc(1, sizeof(*d));
+	return d->nrecs * sizeof(*d->recs) + d->nstacks * sizeof(*d->stacks) +
+	       d->nips * sizeof(*d->ips) + d->slots_cap * sizeof(*d->slots);
+}
+
+struct sample_dump *sample_dump__new(void)
+{
+	return calloc(1, sizeof(struct sample_dump));
+}
+
+int sample_dump__spill(struct sample_dump *d, struct sampler *s)
+{
+	uint64_t room;
+
+	if (!sampler__spill_due(s))
+		return 0;
+	room = held(d) < SPILL_MAX_BYTES ? SPILL_MAX_BYTES - held(d) : 0;
+	/* Half the room each, counted at their largest: what does not fit
+	 * stays in the kernel, which counts what it then drops. */
+	return sampler__move(s, room / 2 / STACK_MAX_BYTES, room / 2 / sizeof(struct dump_record),
+			     take_stack, take_count, d);
+}
+
+int sample_dump__collect(struct sample_dump *d, struct sampler *s)
+{
 	int err;
 
-	if (!d)
-		return NULL;
 	d->ncpus = sampler__ncpus(s);
 	err = sampler__get_stats(s, &d->stats);
 	if (!err)
-		err = sampler__for_each(s, copy_record, d);
-	if (err) {
-		sample_dump__free(d);
-		errno = -err;
-		return NULL;
-	}
-	return d;
+		err = sampler__move(s, SIZE_MAX, SIZE_MAX, take_stack, take_count, d);
+	return err;
 }
 
 int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, void *ctx)
@@ -165,9 +214,13 @@ int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, voi
 	size_t i;
 	int err;
 
+	uint32_t ui, ki;
+
 	for (i = 0; i < d->nrecs; i++) {
-		u = d->recs[i].user == NO_STACK ? NULL : &d->stacks[d->recs[i].user];
-		k = d->recs[i].kernel == NO_STACK ? NULL : &d->stacks[d->recs[i].kernel];
+		ui = find_stack(d, d->recs[i].key.user_stack);
+		ki = find_stack(d, d->recs[i].key.kernel_stack);
+		u = ui == NO_STACK ? NULL : &d->stacks[ui];
+		k = ki == NO_STACK ? NULL : &d->stacks[ki];
 		rec.key = &d->recs[i].key;
 		rec.count = d->recs[i].count;
 		rec.user_ips = u ? d->ips + u->off : NULL;

@@ -4,10 +4,12 @@
  *
  * Symbolizing a capture reads the targets' files and can take seconds; the
  * maps cannot wait that long, since the daemon arms the same sampler for
- * the next capture. The event loop copies the aggregated samples (each
- * stack once, however many samples share it) and the loss counters right
- * after the window closes, a cost bounded by the maps' sizes, which trapd
- * chose; the copy is then symbolized elsewhere.
+ * the next capture. The event loop moves the aggregated samples (each
+ * stack once, however many samples share it) and the loss counters out
+ * right after the window closes, a cost bounded by the maps' sizes, which
+ * trapd chose; the copy is then symbolized elsewhere. A long or busy
+ * window would fill the maps: the event loop moves entries out during it
+ * too (sample_dump__spill).
  */
 #ifndef TRAPD_SAMPLE_DUMP_H
 #define TRAPD_SAMPLE_DUMP_H
@@ -16,9 +18,21 @@
 
 struct sample_dump;
 
-/* sample_dump__collect - copy the samples and statistics of @s's closed
- * window. NULL and errno on failure. */
-struct sample_dump *sample_dump__collect(struct sampler *s);
+/* sample_dump__new - an empty dump for one window; NULL and errno on
+ * failure. */
+struct sample_dump *sample_dump__new(void);
+
+/* sample_dump__spill - during @s's window: when its maps are past their
+ * high-water mark, move their entries here, so a window sees more stacks
+ * than the maps hold. What is moved during the window is held to a fixed
+ * memory bound (sample_dump.c); beyond it entries stay in the kernel,
+ * whose counters say what was lost. The work is bounded by the maps'
+ * sizes. Returns 0 or a negative errno. */
+int sample_dump__spill(struct sample_dump *d, struct sampler *s);
+
+/* sample_dump__collect - after @s's window closed: move the rest of its
+ * samples here, with its counters. Returns 0 or a negative errno. */
+int sample_dump__collect(struct sample_dump *d, struct sampler *s);
 
 /* sample_dump__for_each - call @fn for every copied sample, as
  * sampler__for_each would have; stops at and returns @fn's first error. */

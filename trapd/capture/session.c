@@ -32,6 +32,10 @@
  * processes at a time. */
 #define RESNAP_NS (50 * NSEC_PER_MSEC)
 #define RESNAP_MAX 64
+/* How often an armed window checks whether the sampler's maps need
+ * emptying (sample_dump__spill): a map past its high-water mark (1/4)
+ * must not fill before the next check, at 999 Hz on 64 CPUs. */
+#define SPILL_CHECK_NS (100 * NSEC_PER_MSEC)
 
 struct resnap {
 	int pid;
@@ -58,13 +62,15 @@ struct session {
 	int64_t deadline;     /* 0 = none */
 	int64_t late_ns;      /* how long after the deadline the window closed */
 	int64_t next_refresh; /* next re-read of cgroup v1 members */
+	int64_t next_spill;   /* next sample_dump__spill */
 	const char *end_reason;
 	bool widened;
 	char widened_why[WIDENED_MAX];
 	struct resnap resnap[RESNAP_MAX]; /* exec'd processes to snapshot again */
 	unsigned nresnap;
+	struct sample_dump *dump; /* the samples moved out of the maps */
+	bool collected;		  /* ...all of them: the window is closed */
 	/* after the window */
-	struct sample_dump *dump; /* its samples, copied out of the maps */
 	int ncpus;
 	bool finishing;		   /* the worker has the final job */
 	bool finished;		   /* ...and has done it */
@@ -245,6 +251,9 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 
 	if (s->started)
 		return -EALREADY;
+	s->dump = sample_dump__new();
+	if (!s->dump)
+		return -ENOMEM;
 	s->start_ns = clock_real_ns();
 	s->start_mono = clock_mono_ns();
 	e = sampler__start(s->sampler);
@@ -257,6 +266,7 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	now = clock_mono_ns();
 	s->deadline = s->duration_ns ? now + (int64_t)s->duration_ns : 0;
 	s->next_refresh = now + V1_REFRESH_NS;
+	s->next_spill = now + SPILL_CHECK_NS;
 	return 0;
 }
 
@@ -328,6 +338,13 @@ bool session__tick(struct session *s, int64_t now)
 		return true;
 	}
 	resnap_due(s, now);
+	if (now >= s->next_spill) {
+		int e = sample_dump__spill(s->dump, s->sampler);
+
+		if (e)
+			log_debug("moving samples out of the kernel maps: %s", strerror(-e));
+		s->next_spill = now + SPILL_CHECK_NS;
+	}
 	if (follows_members(s) && now >= s->next_refresh) {
 		target_watch(&s->target, s->sampler);
 		s->next_refresh = now + V1_REFRESH_NS;
@@ -346,6 +363,8 @@ int session__timeout_ms(const struct session *s, int64_t now)
 	resnap = resnap_wait(s, now);
 	if (resnap >= 0 && (wait < 0 || resnap < wait))
 		wait = resnap;
+	if (s->started && (wait < 0 || s->next_spill - now < wait))
+		wait = s->next_spill > now ? s->next_spill - now : 0;
 	if (s->started && follows_members(s)) {
 		refresh = s->next_refresh > now ? s->next_refresh - now : 0;
 		if (wait < 0 || refresh < wait)
@@ -448,18 +467,21 @@ static void release_sampler(struct session *s)
 
 int session__close(struct session *s, char *err, size_t errlen)
 {
+	int e;
+
 	if (!s->started) {
 		snprintf(err, errlen, "the capture was never started");
 		return -EINVAL;
 	}
-	if (s->dump)
+	if (s->collected)
 		return 0;
 	close_window(s);
-	s->dump = sample_dump__collect(s->sampler);
-	if (!s->dump) {
-		snprintf(err, errlen, "reading the capture: %s", strerror(errno));
-		return -errno;
+	e = sample_dump__collect(s->dump, s->sampler);
+	if (e) {
+		snprintf(err, errlen, "reading the capture: %s", strerror(-e));
+		return e;
 	}
+	s->collected = true;
 	release_sampler(s);
 	return 0;
 }
