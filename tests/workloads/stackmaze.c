@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* stackmaze.c - a CPU-bound workload whose every sample has a stack of
- * its own: each round walks a random path, 30 to 90 calls deep, through
+ * its own: each round walks a random path, 20 to 40 calls deep, through
  * sixteen functions that call each other, and spins at the bottom. With
- * 16^30 paths, the distinct stacks a capture sees grow with its samples,
+ * 16^20 paths, the distinct stacks a capture sees grow with its samples,
  * which is what fills a profiler's stack table.
  *
  * Usage: stackmaze [SECONDS] [THREADS]   (default 5 s, 1 thread)
@@ -36,7 +36,7 @@ static inline __attribute__((always_inline)) unsigned long step(unsigned long rn
 
 	if (depth == 0) {
 		x = rng;
-		for (int i = 0; i < 2000; i++)
+		for (int i = 0; i < 1000; i++)
 			x = next(x);
 		sink = x;
 		return x;
@@ -77,14 +77,26 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* mix - splitmix64's finalizer: each round's walk from a seed of its own
+ * (walking on from the last round's generator would retrace its path one
+ * level shifted, and repeat its stacks). */
+static unsigned long mix(unsigned long x)
+{
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ul;
+	x ^= x >> 29;
+	x *= 0x94d049bb133111ebul;
+	return x ^ (x >> 32);
+}
+
 static void *run(void *arg)
 {
-	unsigned long rng = (unsigned long)arg * 0x9e3779b97f4a7c15ul + 1;
+	unsigned long round = (unsigned long)arg << 48, rng;
 	double end = now() + seconds;
 
 	while (seconds == 0 || now() < end) {
-		rng = next(rng);
-		step_0(rng, 30 + (int)((rng >> 40) % 61));
+		rng = mix(++round * 0x9e3779b97f4a7c15ul);
+		step_0(rng, 20 + (int)((rng >> 40) % 21));
 	}
 	return NULL;
 }

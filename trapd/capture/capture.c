@@ -251,6 +251,7 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
 	if (!err)
 		err = add_summary(b->p, info);
 	info->samples_stored = b->stored;
+	info->stacks_distinct = sample_dump__nstacks(d);
 	memcpy(info->leaf, b->leaf, sizeof(info->leaf));
 	memcpy(info->roots, b->roots, sizeof(info->roots));
 	info->user_stacks_cut = b->user_cut;

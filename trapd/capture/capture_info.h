@@ -83,6 +83,7 @@ struct capture_info {
 	const struct symbudget *budget; /* what symbolizing cost and refused; NULL if none */
 	uint64_t snapshots_dropped;	/* processes announced past the worker's queue */
 	uint64_t samples_stored;	/* sum of the counts read back */
+	uint64_t stacks_distinct;	/* distinct stacks (user and kernel) read back */
 	uint64_t leaf[LEAF_NR];		/* samples by what became of their leaf's caller */
 	uint64_t roots[STACK_ROOT_NR];	/* samples by whether their walk reached a root */
 	uint64_t user_stacks_cut;	/* samples whose user stack was cut at a word that

@@ -214,6 +214,7 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	json_object_begin(w);
 	json_kv_u64(w, "stored", info->samples_stored);
 	json_kv_u64(w, "idle", info->stats.v[SAMPLER_STAT_IDLE]);
+	json_kv_u64(w, "distinct_stacks", info->stacks_distinct);
 	json_object_end(w);
 	/* Every loss counter, zero or not, so consumers need no defaults. */
 	json_key(w, "losses");

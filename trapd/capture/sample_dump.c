@@ -240,6 +240,11 @@ const struct sampler_stats *sample_dump__stats(const struct sample_dump *d)
 	return &d->stats;
 }
 
+size_t sample_dump__nstacks(const struct sample_dump *d)
+{
+	return d->nstacks;
+}
+
 int sample_dump__ncpus(const struct sample_dump *d)
 {
 	return d->ncpus;

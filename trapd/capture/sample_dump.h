@@ -41,6 +41,10 @@ int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, voi
 /* sample_dump__stats - the window's counters. */
 const struct sampler_stats *sample_dump__stats(const struct sample_dump *d);
 
+/* sample_dump__nstacks - how many distinct stacks (user and kernel) it
+ * holds. */
+size_t sample_dump__nstacks(const struct sample_dump *d);
+
 /* sample_dump__ncpus - the CPUs the sampler watched. */
 int sample_dump__ncpus(const struct sample_dump *d);
 
