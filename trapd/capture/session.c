@@ -338,11 +338,12 @@ bool session__tick(struct session *s, int64_t now)
 		return true;
 	}
 	resnap_due(s, now);
-	if (now >= s->next_spill) {
+	if (!s->stopped && now >= s->next_spill) {
 		int e = sample_dump__spill(s->dump, s->sampler);
 
 		if (e)
-			log_debug("moving samples out of the kernel maps: %s", strerror(-e));
+			log_warn("moving samples out of the kernel maps: %s (some are lost)",
+				 strerror(-e));
 		s->next_spill = now + SPILL_CHECK_NS;
 	}
 	if (follows_members(s) && now >= s->next_refresh) {
@@ -363,7 +364,7 @@ int session__timeout_ms(const struct session *s, int64_t now)
 	resnap = resnap_wait(s, now);
 	if (resnap >= 0 && (wait < 0 || resnap < wait))
 		wait = resnap;
-	if (s->started && (wait < 0 || s->next_spill - now < wait))
+	if (s->started && !s->stopped && (wait < 0 || s->next_spill - now < wait))
 		wait = s->next_spill > now ? s->next_spill - now : 0;
 	if (s->started && follows_members(s)) {
 		refresh = s->next_refresh > now ? s->next_refresh - now : 0;
