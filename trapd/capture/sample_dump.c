@@ -19,6 +19,12 @@
  * copy after the window is not held to it: it is bounded by the maps'
  * sizes (sampler.c), and leaving it in the kernel would lose it. */
 #define SPILL_MAX_BYTES (128ull << 20)
+/* The most one spill moves, so that it holds the event loop for a time
+ * bounded whatever the maps' sizes: more than a tick of sampling adds at
+ * 999 Hz on 64 CPUs (12,800 stacks, 6,400 counts). The kernel's side
+ * frees each entry with interrupts off, which costs a trap in some VMs. */
+#define SPILL_MAX_STACKS 16384u
+#define SPILL_MAX_COUNTS 32768u
 /* The most one moved stack can take here. */
 #define STACK_MAX_BYTES (sizeof(struct dump_stack) + 8 * SAMPLER_MAX_DEPTH + 2 * sizeof(uint32_t))
 
@@ -184,15 +190,18 @@ struct sample_dump *sample_dump__new(void)
 
 int sample_dump__spill(struct sample_dump *d, struct sampler *s)
 {
-	uint64_t room;
+	uint64_t room, stacks, counts;
 
 	if (!sampler__spill_due(s))
 		return 0;
 	room = held(d) < SPILL_MAX_BYTES ? SPILL_MAX_BYTES - held(d) : 0;
 	/* Half the room each, counted at their largest: what does not fit
 	 * stays in the kernel, which counts what it then drops. */
-	return sampler__move(s, room / 2 / STACK_MAX_BYTES, room / 2 / sizeof(struct dump_record),
-			     take_stack, take_count, d);
+	stacks = room / 2 / STACK_MAX_BYTES;
+	counts = room / 2 / sizeof(struct dump_record);
+	return sampler__move(s, stacks < SPILL_MAX_STACKS ? stacks : SPILL_MAX_STACKS,
+			     counts < SPILL_MAX_COUNTS ? counts : SPILL_MAX_COUNTS, take_stack,
+			     take_count, d);
 }
 
 int sample_dump__collect(struct sample_dump *d, struct sampler *s)

@@ -340,7 +340,11 @@ bool session__tick(struct session *s, int64_t now)
 	resnap_due(s, now);
 	if (!s->stopped && now >= s->next_spill) {
 		int e = sample_dump__spill(s->dump, s->sampler);
+		int64_t took = clock_mono_ns() - now;
 
+		if (took > NSEC_PER_MSEC)
+			log_debug("moved samples out of the kernel maps in %lld ms",
+				  (long long)(took / NSEC_PER_MSEC));
 		if (e)
 			log_warn("moving samples out of the kernel maps: %s (some are lost)",
 				 strerror(-e));
