@@ -34,8 +34,9 @@ int sample_dump__spill(struct sample_dump *d, struct sampler *s);
  * samples here, with its counters. Returns 0 or a negative errno. */
 int sample_dump__collect(struct sample_dump *d, struct sampler *s);
 
-/* sample_dump__for_each - call @fn for every copied sample, as
- * sampler__for_each would have; stops at and returns @fn's first error. */
+/* sample_dump__for_each - call @fn for every copied sample (a count moved
+ * out more than once comes once per move, to be added up); stops at and
+ * returns @fn's first error. */
 int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, void *ctx);
 
 /* sample_dump__stats - the window's counters. */
