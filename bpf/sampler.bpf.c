@@ -24,7 +24,9 @@
 
 #include "bpf/sampler.h"
 
-#define EEXIST 17 /* errno values are not in vmlinux.h */
+/* errno values are not in vmlinux.h */
+#define EEXIST 17
+#define E2BIG 7
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -36,6 +38,10 @@ volatile __u64 max_samples;  /* cap per window; 0 = none */
 volatile __u64 taken;	     /* samples taken in this window (against the cap) */
 volatile __u32 copy_bytes;   /* DWARF mode: user stack bytes to copy; 0 = frame pointers */
 volatile __u32 window_seq;   /* which arming this is, stamped on every copy */
+/* Entries added to stacks and counts in this window: user space, which
+ * moves entries out (sampler__move), tells from them how full they are. */
+volatile __u64 stacks_added;
+volatile __u64 counts_added;
 
 /* Set before load from tracefs: where sched_process_fork's child_pid is in
  * its record (it moved when the comms became dynamic strings). 0: the
@@ -420,8 +426,10 @@ static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct
 		return id;
 	}
 	n = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
-	if (n && n != -EEXIST) {
-		stat_inc(SAMPLER_STAT_STACKS_FULL);
+	if (n == 0)
+		__sync_fetch_and_add(&stacks_added, 1);
+	else if (n != -EEXIST) {
+		stat_inc(n == -E2BIG ? SAMPLER_STAT_STACKS_FULL : SAMPLER_STAT_STACKS_ALLOC_FAILED);
 		return 0;
 	}
 	return id;
@@ -445,9 +453,11 @@ static __always_inline void count_sample(struct sampler_key *key)
 		return;
 	}
 	if (err) {
-		stat_inc(SAMPLER_STAT_COUNTS_FULL);
+		stat_inc(err == -E2BIG ? SAMPLER_STAT_COUNTS_FULL
+				       : SAMPLER_STAT_COUNTS_ALLOC_FAILED);
 		return;
 	}
+	__sync_fetch_and_add(&counts_added, 1);
 }
 
 /* send_copy - DWARF mode: send the registers and stack top of the sample

@@ -69,15 +69,20 @@ enum sampler_stat {
 	SAMPLER_STAT_KERNEL_STACK_FAULT, /* kernel stack unreadable (kept without it) */
 	SAMPLER_STAT_USER_TRUNCATED,	 /* user stack deeper than SAMPLER_MAX_DEPTH */
 	SAMPLER_STAT_KERNEL_TRUNCATED,	 /* kernel stack deeper than SAMPLER_MAX_DEPTH */
-	SAMPLER_STAT_STACKS_FULL,	 /* stacks map full: sample kept without that stack */
+	SAMPLER_STAT_STACKS_FULL,	 /* stacks map full (-E2BIG): kept without that stack */
 	SAMPLER_STAT_STACK_COLLISION,	 /* two stacks hashed alike: kept without it */
-	SAMPLER_STAT_COUNTS_FULL,	 /* dropped: counts map full */
+	SAMPLER_STAT_COUNTS_FULL,	 /* dropped: counts map full (-E2BIG) */
 	SAMPLER_STAT_PIDS_FULL,		 /* seen_pids map full: a process was not announced */
 	SAMPLER_STAT_EVENTS_LOST,	 /* ring buffer full: an announcement was lost */
 	SAMPLER_STAT_FILTER_FULL,	 /* pid_filter full: a child was not followed */
 	SAMPLER_STAT_COPIES,		 /* user stacks copied for unwinding in user space */
 	SAMPLER_STAT_COPIES_LOST,	 /* copies ring full: the frame-pointer walk instead */
 	SAMPLER_STAT_COPY_NO_REGS,	 /* no user registers to copy from: frame pointers */
+	/* The map had room but the insert failed: the BPF allocator's per-CPU
+	 * cache was empty (-ENOMEM; it refills only after the interrupt the
+	 * sample runs in returns) or the bucket was locked. Transient. */
+	SAMPLER_STAT_STACKS_ALLOC_FAILED, /* kept without that stack */
+	SAMPLER_STAT_COUNTS_ALLOC_FAILED, /* dropped */
 	SAMPLER_STAT_NR,
 };
 

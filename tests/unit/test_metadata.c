@@ -88,6 +88,8 @@ static void base_info(struct capture_info *info)
 	info->roots[STACK_ROOTED] = 580;
 	info->roots[STACK_UNROOTED] = 10;
 	info->roots[STACK_OUTER_UNNAMED] = 4;
+	info->user_stacks_cut = 3;
+	info->stacks_distinct = 77;
 	info->profile_bytes = 2811;
 }
 

@@ -21,7 +21,9 @@ static void test_only_losses_are_counted_as_lost(void **state)
 				 (1ull << SAMPLER_STAT_KERNEL_STACK_FAULT) |
 				 (1ull << SAMPLER_STAT_STACKS_FULL) |
 				 (1ull << SAMPLER_STAT_STACK_COLLISION) |
-				 (1ull << SAMPLER_STAT_COUNTS_FULL));
+				 (1ull << SAMPLER_STAT_COUNTS_FULL) |
+				 (1ull << SAMPLER_STAT_STACKS_ALLOC_FAILED) |
+				 (1ull << SAMPLER_STAT_COUNTS_ALLOC_FAILED));
 }
 
 static void test_every_counter_has_a_name(void **state)
@@ -31,6 +33,10 @@ static void test_every_counter_has_a_name(void **state)
 	for (i = 0; i < SAMPLER_STAT_NR; i++)
 		assert_non_null(sampler__stat_name(i));
 	assert_string_equal(sampler__stat_name(SAMPLER_STAT_FILTER_FULL), "filter_full");
+	/* "full" only when the map was: a failed allocation is told apart. */
+	assert_string_equal(sampler__stat_name(SAMPLER_STAT_STACKS_FULL), "stacks_full");
+	assert_string_equal(sampler__stat_name(SAMPLER_STAT_STACKS_ALLOC_FAILED),
+			    "stacks_alloc_failed");
 	assert_string_equal(sampler__stat_name(SAMPLER_STAT_NR), "?");
 }
 

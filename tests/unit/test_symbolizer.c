@@ -385,6 +385,27 @@ static void test_unknown_pid_and_stray_addresses(void **state)
 	symbolizer__free(s);
 }
 
+/* A frame-pointer walk through code without frame pointers reads data as
+ * frames: the stack ends before the first word that is no user address,
+ * and everything past it goes too. */
+static void test_user_frames_end_at_a_non_user_word(void **state)
+{
+	uint64_t ok[3] = { 0x401000, 0x7ffff7a00000, 0x7fffffffefff };
+	uint64_t minus1[4] = { 0x401000, 0x402000, UINT64_MAX, 0x403000 };
+	uint64_t zero[3] = { 0x401000, 0, 0x403000 };
+	uint64_t kern[3] = { 0x401000, 0xffffffff81000000ull, 0x403000 };
+	uint64_t noncanon[2] = { 0x401000, 0x68207463656a626full };
+	uint64_t first[2] = { 0x0000800000000000ull, 0x401000 };
+
+	assert_int_equal(symbolizer__user_frames(ok, 3), 3);
+	assert_int_equal(symbolizer__user_frames(minus1, 4), 2);
+	assert_int_equal(symbolizer__user_frames(zero, 3), 1);
+	assert_int_equal(symbolizer__user_frames(kern, 3), 1);
+	assert_int_equal(symbolizer__user_frames(noncanon, 2), 1);
+	assert_int_equal(symbolizer__user_frames(first, 2), 0);
+	assert_int_equal(symbolizer__user_frames(ok, 0), 0);
+}
+
 /* This very test binary, through its own snapshot: a function of its own
  * and one of libc. */
 static void test_own_process_and_libc(void **state)
@@ -936,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_live_shared_library),
 		cmocka_unit_test(test_live_stripped_uses_dynsym),
 		cmocka_unit_test(test_unknown_pid_and_stray_addresses),
+		cmocka_unit_test(test_user_frames_end_at_a_non_user_word),
 		cmocka_unit_test(test_own_process_and_libc),
 		cmocka_unit_test(test_vdso_frame),
 		cmocka_unit_test(test_fixture_tree_wrong_inode_deleted_and_pseudo),

@@ -77,6 +77,7 @@ struct build_ctx {
 	uint64_t stored;
 	uint64_t leaf[LEAF_NR];	       /* samples by leaf verdict */
 	uint64_t roots[STACK_ROOT_NR]; /* samples with user frames by root verdict */
+	uint64_t user_cut;	       /* samples whose user stack was cut */
 	int pid;		       /* of the record being added */
 	uint64_t user[SAMPLER_MAX_DEPTH + 1];
 	uint32_t locs[2 * SAMPLER_MAX_DEPTH + 1];
@@ -98,19 +99,22 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	int err;
 
 	enum leaf_verdict v;
-	uint32_t nuser;
+	uint32_t nuser, nkept;
 
 	/* Leaf first: kernel frames, then user frames. User frames are
 	 * symbolized first so the program's mapping is the profile's first,
 	 * which pprof tools take as the main binary. */
 	b->pid = (int)rec->key->pid;
+	nkept = symbolizer__user_frames(rec->user_ips, rec->user_len);
+	if (nkept < rec->user_len)
+		b->user_cut += rec->count;
 	if (rec->unwound) {
 		/* a DWARF walk has every frame: no leaf caller to recover */
-		nuser = rec->user_len < SAMPLER_MAX_DEPTH ? rec->user_len : SAMPLER_MAX_DEPTH;
+		nuser = nkept < SAMPLER_MAX_DEPTH ? nkept : SAMPLER_MAX_DEPTH;
 		memcpy(b->user, rec->user_ips, nuser * sizeof(*b->user));
 	} else {
-		v = leafcaller_fix(rec->user_ips, rec->user_len, rec->user_leaf, function_start, b,
-				   b->user, SAMPLER_MAX_DEPTH + 1, &nuser);
+		v = leafcaller_fix(rec->user_ips, nkept, rec->user_leaf, function_start, b, b->user,
+				   SAMPLER_MAX_DEPTH + 1, &nuser);
 		b->leaf[v] += rec->count;
 	}
 	if (nuser)
@@ -254,8 +258,10 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
 	if (!err)
 		err = add_summary(b->p, info);
 	info->samples_stored = b->stored;
+	info->stacks_distinct = sample_dump__nstacks(d);
 	memcpy(info->leaf, b->leaf, sizeof(info->leaf));
 	memcpy(info->roots, b->roots, sizeof(info->roots));
+	info->user_stacks_cut = b->user_cut;
 	symbolizer__get_stats(sym, &info->symbols);
 	info->sym_files = symbolizer__file_stats(sym, &info->nsym_files);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

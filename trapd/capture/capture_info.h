@@ -84,9 +84,12 @@ struct capture_info {
 	const struct symbudget *budget; /* what symbolizing cost and refused; NULL if none */
 	uint64_t snapshots_dropped;	/* processes announced past the worker's queue */
 	uint64_t samples_stored;	/* sum of the counts read back */
+	uint64_t stacks_distinct;	/* distinct stacks (user and kernel) read back */
 	uint64_t leaf[LEAF_NR];		/* samples by what became of their leaf's caller */
 	uint64_t roots[STACK_ROOT_NR];	/* samples by whether their walk reached a root */
 	struct unwind_summary unwind;	/* how user stacks were walked */
+	uint64_t user_stacks_cut;	/* samples whose user stack was cut at a word that
+					 * is no user address (symbolizer__user_frames) */
 	uint64_t profile_bytes;		/* size of the written .pb.zst */
 	const struct run_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
 };

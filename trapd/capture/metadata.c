@@ -164,7 +164,8 @@ static void emit_sym_files(struct json_writer *w, const struct capture_info *inf
 /* emit_leaf_callers - "leaf_callers": samples by what the frame-pointer
  * walk and its repair made of their leaf's caller, and "stack_roots":
  * samples with user frames by whether the walk reached the code that
- * starts a process or thread (leafcaller.h). */
+ * starts a process or thread (leafcaller.h); "user_stacks_cut": samples
+ * whose user stack was cut at a word that is no user address. */
 static void emit_leaf_callers(struct json_writer *w, const struct capture_info *info)
 {
 	int v;
@@ -179,6 +180,7 @@ static void emit_leaf_callers(struct json_writer *w, const struct capture_info *
 	for (v = STACK_ROOTED; v < STACK_ROOT_NR; v++)
 		json_kv_u64(w, stack_root_name(v), info->roots[v]);
 	json_object_end(w);
+	json_kv_u64(w, "user_stacks_cut", info->user_stacks_cut);
 }
 
 /* emit_unwind - "unwind": how user stacks were walked and, in DWARF
@@ -207,6 +209,7 @@ static void emit_unwind(struct json_writer *w, const struct unwind_summary *u)
 		json_object_end(w);
 		json_kv_u64(w, "not_unwound_late", u->late);
 		json_kv_u64(w, "no_maps", u->no_maps);
+		json_kv_u64(w, "lost_memory", u->lost_memory);
 		json_kv_u64(w, "stale", u->stale);
 		json_kv_u64(w, "malformed", u->malformed);
 		json_kv_u64(w, "unwind_ns", u->unwind_ns);
@@ -248,6 +251,7 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	json_kv_u64(w, "stored", info->samples_stored);
 	json_kv_u64(w, "idle", info->stats.v[SAMPLER_STAT_IDLE]);
 	json_kv_u64(w, "stack_copies", info->stats.v[SAMPLER_STAT_COPIES]);
+	json_kv_u64(w, "distinct_stacks", info->stacks_distinct);
 	json_object_end(w);
 	/* Every loss counter, zero or not, so consumers need no defaults. */
 	json_key(w, "losses");

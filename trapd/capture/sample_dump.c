@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* sample_dump.c - a closed window's samples, copied (sample_dump.h).
+/* sample_dump.c - a window's samples, moved out of the kernel maps
+ * (sample_dump.h).
  *
  * Stacks are stored once each, keyed by the id the sampler's stack map
  * gave them, in an open-addressing table; their frames share one pool.
+ * Records keep the ids and find their stacks when read, since a record
+ * can be moved out before or after its stacks.
  */
 #include "trapd/capture/sample_dump.h"
 
@@ -11,6 +14,19 @@
 #include <string.h>
 
 #define NO_STACK UINT32_MAX
+/* What moves during the window may hold (records, stacks, frames, table):
+ * arrays grow by doubling, so the allocation stays under twice this. The
+ * copy after the window is not held to it: it is bounded by the maps'
+ * sizes (sampler.c), and leaving it in the kernel would lose it. */
+#define SPILL_MAX_BYTES (128ull << 20)
+/* The most one spill moves, so that it holds the event loop for a time
+ * bounded whatever the maps' sizes: more than a tick of sampling adds at
+ * 999 Hz on 64 CPUs (12,800 stacks, 6,400 counts). The kernel's side
+ * frees each entry with interrupts off, which costs a trap in some VMs. */
+#define SPILL_MAX_STACKS 16384u
+#define SPILL_MAX_COUNTS 32768u
+/* The most one moved stack can take here. */
+#define STACK_MAX_BYTES (sizeof(struct dump_stack) + 8 * SAMPLER_MAX_DEPTH + 2 * sizeof(uint32_t))
 
 struct dump_stack {
 	uint64_t id;
@@ -20,10 +36,9 @@ struct dump_stack {
 };
 
 struct dump_record {
-	struct sampler_key key;
+	struct sampler_key key; /* its stack ids are looked up when read */
 	uint64_t count;
-	uint32_t user, kernel; /* into stacks, NO_STACK when missing */
-	bool unwound;	       /* the user stack was unwound from a copy (DWARF) */
+	bool unwound; /* the user stack was unwound from a copy (DWARF) */
 };
 
 struct sample_dump {
@@ -33,7 +48,7 @@ struct sample_dump {
 	size_t nstacks, stacks_cap;
 	uint32_t *slots; /* stack index + 1 by id; 0 = empty */
 	size_t slots_cap;
-	uint32_t *rec_slots; /* record index + 1 by key; 0 = empty */
+	uint32_t *rec_slots; /* sample_dump__add: record index + 1 by key; 0 = empty */
 	size_t rec_slots_cap;
 	uint64_t *ips;
 	size_t nips, ips_cap;
@@ -77,6 +92,7 @@ static int rehash(struct sample_dump *d)
 		n[j] = (uint32_t)i + 1;
 	}
 	free(d->slots);
+	free(d->rec_slots);
 	d->slots = n;
 	d->slots_cap = ncap;
 	return 0;
@@ -120,6 +136,90 @@ static int add_stack(struct sample_dump *d, uint64_t id, const uint64_t *ips, ui
 	return 0;
 }
 
+/* find_stack - the index of stack @id, NO_STACK when it was lost. */
+static uint32_t find_stack(const struct sample_dump *d, uint64_t id)
+{
+	size_t j;
+
+	if (!id || !d->slots_cap)
+		return NO_STACK;
+	for (j = slot_of(id, d->slots_cap); d->slots[j]; j = (j + 1) & (d->slots_cap - 1))
+		if (d->stacks[d->slots[j] - 1].id == id)
+			return d->slots[j] - 1;
+	return NO_STACK;
+}
+
+static int take_stack(const void *key, const void *value, void *ctx)
+{
+	const struct sampler_stack *st = value;
+	uint64_t ips[SAMPLER_MAX_DEPTH];
+	__u64 id;
+	uint32_t idx;
+
+	memcpy(&id, key, sizeof(id));
+	if (!st->len || st->len > SAMPLER_MAX_DEPTH)
+		return 0;
+	/* uint64_t and the map's __u64 are different C types of one size. */
+	memcpy(ips, st->ips, st->len * sizeof(*ips));
+	return add_stack(ctx, id, ips, st->len, &st->leaf, &idx);
+}
+
+static int take_count(const void *key, const void *value, void *ctx)
+{
+	struct sample_dump *d = ctx;
+	struct dump_record *r;
+	__u64 count;
+	int err;
+
+	err = grow((void **)&d->recs, &d->recs_cap, d->nrecs + 1, sizeof(*d->recs));
+	if (err)
+		return err;
+	memcpy(&count, value, sizeof(count));
+	r = &d->recs[d->nrecs++];
+	memcpy(&r->key, key, sizeof(r->key));
+	r->count = count;
+	return 0;
+}
+
+/* held - the bytes the moved entries take (not the arrays' spare room). */
+static uint64_t held(const struct sample_dump *d)
+{
+	return d->nrecs * sizeof(*d->recs) + d->nstacks * sizeof(*d->stacks) +
+	       d->nips * sizeof(*d->ips) + d->slots_cap * sizeof(*d->slots);
+}
+
+struct sample_dump *sample_dump__new(void)
+{
+	return calloc(1, sizeof(struct sample_dump));
+}
+
+int sample_dump__spill(struct sample_dump *d, struct sampler *s)
+{
+	uint64_t room, stacks, counts;
+
+	if (!sampler__spill_due(s))
+		return 0;
+	room = held(d) < SPILL_MAX_BYTES ? SPILL_MAX_BYTES - held(d) : 0;
+	/* Half the room each, counted at their largest: what does not fit
+	 * stays in the kernel, which counts what it then drops. */
+	stacks = room / 2 / STACK_MAX_BYTES;
+	counts = room / 2 / sizeof(struct dump_record);
+	return sampler__move(s, stacks < SPILL_MAX_STACKS ? stacks : SPILL_MAX_STACKS,
+			     counts < SPILL_MAX_COUNTS ? counts : SPILL_MAX_COUNTS, take_stack,
+			     take_count, d);
+}
+
+int sample_dump__collect(struct sample_dump *d, struct sampler *s)
+{
+	int err;
+
+	d->ncpus = sampler__ncpus(s);
+	err = sampler__get_stats(s, &d->stats);
+	if (!err)
+		err = sampler__move(s, SIZE_MAX, SIZE_MAX, take_stack, take_count, d);
+	return err;
+}
+
 static size_t key_slot(const struct sampler_key *k, size_t cap)
 {
 	uint64_t h = k->user_stack ^ (k->kernel_stack * 0x9e3779b97f4a7c15ull);
@@ -158,21 +258,39 @@ static int rehash_records(struct sample_dump *d)
  * take. */
 static size_t find_record(const struct sample_dump *d, const struct sampler_key *key)
 {
-	size_t j;
+	size_t j = key_slot(key, d->rec_slots_cap);
 
-	for (j = key_slot(key, d->rec_slots_cap); d->rec_slots[j];
-	     j = (j + 1) & (d->rec_slots_cap - 1))
+	for (; d->rec_slots[j]; j = (j + 1) & (d->rec_slots_cap - 1))
 		if (same_key(&d->recs[d->rec_slots[j] - 1].key, key))
 			break;
 	return j;
 }
 
-int sample_dump__add(struct sample_dump *d, const struct sampler_record *rec)
+/* append_record - a new record of @key, @count samples. */
+static int append_record(struct sample_dump *d, const struct sampler_key *key, uint64_t count,
+			 bool unwound)
 {
 	struct dump_record *r;
+	int err;
+
+	err = grow((void **)&d->recs, &d->recs_cap, d->nrecs + 1, sizeof(*d->recs));
+	if (err)
+		return err;
+	r = &d->recs[d->nrecs++];
+	r->key = *key;
+	r->count = count;
+	r->unwound = unwound;
+	return 0;
+}
+
+int sample_dump__add(struct sample_dump *d, const struct sampler_record *rec)
+{
+	uint32_t idx;
 	size_t j;
 	int err;
 
+	if (held(d) + STACK_MAX_BYTES > SPILL_MAX_BYTES)
+		return -ENOSPC;
 	if ((d->nrecs + 1) * 4 > d->rec_slots_cap * 3 && rehash_records(d))
 		return -ENOMEM;
 	j = find_record(d, rec->key);
@@ -182,85 +300,45 @@ int sample_dump__add(struct sample_dump *d, const struct sampler_record *rec)
 	}
 	if (d->nrecs >= NO_STACK - 1)
 		return -E2BIG;
-	err = grow((void **)&d->recs, &d->recs_cap, d->nrecs + 1, sizeof(*d->recs));
-	if (err)
-		return err;
-	r = &d->recs[d->nrecs];
-	r->key = *rec->key;
-	r->count = rec->count;
-	r->unwound = rec->unwound;
-	err = add_stack(d, rec->key->user_stack, rec->user_ips, rec->user_len, rec->user_leaf,
-			&r->user);
+	err = rec->user_len ? add_stack(d, rec->key->user_stack, rec->user_ips, rec->user_len,
+					rec->user_leaf, &idx)
+			    : 0;
 	if (!err)
-		err = add_stack(d, rec->key->kernel_stack, rec->kernel_ips, rec->kernel_len, NULL,
-				&r->kernel);
+		err = append_record(d, rec->key, rec->count, rec->unwound);
 	if (err)
 		return err;
-	d->rec_slots[j] = (uint32_t)d->nrecs + 1;
-	d->nrecs++;
+	d->rec_slots[j] = (uint32_t)d->nrecs;
 	return 0;
 }
 
-static int copy_record(const struct sampler_record *rec, void *ctx)
+int sample_dump__merge_unwound(struct sample_dump *d, const struct sample_dump *u,
+			       const struct unwind_summary *summary)
 {
-	return sample_dump__add(ctx, rec);
-}
-
-struct sample_dump *sample_dump__new(void)
-{
-	return calloc(1, sizeof(struct sample_dump));
-}
-
-/* merge_unwound - add the samples a drain unwound, with their kernel
- * stacks, which stayed in the sampler's map, looked up now. */
-static int merge_unwound(struct sample_dump *d, struct sampler *s, const struct sample_dump *u)
-{
-	uint64_t kernel[SAMPLER_MAX_DEPTH];
-	struct sampler_record rec;
+	const struct dump_stack *st;
+	uint32_t ui, idx;
 	size_t i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < u->nrecs; i++) {
-		const struct dump_record *r = &u->recs[i];
-		const struct dump_stack *st = r->user == NO_STACK ? NULL : &u->stacks[r->user];
-
-		memset(&rec, 0, sizeof(rec));
-		rec.key = &r->key;
-		rec.count = r->count;
-		rec.user_ips = st ? u->ips + st->off : NULL;
-		rec.user_len = st ? st->len : 0;
-		rec.unwound = true;
-		rec.kernel_ips = kernel;
-		rec.kernel_len = sampler__lookup_stack(s, r->key.kernel_stack, kernel);
-		err = sample_dump__add(d, &rec);
-		if (err)
-			return err;
+	d->unwind = *summary;
+	for (i = 0; i < u->nrecs && !err; i++) {
+		ui = find_stack(u, u->recs[i].key.user_stack);
+		st = ui == NO_STACK ? NULL : &u->stacks[ui];
+		if (st)
+			err = add_stack(d, st->id, u->ips + st->off, st->len, NULL, &idx);
+		if (!err)
+			err = append_record(d, &u->recs[i].key, u->recs[i].count, true);
 	}
-	return 0;
+	return err;
 }
 
-struct sample_dump *sample_dump__collect(struct sampler *s, const struct sample_dump *unwound,
-					 const struct unwind_summary *summary)
+void sample_dump__set_unwind(struct sample_dump *d, const struct unwind_summary *summary)
 {
-	struct sample_dump *d = sample_dump__new();
-	int err;
+	d->unwind = *summary;
+}
 
-	if (!d)
-		return NULL;
-	d->ncpus = sampler__ncpus(s);
-	if (summary)
-		d->unwind = *summary;
-	err = sampler__get_stats(s, &d->stats);
-	if (!err)
-		err = sampler__for_each(s, copy_record, d);
-	if (!err && unwound)
-		err = merge_unwound(d, s, unwound);
-	if (err) {
-		sample_dump__free(d);
-		errno = -err;
-		return NULL;
-	}
-	return d;
+const struct unwind_summary *sample_dump__unwind(const struct sample_dump *d)
+{
+	return &d->unwind;
 }
 
 int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, void *ctx)
@@ -271,9 +349,13 @@ int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, voi
 	size_t i;
 	int err;
 
+	uint32_t ui, ki;
+
 	for (i = 0; i < d->nrecs; i++) {
-		u = d->recs[i].user == NO_STACK ? NULL : &d->stacks[d->recs[i].user];
-		k = d->recs[i].kernel == NO_STACK ? NULL : &d->stacks[d->recs[i].kernel];
+		ui = find_stack(d, d->recs[i].key.user_stack);
+		ki = find_stack(d, d->recs[i].key.kernel_stack);
+		u = ui == NO_STACK ? NULL : &d->stacks[ui];
+		k = ki == NO_STACK ? NULL : &d->stacks[ki];
 		rec.key = &d->recs[i].key;
 		rec.count = d->recs[i].count;
 		rec.user_ips = u ? d->ips + u->off : NULL;
@@ -294,9 +376,9 @@ const struct sampler_stats *sample_dump__stats(const struct sample_dump *d)
 	return &d->stats;
 }
 
-const struct unwind_summary *sample_dump__unwind(const struct sample_dump *d)
+size_t sample_dump__nstacks(const struct sample_dump *d)
 {
-	return &d->unwind;
+	return d->nstacks;
 }
 
 int sample_dump__ncpus(const struct sample_dump *d)

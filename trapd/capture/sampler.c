@@ -20,11 +20,17 @@
 #define MAX_CPUS 4096
 /* Bounds for the aggregation maps: at least this many entries so short
  * windows still have room, at most this many so a long window at a high
- * frequency cannot pin unbounded kernel memory (a stack entry is ~1 KiB;
- * the maps are not preallocated, so only what is used is allocated). */
+ * frequency cannot pin unbounded kernel memory. The maps are not
+ * preallocated, so only what is used is allocated: a stack entry takes a
+ * 2 KiB unit of the BPF allocator (1,104 bytes rounded up to its size
+ * class), a count entry 128 bytes, so at most 128 + 32 MiB. A window
+ * that sees more than that does not hit the bound: user space moves the
+ * entries out (sampler__move) once a map is past 1/SPILL_AT full. */
 #define MIN_ENTRIES 1024u
 #define MAX_COUNT_ENTRIES (256u * 1024)
 #define MAX_STACK_ENTRIES (64u * 1024)
+#define SPILL_AT 4
+#define MOVE_BATCH 256u
 
 struct sampler {
 	struct sampler_bpf *skel;
@@ -37,6 +43,8 @@ struct sampler {
 	struct ring_buffer *rb;
 	sampler_event_fn event_fn;
 	void *event_ctx;
+	uint64_t stacks_moved; /* entries sampler__move took out this window */
+	uint64_t counts_moved;
 };
 
 static const char *const stat_names[SAMPLER_STAT_NR] = {
@@ -47,7 +55,7 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_KERNEL_STACK_FAULT] = "kernel_stack_fault",
 	[SAMPLER_STAT_USER_TRUNCATED] = "user_stack_truncated",
 	[SAMPLER_STAT_KERNEL_TRUNCATED] = "kernel_stack_truncated",
-	[SAMPLER_STAT_STACKS_FULL] = "stacks_map_full",
+	[SAMPLER_STAT_STACKS_FULL] = "stacks_full",
 	[SAMPLER_STAT_STACK_COLLISION] = "stack_hash_collision",
 	[SAMPLER_STAT_COUNTS_FULL] = "counts_map_full",
 	[SAMPLER_STAT_PIDS_FULL] = "pids_map_full",
@@ -56,14 +64,21 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_COPIES] = "stack_copies",
 	[SAMPLER_STAT_COPIES_LOST] = "stack_copies_lost",
 	[SAMPLER_STAT_COPY_NO_REGS] = "stack_copy_no_regs",
+	[SAMPLER_STAT_STACKS_ALLOC_FAILED] = "stacks_alloc_failed",
+	[SAMPLER_STAT_COUNTS_ALLOC_FAILED] = "counts_alloc_failed",
 };
 
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
 {
 	static const int lost[] = {
-		SAMPLER_STAT_OVER_CAP,		 SAMPLER_STAT_USER_STACK_FAULT,
-		SAMPLER_STAT_KERNEL_STACK_FAULT, SAMPLER_STAT_STACKS_FULL,
-		SAMPLER_STAT_STACK_COLLISION,	 SAMPLER_STAT_COUNTS_FULL,
+		SAMPLER_STAT_OVER_CAP,
+		SAMPLER_STAT_USER_STACK_FAULT,
+		SAMPLER_STAT_KERNEL_STACK_FAULT,
+		SAMPLER_STAT_STACKS_FULL,
+		SAMPLER_STAT_STACK_COLLISION,
+		SAMPLER_STAT_COUNTS_FULL,
+		SAMPLER_STAT_STACKS_ALLOC_FAILED,
+		SAMPLER_STAT_COUNTS_ALLOC_FAILED,
 	};
 	uint64_t n = 0;
 	size_t i;
@@ -488,6 +503,9 @@ static void clear_window(struct sampler *s)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.stats), &i, zeros, BPF_ANY);
 	free(zeros);
 	s->skel->bss->taken = 0;
+	s->skel->bss->stacks_added = 0;
+	s->skel->bss->counts_added = 0;
+	s->stacks_moved = s->counts_moved = 0;
 }
 
 int sampler__start(struct sampler *s)
@@ -545,60 +563,75 @@ uint32_t sampler__window_seq(const struct sampler *s)
 	return s->skel->bss->window_seq;
 }
 
-/* lookup_stack - copy stack @id into @ips (uint64_t, which is not the same
- * C type as the map's __u64) and its leaf hint into @leaf; returns its
- * length, 0 when missing. */
-static uint32_t lookup_stack(int fd, __u64 id, uint64_t *ips, struct sampler_leaf *leaf)
+/* move_map - take up to @max entries out of map @fd (@key_size and
+ * @value_size bytes each), MOVE_BATCH at a time, handing each to @fn; sets
+ * @moved to how many. Stops, returning 0, when the map is empty or @max
+ * is reached (entries then stay in the map). */
+static int move_map(int fd, size_t key_size, size_t value_size, size_t max, sampler_move_fn fn,
+		    void *ctx, size_t *moved)
 {
-	struct sampler_stack st;
+	__u32 in = 0, out = 0, n, i;
+	char *keys = NULL, *vals = NULL;
+	bool first = true, last = false;
+	int err = 0;
 
-	memset(leaf, 0, sizeof(*leaf));
-	if (!id || bpf_map_lookup_elem(fd, &id, &st) || st.len > SAMPLER_MAX_DEPTH)
-		return 0;
-	memcpy(ips, st.ips, st.len * sizeof(*ips));
-	*leaf = st.leaf;
-	return st.len;
+	*moved = 0;
+	keys = malloc(MOVE_BATCH * key_size);
+	vals = malloc(MOVE_BATCH * value_size);
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (!last && *moved < max) {
+		n = (__u32)(max - *moved < MOVE_BATCH ? max - *moved : MOVE_BATCH);
+		if (bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals, &n,
+						    NULL)) {
+			/* ENOENT: the last batch, n holds its size. ENOSPC: a
+			 * bucket holds more than is left of @max, nothing taken. */
+			last = true;
+			if (errno != ENOENT) {
+				err = errno == ENOSPC ? 0 : -errno;
+				n = 0;
+			}
+		}
+		for (i = 0; i < n && !err; i++)
+			err = fn(keys + i * key_size, vals + i * value_size, ctx);
+		*moved += n;
+		if (err)
+			break;
+		in = out;
+		first = false;
+	}
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
 }
 
-uint32_t sampler__lookup_stack(struct sampler *s, uint64_t id, uint64_t *ips)
+bool sampler__spill_due(const struct sampler *s)
 {
-	struct sampler_leaf leaf;
+	uint64_t stacks = s->skel->bss->stacks_added - s->stacks_moved;
+	uint64_t counts = s->skel->bss->counts_added - s->counts_moved;
 
-	return lookup_stack(bpf_map__fd(s->skel->maps.stacks), id, ips, &leaf);
+	return stacks > bpf_map__max_entries(s->skel->maps.stacks) / SPILL_AT ||
+	       counts > bpf_map__max_entries(s->skel->maps.counts) / SPILL_AT;
 }
 
-int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx)
+int sampler__move(struct sampler *s, size_t max_stacks, size_t max_counts, sampler_move_fn stack_fn,
+		  sampler_move_fn count_fn, void *ctx)
 {
-	int counts_fd = bpf_map__fd(s->skel->maps.counts);
-	int stacks_fd = bpf_map__fd(s->skel->maps.stacks);
-	uint64_t user[SAMPLER_MAX_DEPTH], kernel[SAMPLER_MAX_DEPTH];
-	struct sampler_leaf user_leaf, kernel_leaf;
-	struct sampler_key key, next;
-	struct sampler_record rec;
-	void *prev = NULL;
-	__u64 count;
+	size_t moved;
 	int err;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.user_ips = user;
-	rec.user_leaf = &user_leaf;
-	rec.kernel_ips = kernel;
-	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, &count))
-			continue; /* deleted meanwhile */
-		rec.key = &key;
-		rec.count = count;
-		/* A stack the map lost is reported as missing, not as an error:
-		 * the sample still counts, and the loss is in the stats. */
-		rec.user_len = lookup_stack(stacks_fd, key.user_stack, user, &user_leaf);
-		rec.kernel_len = lookup_stack(stacks_fd, key.kernel_stack, kernel, &kernel_leaf);
-		err = fn(&rec, ctx);
-		if (err)
-			return err;
-	}
-	return 0;
+	err = move_map(bpf_map__fd(s->skel->maps.stacks), sizeof(__u64),
+		       sizeof(struct sampler_stack), max_stacks, stack_fn, ctx, &moved);
+	s->stacks_moved += moved;
+	if (err)
+		return err;
+	err = move_map(bpf_map__fd(s->skel->maps.counts), sizeof(struct sampler_key), sizeof(__u64),
+		       max_counts, count_fn, ctx, &moved);
+	s->counts_moved += moved;
+	return err;
 }
 
 int sampler__get_stats(struct sampler *s, struct sampler_stats *out)

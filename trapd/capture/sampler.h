@@ -5,9 +5,10 @@
  * window and opens one cpu-clock perf event per online CPU, attached but
  * disarmed. sampler__start arms it (a store into mapped memory and one
  * ioctl per CPU, so sampling begins within microseconds of the decision);
- * sampler__stop disarms it. sampler__for_each reads the aggregated samples
- * once the window is closed. A daemon keeps one sampler open and arms it
- * for every capture.
+ * sampler__stop disarms it. sampler__move takes the aggregated samples out
+ * of the maps, during the window (when sampler__spill_due says they are
+ * filling) and once it is closed. A daemon keeps one sampler open and arms
+ * it for every capture.
  */
 #ifndef TRAPD_SAMPLER_H
 #define TRAPD_SAMPLER_H
@@ -48,7 +49,7 @@ struct sampler_stats {
 	uint64_t v[SAMPLER_STAT_NR];
 };
 
-/* One aggregated sample handed to a sampler__for_each callback. Stacks are
+/* One aggregated sample handed to a sample_dump__for_each callback. Stacks are
  * leaf first; a NULL stack has length 0. */
 struct sampler_record {
 	const struct sampler_key *key;
@@ -111,13 +112,27 @@ uint32_t sampler__copy_max(const struct sampler *s);
  * this window carry it (copies of an earlier window are stale). */
 uint32_t sampler__window_seq(const struct sampler *s);
 
-/* sampler__lookup_stack - stack @id of the stacks map into @ips
- * (SAMPLER_MAX_DEPTH entries); its length, 0 if not there. */
-uint32_t sampler__lookup_stack(struct sampler *s, uint64_t id, uint64_t *ips);
+/* sampler_move_fn - takes one entry sampler__move took out of a map: for the
+ * stacks map @key is its __u64 id and @value its struct sampler_stack, for
+ * the counts map a struct sampler_key and its __u64 count. Returns 0 or a
+ * negative errno, which stops the move (the entry is gone either way). */
+typedef int (*sampler_move_fn)(const void *key, const void *value, void *ctx);
 
-/* sampler__for_each - call @fn for every aggregated sample of the window;
- * stops at and returns the first non-zero value @fn returns. */
-int sampler__for_each(struct sampler *s, sampler_record_fn fn, void *ctx);
+/* sampler__spill_due - whether the stacks or counts map is past its
+ * high-water mark in this window, so its entries should be moved out
+ * (a read of mapped memory: cheap enough for every tick). */
+bool sampler__spill_due(const struct sampler *s);
+
+/* sampler__move - take up to @max_stacks entries out of the stacks map and
+ * then up to @max_counts out of the counts map, each handed to @stack_fn
+ * or @count_fn. While armed, the program adds entries again as it meets
+ * them (a stack already moved comes back under the same id; a count comes
+ * back as a new entry to be added to the old). The work is bounded by the
+ * maps' sizes, which sampler__open chose. An increment racing with the
+ * move of its count entry is lost: a window of a few instructions.
+ * Returns 0 or a negative errno. */
+int sampler__move(struct sampler *s, size_t max_stacks, size_t max_counts, sampler_move_fn stack_fn,
+		  sampler_move_fn count_fn, void *ctx);
 
 /* sampler__get_stats - the window's counters. */
 int sampler__get_stats(struct sampler *s, struct sampler_stats *out);

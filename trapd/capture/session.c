@@ -33,6 +33,10 @@
  * processes at a time. */
 #define RESNAP_NS (50 * NSEC_PER_MSEC)
 #define RESNAP_MAX 64
+/* How often an armed window checks whether the sampler's maps need
+ * emptying (sample_dump__spill): a map past its high-water mark (1/4)
+ * must not fill before the next check, at 999 Hz on 64 CPUs. */
+#define SPILL_CHECK_NS (100 * NSEC_PER_MSEC)
 
 struct resnap {
 	int pid;
@@ -59,6 +63,7 @@ struct session {
 	int64_t deadline;     /* 0 = none */
 	int64_t late_ns;      /* how long after the deadline the window closed */
 	int64_t next_refresh; /* next re-read of cgroup v1 members */
+	int64_t next_spill;   /* next sample_dump__spill */
 	const char *end_reason;
 	bool widened;
 	char widened_why[WIDENED_MAX];
@@ -66,8 +71,9 @@ struct session {
 	unsigned nresnap;
 	struct unwind_summary unwind; /* the mode chosen; filled in DWARF mode */
 	struct unwind_drain *drain;   /* DWARF mode, while the window runs */
+	struct sample_dump *dump;     /* the samples moved out of the maps */
+	bool collected;		      /* ...all of them: the window is closed */
 	/* after the window */
-	struct sample_dump *dump; /* its samples, copied out of the maps */
 	int ncpus;
 	bool finishing;		   /* the worker has the final job */
 	bool finished;		   /* ...and has done it */
@@ -297,6 +303,9 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 
 	if (s->started)
 		return -EALREADY;
+	s->dump = sample_dump__new();
+	if (!s->dump)
+		return -ENOMEM;
 	s->start_ns = clock_real_ns();
 	s->start_mono = clock_mono_ns();
 	e = sampler__start(s->sampler);
@@ -315,6 +324,7 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	now = clock_mono_ns();
 	s->deadline = s->duration_ns ? now + (int64_t)s->duration_ns : 0;
 	s->next_refresh = now + V1_REFRESH_NS;
+	s->next_spill = now + SPILL_CHECK_NS;
 	return 0;
 }
 
@@ -386,6 +396,18 @@ bool session__tick(struct session *s, int64_t now)
 		return true;
 	}
 	resnap_due(s, now);
+	if (!s->stopped && now >= s->next_spill) {
+		int e = sample_dump__spill(s->dump, s->sampler);
+		int64_t took = clock_mono_ns() - now;
+
+		if (took > NSEC_PER_MSEC)
+			log_debug("moved samples out of the kernel maps in %lld ms",
+				  (long long)(took / NSEC_PER_MSEC));
+		if (e)
+			log_warn("moving samples out of the kernel maps: %s (some are lost)",
+				 strerror(-e));
+		s->next_spill = now + SPILL_CHECK_NS;
+	}
 	if (follows_members(s) && now >= s->next_refresh) {
 		target_watch(&s->target, s->sampler);
 		s->next_refresh = now + V1_REFRESH_NS;
@@ -404,6 +426,8 @@ int session__timeout_ms(const struct session *s, int64_t now)
 	resnap = resnap_wait(s, now);
 	if (resnap >= 0 && (wait < 0 || resnap < wait))
 		wait = resnap;
+	if (s->started && !s->stopped && (wait < 0 || s->next_spill - now < wait))
+		wait = s->next_spill > now ? s->next_spill - now : 0;
 	if (s->started && follows_members(s)) {
 		refresh = s->next_refresh > now ? s->next_refresh - now : 0;
 		if (wait < 0 || refresh < wait)
@@ -507,26 +531,30 @@ static void release_sampler(struct session *s)
 
 int session__close(struct session *s, char *err, size_t errlen)
 {
+	int e;
+
 	if (!s->started) {
 		snprintf(err, errlen, "the capture was never started");
 		return -EINVAL;
 	}
-	if (s->dump)
+	if (s->collected)
 		return 0;
 	close_window(s);
-	if (s->drain) {
+	e = sample_dump__collect(s->dump, s->sampler);
+	if (!e && s->drain) {
 		s->unwind = *unwind_drain__summary(s->drain);
-		s->dump = sample_dump__collect(s->sampler, unwind_drain__samples(s->drain),
+		e = sample_dump__merge_unwound(s->dump, unwind_drain__samples(s->drain),
 					       &s->unwind);
-		unwind_drain__free(s->drain);
-		s->drain = NULL;
-	} else {
-		s->dump = sample_dump__collect(s->sampler, NULL, &s->unwind);
+	} else if (!e) {
+		sample_dump__set_unwind(s->dump, &s->unwind);
 	}
-	if (!s->dump) {
-		snprintf(err, errlen, "reading the capture: %s", strerror(errno));
-		return -errno;
+	unwind_drain__free(s->drain);
+	s->drain = NULL;
+	if (e) {
+		snprintf(err, errlen, "reading the capture: %s", strerror(-e));
+		return e;
 	}
+	s->collected = true;
 	release_sampler(s);
 	return 0;
 }

@@ -162,7 +162,9 @@ static int on_copy(void *ctx, void *data, size_t size)
 	rec.user_len = n;
 	rec.unwound = true;
 	e = sample_dump__add(d->agg, &rec);
-	if (e && !d->err)
+	if (e == -ENOSPC)
+		d->sum.lost_memory++;
+	else if (e && !d->err)
 		d->err = e;
 	return 0;
 }
@@ -256,6 +258,9 @@ void unwind_drain__stop(struct unwind_drain *d)
 	if (d->err)
 		log_warn("unwinding stack copies: %s; some samples lost their user stack",
 			 strerror(-d->err));
+	if (d->sum.lost_memory)
+		log_warn("%llu samples were dropped: their unwound stacks passed the memory bound",
+			 (unsigned long long)d->sum.lost_memory);
 	if (d->sum.late)
 		log_warn("%llu stack copies were not unwound in time after the window closed",
 			 (unsigned long long)d->sum.late);

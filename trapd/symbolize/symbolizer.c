@@ -780,6 +780,25 @@ int symbolizer__function_start(struct symbolizer *s, int pid, uint64_t addr, uin
 	return 0;
 }
 
+/* USER_ADDR_END - the end of user space: 47-bit on x86-64 (a process on
+ * a 5-level-paging machine only maps above it on request), 48-bit (and up
+ * to 52-bit on request) on arm64. */
+#if defined(__aarch64__)
+#define USER_ADDR_END (1ull << 52)
+#else
+#define USER_ADDR_END (1ull << 47)
+#endif
+
+uint32_t symbolizer__user_frames(const uint64_t *ips, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (ips[i] == 0 || ips[i] >= USER_ADDR_END)
+			break;
+	return i;
+}
+
 /* lookup_addr - a return address points after its call; the call belongs
  * to the byte before it. */
 static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)

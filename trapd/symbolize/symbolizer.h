@@ -57,6 +57,15 @@ int symbolizer__snapshot(struct symbolizer *s, int pid);
 int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, const uint64_t *ips,
 			   uint32_t n, uint32_t *locs);
 
+/* symbolizer__user_frames - how many of the @n frames of a user stack
+ * (leaf first) are worth resolving: those before the first word that
+ * cannot be a user-space address (0, ~0, or at or above the end of user
+ * space). Such a word is where a frame-pointer walk through code built
+ * without frame pointers read data as a frame; every frame past it came
+ * from following that data, so the stack is cut there rather than have it
+ * pass for kernel code or for a caller. */
+uint32_t symbolizer__user_frames(const uint64_t *ips, uint32_t n);
+
 /* symbolizer__name - the name of the function holding @addr in @pid (for
  * a return address, pass it minus one), NULL if unknown; valid until the
  * next symbolizer call. */
