@@ -302,3 +302,28 @@ const char *rule_scope__value(const struct rule_scope *s, char *buf, size_t len)
 	}
 	return buf;
 }
+
+static const char *const unwind_names[] = {
+	[RULE_UNWIND_AUTO] = "auto",
+	[RULE_UNWIND_DWARF] = "dwarf",
+	[RULE_UNWIND_FP] = "fp",
+};
+
+const char *rule_unwind__name(enum rule_unwind u)
+{
+	return (size_t)u < sizeof(unwind_names) / sizeof(unwind_names[0]) ? unwind_names[u]
+									  : "auto";
+}
+
+int rule_unwind__parse(const char *s, enum rule_unwind *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(unwind_names) / sizeof(unwind_names[0]); i++) {
+		if (!strcmp(s, unwind_names[i])) {
+			*out = (enum rule_unwind)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

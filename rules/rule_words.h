@@ -72,4 +72,12 @@ const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len
  * Returns @buf. */
 const char *rule_scope__value(const struct rule_scope *s, char *buf, size_t len);
 
+/* rule_unwind__name - "auto", "dwarf", "fp": @u as the file writes it in
+ * unwind = and manual_unwind =. */
+const char *rule_unwind__name(enum rule_unwind u);
+
+/* rule_unwind__parse - the mode named @s (exactly as rule_unwind__name
+ * writes it) into *@out. Returns 0 or -EINVAL (*@out unchanged). */
+int rule_unwind__parse(const char *s, enum rule_unwind *out);
+
 #endif

@@ -51,6 +51,9 @@ const struct rules_key rules_global_keys[GK_NR] = {
 	[GK_MANUAL_FREQUENCY] = { "manual_frequency", KEY_FREQ, G(manual_freq_hz), 1, FREQ_MAX,
 				  "99Hz" },
 	[GK_MANUAL_SAMPLE] = { "manual_sample", KEY_SCOPE, G(manual_sample), 0, 0, "system" },
+	[GK_MANUAL_UNWIND] = { "manual_unwind", KEY_UNWIND, G(manual_unwind), 0, 0, "auto" },
+	[GK_MANUAL_STACK_COPY] = { "manual_stack_copy", KEY_SIZE, G(manual_stack_copy_bytes),
+				   RULE_STACK_COPY_MIN, RULE_STACK_COPY_MAX, "16KiB" },
 	[GK_SYMBOL_CACHE] = { "symbol_cache", KEY_SIZE, G(symbol_cache_bytes), 0, 1ull << 40,
 			      "16MiB" },
 	/* The defaults are trapd/symbolize/symbudget.h's SYMBUDGET_DEFAULT_*. */
@@ -87,6 +90,9 @@ const struct rules_key rules_rule_keys[RK_NR] = {
 	[RK_DURATION] = { "duration", KEY_DURATION, R(window_ns), 100 * MS, HOUR, "10s" },
 	[RK_FREQUENCY] = { "frequency", KEY_FREQ, R(freq_hz), 1, FREQ_MAX, "99Hz" },
 	[RK_SAMPLE] = { "sample", KEY_SPECIAL, 0, 0, 0, NULL },
+	[RK_UNWIND] = { "unwind", KEY_UNWIND, R(unwind), 0, 0, "auto" },
+	[RK_STACK_COPY] = { "stack_copy", KEY_SIZE, R(stack_copy_bytes), RULE_STACK_COPY_MIN,
+			    RULE_STACK_COPY_MAX, "16KiB" },
 	[RK_COOLDOWN] = { "cooldown", KEY_DURATION0, R(cooldown_ns), 0, 7 * DAY, "5m" },
 	[RK_MAX_PER_HOUR] = { "max_per_hour", KEY_COUNT, R(max_per_hour), 0, EVAL_FIRES_MAX, "0" },
 	[RK_MAX_PER_DAY] = { "max_per_day", KEY_COUNT, R(max_per_day), 0, EVAL_FIRES_MAX, "0" },
@@ -504,6 +510,12 @@ int rules_key__parse(const struct rules_key *k, void *base, const char *v, char 
 		return parse_group(f, v, msg, len);
 	case KEY_SCOPE:
 		return rules_value__scope(v, f, msg, len);
+	case KEY_UNWIND:
+		if (rule_unwind__parse(v, f)) {
+			snprintf(msg, len, "expected auto, dwarf or fp");
+			return -EINVAL;
+		}
+		return 0;
 	case KEY_SPECIAL:
 		snprintf(msg, len, "not a plain key");
 		return -EINVAL;
@@ -555,6 +567,9 @@ void rules_key__print(const struct rules_key *k, const void *base, FILE *out)
 	case KEY_SCOPE:
 		rules_value__print(out, k->name, rule_scope__value(f, buf, sizeof(buf)));
 		break;
+	case KEY_UNWIND:
+		fprintf(out, "%s = %s\n", k->name, rule_unwind__name(*(const enum rule_unwind *)f));
+		break;
 	default:
 		break;
 	}
@@ -576,6 +591,8 @@ bool rules_key__equal(const struct rules_key *k, const void *a, const void *b)
 		return rules_value__equal(*(char *const *)fa, *(char *const *)fb);
 	case KEY_SCOPE:
 		return rule_scope__equal(fa, fb);
+	case KEY_UNWIND:
+		return *(const enum rule_unwind *)fa == *(const enum rule_unwind *)fb;
 	case KEY_SPECIAL:
 		return true;
 	default:

@@ -44,6 +44,7 @@ enum key_type {
 	KEY_ENV,       /* char *: the name of an environment variable */
 	KEY_GROUP,     /* char *: an existing group; NULL ("none") */
 	KEY_SCOPE,     /* struct rule_scope: system, cgroup:, pid:, process: */
+	KEY_UNWIND,    /* enum rule_unwind: auto, dwarf, fp */
 	KEY_SPECIAL,   /* checked by rules_rule.c */
 };
 
@@ -70,6 +71,8 @@ enum global_key {
 	GK_MANUAL_DURATION,
 	GK_MANUAL_FREQUENCY,
 	GK_MANUAL_SAMPLE,
+	GK_MANUAL_UNWIND,
+	GK_MANUAL_STACK_COPY,
 	GK_SYMBOL_CACHE,
 	GK_SYMBOLIZE_BYTES,
 	GK_SYMBOLIZE_SYMBOLS,
@@ -128,6 +131,8 @@ enum rule_key {
 	RK_DURATION,
 	RK_FREQUENCY,
 	RK_SAMPLE,
+	RK_UNWIND,
+	RK_STACK_COPY,
 	RK_COOLDOWN,
 	RK_MAX_PER_HOUR,
 	RK_MAX_PER_DAY,

@@ -106,6 +106,22 @@ enum rule_scope_kind {
 			     * (rules__resolve_run); only in a file read RULES_FOR_CI */
 };
 
+/* How a capture walks user stacks (unwind =): as `trapd capture
+ * --unwind` does, the daemon maps it onto the capture's own mode. */
+enum rule_unwind {
+	RULE_UNWIND_AUTO,  /* "auto": DWARF when the sampler can and the copy rate allows */
+	RULE_UNWIND_DWARF, /* "dwarf": stack copies unwound with the programs' CFI */
+	RULE_UNWIND_FP,	   /* "fp": frame pointers, walked by the kernel */
+};
+
+/* Bytes of user stack a sample copies in DWARF mode (stack_copy =).
+ * The most is the sampler's SAMPLER_COPY_MAX (bpf/sampler.h), the
+ * default the capture's SESSION_STACK_COPY_DEFAULT: rules/ includes
+ * neither, trapd/guard asserts they agree. */
+#define RULE_STACK_COPY_MIN 1024
+#define RULE_STACK_COPY_MAX (32 * 1024)
+#define RULE_STACK_COPY_DEFAULT (16 * 1024)
+
 struct rule_scope {
 	enum rule_scope_kind kind;
 	char *cgroup;  /* RULE_SCOPE_CGROUP, as written */
@@ -157,6 +173,8 @@ struct rule {
 	uint64_t freq_hz;
 	struct rule_scope sample; /* defaults to the signal's scope (system
 				   * for host-wide PSI) */
+	enum rule_unwind unwind;
+	uint64_t stack_copy_bytes; /* DWARF mode (not fp) */
 
 	/* how often it may */
 	uint64_t cooldown_ns;
@@ -181,6 +199,8 @@ struct rules_global {
 	uint64_t manual_window_ns;
 	uint64_t manual_freq_hz;
 	struct rule_scope manual_sample;
+	enum rule_unwind manual_unwind;
+	uint64_t manual_stack_copy_bytes;
 	uint64_t symbol_cache_bytes; /* symbol tables kept between captures */
 	/* what symbolizing one capture may cost (trapd/symbolize/symbudget.h) */
 	uint64_t symbolize_bytes;	   /* symbol tables read, debug files hashed */

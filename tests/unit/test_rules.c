@@ -270,6 +270,8 @@ static void test_defaults(void **state)
 	assert_int_equal(g->manual_window_ns, 10000000000ull);
 	assert_int_equal(g->manual_freq_hz, 99);
 	assert_int_equal(g->manual_sample.kind, RULE_SCOPE_SYSTEM);
+	assert_int_equal(g->manual_unwind, RULE_UNWIND_AUTO);
+	assert_int_equal(g->manual_stack_copy_bytes, RULE_STACK_COPY_DEFAULT);
 	assert_int_equal(r->nlabels, 0);
 	assert_int_equal(r->nrules, 0);
 	rules__free(r);
@@ -348,10 +350,11 @@ static void test_rule_model(void **state)
 static void test_rule_equal(void **state)
 {
 	static const char *const changes[] = {
-		"cgroup = y.slice\n", "above = 80.51%\n",  "clear = 70%\n",
-		"for = 1s\n",	      "clear_for = 1s\n",  "duration = 11s\n",
-		"frequency = 98\n",   "sample = system\n", "cooldown = 4m\n",
-		"max_per_hour = 1\n", "max_per_day = 1\n", "dry_run = true\n",
+		"cgroup = y.slice\n", "above = 80.51%\n",    "clear = 70%\n",
+		"for = 1s\n",	      "clear_for = 1s\n",    "duration = 11s\n",
+		"frequency = 98\n",   "sample = system\n",   "cooldown = 4m\n",
+		"max_per_hour = 1\n", "max_per_day = 1\n",   "dry_run = true\n",
+		"unwind = fp\n",      "stack_copy = 8KiB\n",
 	};
 	const char *base = "[rule a]\nsignal = cpu\ncgroup = x.slice\nabove = 80.5%\n";
 	struct rules *r = parse_ok(base), *other;
@@ -384,6 +387,12 @@ static void test_rule_equal(void **state)
 		rules__free(other);
 	}
 	other = parse_ok("[global]\ndry_run = true\n");
+	assert_false(rules_global__equal(&r->global, &other->global));
+	rules__free(other);
+	other = parse_ok("[global]\nmanual_unwind = dwarf\n");
+	assert_false(rules_global__equal(&r->global, &other->global));
+	rules__free(other);
+	other = parse_ok("[global]\nmanual_stack_copy = 4KiB\n");
 	assert_false(rules_global__equal(&r->global, &other->global));
 	rules__free(other);
 	rules__free(r);
@@ -1372,6 +1381,78 @@ static void test_latency_equal(void **state)
 	rules__free(a);
 }
 
+/* unwind = and stack_copy = (and [global] manual_*): the three modes, the
+ * default, the range 1KiB..32KiB and how `trapd check` prints them. */
+static void test_unwind_keys(void **state)
+{
+	static const struct {
+		const char *value;
+		enum rule_unwind mode;
+	} modes[] = {
+		{ "auto", RULE_UNWIND_AUTO },
+		{ "dwarf", RULE_UNWIND_DWARF },
+		{ "fp", RULE_UNWIND_FP },
+	};
+	const char *base = "[rule a]\nsignal = cpu\ncgroup = x.slice\nabove = 80%\n";
+	const struct rules_global *g;
+	const struct rule *rule;
+	struct rules *r;
+	char text[512], want[128], *printed;
+	size_t i;
+
+	r = latency_rule("cpu", "cgroup = x.slice\nabove = 80%\n", &rule);
+	assert_int_equal(rule->unwind, RULE_UNWIND_AUTO);
+	assert_int_equal(rule->stack_copy_bytes, RULE_STACK_COPY_DEFAULT);
+	printed = assert_round_trip(r);
+	assert_non_null(strstr(printed, "\nunwind = auto\nstack_copy = 16KiB\n"));
+	assert_non_null(strstr(printed, "\nmanual_unwind = auto\nmanual_stack_copy = 16KiB\n"));
+	free(printed);
+	rules__free(r);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "%sunwind = %s\nstack_copy = 1KiB\n[global]\n"
+			 "manual_unwind = %s\nmanual_stack_copy = 32KiB\n",
+			 base, modes[i].value, modes[i].value);
+		r = parse_ok(text);
+		g = &r->global;
+		assert_int_equal(r->rules[0].unwind, modes[i].mode);
+		assert_int_equal(r->rules[0].stack_copy_bytes, 1024);
+		assert_int_equal(g->manual_unwind, modes[i].mode);
+		assert_int_equal(g->manual_stack_copy_bytes, RULE_STACK_COPY_MAX);
+		assert_string_equal(rule_unwind__name(modes[i].mode), modes[i].value);
+		printed = assert_round_trip(r);
+		snprintf(want, sizeof(want), "\nunwind = %s\nstack_copy = 1KiB\n", modes[i].value);
+		assert_non_null(strstr(printed, want));
+		snprintf(want, sizeof(want), "\nmanual_unwind = %s\nmanual_stack_copy = 32KiB\n",
+			 modes[i].value);
+		assert_non_null(strstr(printed, want));
+		free(printed);
+		rules__free(r);
+	}
+	/* a size that is not a whole number of KiB prints exactly */
+	snprintf(text, sizeof(text), "%sstack_copy = 10000\n", base);
+	r = parse_ok(text);
+	assert_int_equal(r->rules[0].stack_copy_bytes, 10000);
+	free(assert_round_trip(r));
+	rules__free(r);
+	snprintf(text, sizeof(text), "%sunwind = sideways\n", base);
+	expect_errors(text, "t.ini:5: [rule a] unwind: bad value 'sideways': expected auto, "
+			    "dwarf or fp\n");
+	snprintf(text, sizeof(text), "%sunwind = FP\nunwind = fp\n", base);
+	expect_errors(text, "t.ini:5: [rule a] unwind: bad value 'FP': expected auto, dwarf or "
+			    "fp\nt.ini:6: [rule a] unwind: set twice (first on line 5)\n");
+	snprintf(text, sizeof(text), "%sstack_copy = 1023\n", base);
+	expect_errors(text, "t.ini:5: [rule a] stack_copy: bad value '1023': expected a size "
+			    "from 1KiB to 32KiB\n");
+	snprintf(text, sizeof(text), "%sstack_copy = 32769\n", base);
+	expect_errors(text, "t.ini:5: [rule a] stack_copy: bad value '32769': expected a size "
+			    "from 1KiB to 32KiB\n");
+	expect_errors("[global]\nmanual_unwind = \nmanual_stack_copy = 0\n",
+		      "t.ini:2: [global] manual_unwind: bad value '': expected auto, dwarf or fp\n"
+		      "t.ini:3: [global] manual_stack_copy: bad value '0': expected a size from "
+		      "1KiB to 32KiB\n");
+}
+
 /* The generated table is this architecture's <sys/syscall.h>, sorted so
  * that every name is found. */
 static void test_syscall_table(void **state)
@@ -1792,6 +1873,7 @@ int main(void)
 		cmocka_unit_test(test_rule_model),
 		cmocka_unit_test(test_rule_equal),
 		cmocka_unit_test(test_formatting),
+		cmocka_unit_test(test_unwind_keys),
 		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_upload_absent),

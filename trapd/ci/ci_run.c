@@ -17,6 +17,8 @@ static struct session *open_session(const struct ci_run_opts *o, struct run_cgro
 	struct session_opts so = {
 		.target = { .kind = CAPTURE_TARGET_COMMAND, .argv = o->argv },
 		.freq_hz = o->freq_hz,
+		.unwind = o->unwind,
+		.stack_copy_bytes = o->stack_copy_bytes,
 		.command_cgroup = cg,
 	};
 	struct session *s;

@@ -11,12 +11,15 @@
 
 #include "trapd/capture/capture.h"
 #include "trapd/capture/run_record.h"
+#include "trapd/capture/unwind_summary.h"
 #include "trapd/profile/profile.h"
 
 struct ci_run_opts {
 	char *const *argv;
 	uint64_t freq_hz;
 	const char *parent_cgroup; /* NULL: the cgroup trapd runs in */
+	enum unwind_mode unwind;   /* how user stacks are walked (session_opts) */
+	uint32_t stack_copy_bytes; /* per sample in DWARF mode; 0: the session's default */
 };
 
 /* ci_run__once - run @o->argv once; @sigfd is capture_loop's signalfd.

@@ -19,6 +19,8 @@
 #include "trapd/capture/capture.h"
 #include "trapd/capture/capture_loop.h"
 #include "trapd/capture/run_record.h"
+#include "trapd/capture/sampler.h" /* SAMPLER_COPY_MAX */
+#include "trapd/capture/unwind_summary.h"
 #include "trapd/ci/ci_run.h"
 #include "trapd/ci/ci_watch.h"
 #include "trapd/cli/cli_args.h"
@@ -44,6 +46,9 @@ struct ci_cmd {
 	const char *parent_cgroup;
 	unsigned runs;
 	uint64_t freq_hz;
+	enum unwind_mode unwind;
+	uint32_t stack_copy_bytes; /* 0: the session's default */
+	const char *unwind_opt;	   /* --unwind or --stack-copy if given, for -c's message */
 	size_t top;
 	struct profile_diff_options opts;
 	char *const *argv;
@@ -57,13 +62,16 @@ enum {
 	OPT_RUNS,
 	OPT_TOP,
 	OPT_CGROUP_PARENT,
+	OPT_UNWIND,
+	OPT_STACK_COPY,
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: trapd ci [--baseline FILE] [--max-regress PCT] [-o DIR] [--runs N]\n"
-		"                [-F HZ] [--top N] [--min-share PCT] [--alpha A] -- CMD ARGS\n"
+		"                [-F HZ] [--unwind MODE] [--stack-copy SIZE] [--top N]\n"
+		"                [--min-share PCT] [--alpha A] -- CMD ARGS\n"
 		"       trapd ci -c RULES [-o DIR] -- CMD ARGS\n\n"
 		"Run CMD (a benchmark or a test) in a cgroup of its own, sample all of it,\n"
 		"children included, from start to exit, and compare the profile with a\n"
@@ -75,7 +83,8 @@ static void usage(FILE *out)
 		"while it runs (a rule that names no cgroup, pid or process watches the\n"
 		"run), a rule that fires captures for its window into DIR, and the job\n"
 		"fails with status %d if any fired. %s lists the fires and each rule's\n"
-		"most extreme reading. 'trapd check --ci -c RULES' checks such a file.\n\n"
+		"most extreme reading. 'trapd check --ci -c RULES' checks such a file.\n"
+		"Each rule's frequency, unwind and stack_copy say how it samples.\n\n"
 		"Options:\n"
 		"      --baseline FILE    the capture to compare with (a previous run's %s)\n"
 		"      --max-regress PCT  growth of the run's CPU time, or of one function's,\n"
@@ -84,6 +93,13 @@ static void usage(FILE *out)
 		"      --runs N           run CMD N times (default 1): the spread between\n"
 		"                         runs then counts in the comparison\n"
 		"  -F, --frequency HZ     samples per second per CPU (default %d)\n"
+		"      --unwind MODE      how user stacks are walked: dwarf (copies of the\n"
+		"                         stack top unwound with the programs' .eh_frame;\n"
+		"                         complete without frame pointers), fp (frame\n"
+		"                         pointers, in the kernel; cheapest) or auto\n"
+		"                         (default: dwarf unless the copy rate is too high)\n"
+		"      --stack-copy SIZE  user stack copied per sample in dwarf mode\n"
+		"                         (default 16KiB, from 1KiB to 32KiB)\n"
 		"      --top N            functions listed as grown and as shrunk (default %d)\n"
 		"      --min-share PCT    functions tested: those with this share of the\n"
 		"                         samples (default %g)\n"
@@ -129,6 +145,28 @@ static const char *comparison_option(int opt)
 	}
 }
 
+/* parse_unwind - --unwind MODE and --stack-copy SIZE, as `trapd capture`
+ * takes them. Returns 0 or -EINVAL (reported). */
+static int parse_unwind(struct ci_cmd *c, int opt, const char *arg)
+{
+	uint64_t size = 0;
+
+	c->unwind_opt = opt == OPT_UNWIND ? "--unwind" : "--stack-copy";
+	if (opt == OPT_UNWIND) {
+		if (!unwind_mode_parse(arg, &c->unwind))
+			return 0;
+		log_error("bad --unwind '%s': expected dwarf, fp or auto", arg);
+		return -EINVAL;
+	}
+	if (units_parse_size(arg, &size) || size < 1024 || size > SAMPLER_COPY_MAX) {
+		log_error("bad --stack-copy '%s': expected a size from 1KiB to %uKiB", arg,
+			  SAMPLER_COPY_MAX / 1024);
+		return -EINVAL;
+	}
+	c->stack_copy_bytes = (uint32_t)size;
+	return 0;
+}
+
 static int parse_option(struct ci_cmd *c, int opt, char **argv)
 {
 	const char *comparison = comparison_option(opt);
@@ -169,6 +207,9 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 	case 'c':
 		c->rules = optarg;
 		return 0;
+	case OPT_UNWIND:
+	case OPT_STACK_COPY:
+		return parse_unwind(c, opt, optarg);
 	default:
 		return cli_bad_option("ci", opt, argv[optind - 1]);
 	}
@@ -185,6 +226,8 @@ static int parse_args(struct ci_cmd *c, int argc, char **argv)
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 		{ "output", required_argument, NULL, 'o' },
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "config", required_argument, NULL, 'c' },
@@ -197,6 +240,7 @@ static int parse_args(struct ci_cmd *c, int argc, char **argv)
 	c->dir = DEFAULT_DIR;
 	c->runs = 1;
 	c->freq_hz = DEFAULT_FREQ_HZ;
+	c->unwind = UNWIND_MODE_AUTO;
 	c->top = DIFF_REPORT_DEFAULT_TOP;
 	c->opts = defaults;
 	opterr = 0;
@@ -216,6 +260,12 @@ static int parse_args(struct ci_cmd *c, int argc, char **argv)
 		log_error("%s compares whole runs; with -c RULES the rules decide what is "
 			  "captured (see --help)",
 			  c->profile_opt);
+		return -EINVAL;
+	}
+	if (c->rules && c->unwind_opt) {
+		log_error("%s: with -c RULES each rule's unwind and stack_copy say how its "
+			  "captures walk stacks (see --help)",
+			  c->unwind_opt);
 		return -EINVAL;
 	}
 	c->argv = argv + optind;
@@ -330,7 +380,13 @@ static void add_counts(uint64_t *sum, const uint64_t *v, size_t n)
  * Returns 0 or an exit status. */
 static int run_all(const struct ci_cmd *c, int sigfd, struct ci_state *st)
 {
-	struct ci_run_opts o = { c->argv, c->freq_hz, c->parent_cgroup };
+	struct ci_run_opts o = {
+		.argv = c->argv,
+		.freq_hz = c->freq_hz,
+		.parent_cgroup = c->parent_cgroup,
+		.unwind = c->unwind,
+		.stack_copy_bytes = c->stack_copy_bytes,
+	};
 	unsigned i;
 	int e;
 

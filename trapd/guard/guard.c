@@ -12,10 +12,19 @@
 
 #include "rules/proc_stat.h"
 #include "trapd/symbolize/symcache.h"
+#include "trapd/symbolize/unwinder.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 
 #define NSEC_PER_SEC 1000000000ll
+
+/* rules/ cannot include the sampler's or the session's headers: its
+ * limits of stack_copy are copies of theirs. */
+_Static_assert(RULE_STACK_COPY_MAX == SAMPLER_COPY_MAX,
+	       "stack_copy's maximum is the sampler's SAMPLER_COPY_MAX");
+_Static_assert(RULE_STACK_COPY_DEFAULT == SESSION_STACK_COPY_DEFAULT,
+	       "stack_copy's default is the session's");
+_Static_assert(RULE_STACK_COPY_MIN <= SESSION_STACK_COPY_DEFAULT, "stack_copy's minimum");
 
 int guard__watch_fd(int epfd, int fd, uint32_t events)
 {
@@ -55,17 +64,55 @@ struct watch *guard__new_watch(struct guard *g, struct rules *rules)
 
 /* --- the sampler --------------------------------------------------------- */
 
-/* sampler_needs - the frequency and window the kept sampler's maps must
- * hold: the most any rule (or a manual capture) asks for. */
-static void sampler_needs(const struct rules *r, uint64_t *freq, uint64_t *window)
+/* copy_need - the stack copies a capture of @unwind may take: none for
+ * frame pointers, nor where this build cannot unwind them. */
+static uint64_t copy_need(enum rule_unwind unwind, uint64_t bytes)
 {
+	return unwind == RULE_UNWIND_FP || !unwinder__supported() ? 0 : bytes;
+}
+
+/* sampler_needs - the frequency and window the kept sampler's maps must
+ * hold, and the stack copies it must be able to take: the most any rule
+ * (or a manual capture) asks for. Loading the copies at open keeps a
+ * DWARF capture's arming as fast as a frame-pointer one's. */
+static void sampler_needs(const struct rules *r, struct sampler_opts *o)
+{
+	const struct rules_global *g = &r->global;
+	uint64_t copy = copy_need(g->manual_unwind, g->manual_stack_copy_bytes), c;
 	size_t i;
 
-	*freq = r->global.manual_freq_hz;
-	*window = r->global.max_window_ns;
-	for (i = 0; i < r->nrules; i++)
-		if (r->rules[i].freq_hz > *freq)
-			*freq = r->rules[i].freq_hz;
+	o->freq_hz = g->manual_freq_hz;
+	o->window_ns = g->max_window_ns;
+	for (i = 0; i < r->nrules; i++) {
+		if (r->rules[i].freq_hz > o->freq_hz)
+			o->freq_hz = r->rules[i].freq_hz;
+		c = copy_need(r->rules[i].unwind, r->rules[i].stack_copy_bytes);
+		if (c > copy)
+			copy = c;
+	}
+	o->stack_copy_bytes = (uint32_t)copy;
+}
+
+/* load_sampler - a sampler for @o; if it cannot be loaded with stack
+ * copies, one without (captures then walk frame pointers, and a rule of
+ * unwind = dwarf fails to capture, saying why). */
+static struct sampler *load_sampler(struct sampler_opts *o)
+{
+	struct sampler *s;
+	char err[512];
+
+	s = sampler__open(o, err, sizeof(err));
+	if (s || !o->stack_copy_bytes)
+		goto out;
+	log_warn("cannot load the sampler with stack copies (%s); user stacks are walked by "
+		 "frame pointers",
+		 err);
+	o->stack_copy_bytes = 0;
+	s = sampler__open(o, err, sizeof(err));
+out:
+	if (!s)
+		log_error("%s", err);
+	return s;
 }
 
 /* open_sampler - load the sampler once, disarmed, so a rule that fires
@@ -74,23 +121,25 @@ static void sampler_needs(const struct rules *r, uint64_t *freq, uint64_t *windo
 static int open_sampler(struct guard *g)
 {
 	struct sampler_opts o = { .target = SAMPLER_TARGET_ALL, .cgroup_fd = -1 };
-	char err[512];
+	uint64_t copy;
 
-	sampler_needs(g->watch->rules, &o.freq_hz, &o.window_ns);
-	if (g->trap.sampler && o.freq_hz <= g->sampler_freq && o.window_ns <= g->sampler_window)
+	sampler_needs(g->watch->rules, &o);
+	copy = o.stack_copy_bytes;
+	if (g->trap.sampler && o.freq_hz <= g->sampler_freq && o.window_ns <= g->sampler_window &&
+	    copy <= g->sampler_copy)
 		return 0;
 	if (trap__running(&g->trap)) {
 		log_info("the sampler's maps grow after the running capture");
 		return 0;
 	}
 	sampler__free(g->trap.sampler);
-	g->trap.sampler = sampler__open(&o, err, sizeof(err));
-	if (!g->trap.sampler) {
-		log_error("%s", err);
+	g->trap.sampler = load_sampler(&o);
+	if (!g->trap.sampler)
 		return -errno;
-	}
 	g->sampler_freq = o.freq_hz;
 	g->sampler_window = o.window_ns;
+	/* what was asked, even if refused: not retried at every capture */
+	g->sampler_copy = copy;
 	return 0;
 }
 
@@ -251,6 +300,8 @@ static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t 
 		.sample = wr->rule->sample,
 		.duration_ns = wr->rule->window_ns,
 		.freq_hz = wr->rule->freq_hz,
+		.unwind = wr->rule->unwind,
+		.stack_copy_bytes = wr->rule->stack_copy_bytes,
 	};
 	char err[512] = "";
 

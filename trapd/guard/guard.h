@@ -53,6 +53,7 @@ struct guard {
 	struct guard_hooks hooks;
 	uint64_t sampler_freq;	 /* the kept sampler's maps are sized for this */
 	uint64_t sampler_window; /* ...and this */
+	uint64_t sampler_copy;	 /* ...and stack copies of this many bytes (0: none) */
 	uint64_t capture_errors; /* fires that could not start a capture */
 	int epfd;		 /* the owner's */
 	bool session_watched;	 /* the trap's session fd is in epfd */

@@ -38,6 +38,8 @@ struct trap_fire {
 	pid_t process_pid;	      /* a process-name scope, resolved */
 	uint64_t duration_ns;
 	uint64_t freq_hz;
+	enum rule_unwind unwind;   /* how user stacks are walked (a rule's, or manual_unwind) */
+	uint64_t stack_copy_bytes; /* ...and copied, in DWARF mode */
 	const struct lat_hist *latency; /* a latency rule's window when it fired, or NULL */
 	uint64_t latency_span_ns;
 };
@@ -97,6 +99,9 @@ struct trap {
  * start. */
 int trap__fire(struct trap *t, const struct trap_fire *f, const struct rules_global *g, int64_t now,
 	       char *err, size_t errlen);
+
+/* trap__unwind_mode - @u, a rules file's unwind =, as a capture's mode. */
+enum unwind_mode trap__unwind_mode(enum rule_unwind u);
 
 /* trap__running - whether a capture is running. */
 static inline bool trap__running(const struct trap *t)
