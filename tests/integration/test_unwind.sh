@@ -140,3 +140,34 @@ f(27)' || return 1
 	expect_status 2 "$TRAPD" capture --unwind sideways -d 1 -- true || return 1
 	expect_status 2 "$TRAPD" capture --stack-copy 1MiB -d 1 -- true || return 1
 }
+
+# unwind_cfi_counts - each daemon capture's cfi_files_loaded and
+# cfi_files_cached, oldest first: "L1 C1 L2 C2".
+unwind_cfi_counts() {
+	local f out=
+	for f in $(ls -tr spool/*.json); do
+		# the manual captures only: a busy host can fire the quiet rule
+		out+="$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); u = m["unwind"]
+if m["trigger"] == "manual": print(u.get("cfi_files_loaded", -1), u.get("cfi_files_cached", -1))' "$f") "
+	done
+	echo "$out"
+}
+
+# The daemon keeps the CFI it read between captures (within symbol_cache):
+# a second capture of the same process reads no file's CFI again; with
+# symbol_cache = 0 it reads them all again.
+test_unwind_daemon_keeps_cfi_between_captures() {
+	need_root_bpf || return
+	local pid l1 c1 l2 c2
+	start_bg pid "$WORKLOADS/nofp/chain" 30
+	sleep 0.3
+	cache_run "$pid" 16MiB || return 1
+	read -r l1 c1 l2 c2 <<<"$(unwind_cfi_counts)"
+	echo "    symbol_cache = 16MiB: CFI files loaded $l1 then $l2 (cached then: $c2)"
+	[ "$l1" -ge 1 ] && [ "$l2" -eq 0 ] && [ "$c2" -ge 1 ] ||
+		{ fail "the second capture read CFI again: $l1 $c1 $l2 $c2"; return 1; }
+	cache_run "$pid" 0 || return 1
+	read -r l1 c1 l2 c2 <<<"$(unwind_cfi_counts)"
+	echo "    symbol_cache = 0: CFI files loaded $l1 then $l2"
+	[ "$l2" -ge 1 ] || { fail "nothing was read again without a cache: $l1 $c1 $l2 $c2"; return 1; }
+}

@@ -111,7 +111,8 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	if (rec->unwound) {
 		/* a DWARF walk has every frame: no leaf caller to recover */
 		nuser = nkept < SAMPLER_MAX_DEPTH ? nkept : SAMPLER_MAX_DEPTH;
-		memcpy(b->user, rec->user_ips, nuser * sizeof(*b->user));
+		if (nuser)
+			memcpy(b->user, rec->user_ips, nuser * sizeof(*b->user));
 	} else {
 		v = leafcaller_fix(rec->user_ips, nkept, rec->user_leaf, function_start, b, b->user,
 				   SAMPLER_MAX_DEPTH + 1, &nuser);

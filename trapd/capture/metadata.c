@@ -213,6 +213,8 @@ static void emit_unwind(struct json_writer *w, const struct unwind_summary *u)
 		json_kv_u64(w, "stale", u->stale);
 		json_kv_u64(w, "malformed", u->malformed);
 		json_kv_u64(w, "unwind_ns", u->unwind_ns);
+		json_kv_u64(w, "cfi_files_loaded", u->files_loaded);
+		json_kv_u64(w, "cfi_files_cached", u->files_cached);
 	}
 	json_object_end(w);
 }

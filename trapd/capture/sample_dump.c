@@ -92,7 +92,6 @@ static int rehash(struct sample_dump *d)
 		n[j] = (uint32_t)i + 1;
 	}
 	free(d->slots);
-	free(d->rec_slots);
 	d->slots = n;
 	d->slots_cap = ncap;
 	return 0;
@@ -178,6 +177,7 @@ static int take_count(const void *key, const void *value, void *ctx)
 	r = &d->recs[d->nrecs++];
 	memcpy(&r->key, key, sizeof(r->key));
 	r->count = count;
+	r->unwound = false;
 	return 0;
 }
 

@@ -71,8 +71,10 @@ struct session {
 	unsigned nresnap;
 	struct unwind_summary unwind; /* the mode chosen; filled in DWARF mode */
 	struct unwind_drain *drain;   /* DWARF mode, while the window runs */
-	struct sample_dump *dump;     /* the samples moved out of the maps */
-	bool collected;		      /* ...all of them: the window is closed */
+	struct unwinder *unwinder;    /* the caller's, or NULL */
+	uint64_t keep_cfi_bytes;
+	struct sample_dump *dump; /* the samples moved out of the maps */
+	bool collected;		  /* ...all of them: the window is closed */
 	/* after the window */
 	int ncpus;
 	bool finishing;		   /* the worker has the final job */
@@ -198,6 +200,8 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 	e = choose_unwind(s, o, err, errlen);
 	if (e)
 		return e;
+	s->unwinder = o->unwinder;
+	s->keep_cfi_bytes = o->keep_cfi_bytes;
 	if (o->sampler) {
 		s->sampler = o->sampler;
 		e = sampler__retarget(s->sampler, &s->sopts, err, errlen);
@@ -312,8 +316,8 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	s->arm_ns = clock_mono_ns() - decided_mono_ns;
 	s->started = true; /* partly armed is armed: session__free stops it */
 	if (!e && s->unwind.mode == UNWIND_MODE_DWARF) {
-		s->drain = unwind_drain__start(s->sampler, s->unwind.copy_bytes, "/proc",
-					       snapshot_again, s->work);
+		s->drain = unwind_drain__start(s->sampler, s->unwind.copy_bytes, s->unwinder,
+					       s->keep_cfi_bytes, snapshot_again, s->work);
 		if (!s->drain)
 			e = -errno;
 	}

@@ -82,6 +82,11 @@ struct session_opts {
 	/* Symbol tables kept by the caller across captures (the daemon's);
 	 * NULL: the session loads its own and frees them. */
 	struct symcache *symcache;
+	/* The DWARF unwinder kept by the caller across captures (the
+	 * daemon's: the CFI it read stays while it holds at most
+	 * @keep_cfi_bytes); NULL: the session uses one of its own. */
+	struct unwinder *unwinder;
+	uint64_t keep_cfi_bytes;
 	/* What symbolizing this capture may cost; NULL: the defaults. */
 	const struct symbudget *budget;
 	/* COMMAND: put the command in this cgroup before it execs and

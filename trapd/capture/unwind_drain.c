@@ -20,6 +20,7 @@
 struct unwind_drain {
 	struct ring_buffer *rb;
 	struct unwinder *uw;
+	bool own_uw;
 	struct sample_dump *agg;
 	struct unwind_summary sum;
 	uint32_t window;
@@ -199,8 +200,8 @@ static int start_thread(struct unwind_drain *d)
 }
 
 struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
-					 const char *proc_root, unwind_drain_remap_fn remapped,
-					 void *ctx)
+					 struct unwinder *uw, uint64_t keep_cfi_bytes,
+					 unwind_drain_remap_fn remapped, void *ctx)
 {
 	struct unwind_drain *d;
 	int fd = sampler__copies_fd(s), e = -ENOMEM;
@@ -221,7 +222,13 @@ struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
 	d->remapped = remapped;
 	d->remapped_ctx = ctx;
 	d->agg = sample_dump__new();
-	d->uw = unwinder__new(proc_root, 0);
+	if (uw) {
+		unwinder__reset(uw, keep_cfi_bytes);
+		d->uw = uw;
+	} else {
+		d->uw = unwinder__new("/proc", 0);
+		d->own_uw = true;
+	}
 	if (!d->agg || !d->uw)
 		goto fail;
 	d->rb = ring_buffer__new(fd, on_copy, d, NULL);
@@ -249,12 +256,17 @@ void unwind_drain__forget(struct unwind_drain *d, int pid)
 
 void unwind_drain__stop(struct unwind_drain *d)
 {
+	struct unwinder_stats st;
+
 	if (!d || !d->thread_started)
 		return;
 	atomic_store(&d->deadline_ns, clock_mono_ns() + (int64_t)UNWIND_DRAIN_STOP_NS);
 	atomic_store(&d->stopping, true);
 	pthread_join(d->thread, NULL);
 	d->thread_started = false;
+	unwinder__get_stats(d->uw, &st);
+	d->sum.files_loaded = st.files_loaded;
+	d->sum.files_cached = st.files_cached;
 	if (d->err)
 		log_warn("unwinding stack copies: %s; some samples lost their user stack",
 			 strerror(-d->err));
@@ -282,7 +294,8 @@ void unwind_drain__free(struct unwind_drain *d)
 		return;
 	unwind_drain__stop(d);
 	ring_buffer__free(d->rb);
-	unwinder__free(d->uw);
+	if (d->own_uw)
+		unwinder__free(d->uw);
 	sample_dump__free(d->agg);
 	pthread_mutex_destroy(&d->lock);
 	free(d);

@@ -30,14 +30,17 @@ struct unwind_drain;
  * a Python C extension): the symbolizer's snapshot lacks it too. */
 typedef void (*unwind_drain_remap_fn)(int pid, void *ctx);
 
+struct unwinder;
+
 /* unwind_drain__start - consume the copies of @s's current window (start
- * it after sampler__start) on a new thread, reading processes under
- * @proc_root (NULL: "/proc"), calling @remapped (may be NULL) as said
- * above. NULL and errno on failure (EINVAL: the sampler takes no
- * copies). */
+ * it after sampler__start) on a new thread, with @uw (kept by the caller
+ * across captures: unwinder__reset'd here, used by this drain only until
+ * unwind_drain__free) or, when NULL, an unwinder of its own reading
+ * processes under "/proc". @remapped (may be NULL) as said above. NULL
+ * and errno on failure (EINVAL: the sampler takes no copies). */
 struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
-					 const char *proc_root, unwind_drain_remap_fn remapped,
-					 void *ctx);
+					 struct unwinder *uw, uint64_t keep_cfi_bytes,
+					 unwind_drain_remap_fn remapped, void *ctx);
 
 /* unwind_drain__forget - @pid exec'd: its maps are read again. Any thread. */
 void unwind_drain__forget(struct unwind_drain *d, int pid);

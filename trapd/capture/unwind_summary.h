@@ -31,7 +31,9 @@ struct unwind_summary {
 	uint64_t frames;	 /* user frames the walks found */
 	uint64_t fp_steps;	 /* ... of which by frame pointer (code without CFI) */
 	uint64_t ended[UNWIND_END_NR];
-	uint64_t unwind_ns; /* time spent walking */
+	uint64_t unwind_ns;    /* time spent walking */
+	uint64_t files_loaded; /* files whose CFI was read for this capture */
+	uint64_t files_cached; /* mappings whose file's CFI was held already */
 };
 
 /* unwind_mode_name - "fp", "dwarf", "auto". */

@@ -47,7 +47,13 @@ int guard__init(struct guard *g, const struct signal_env *env, int epfd,
 		g->hooks = *hooks;
 	g->latency = latency_set__new();
 	g->trap.symcache = symcache__new(0); /* bounded by the rules in force */
-	if (!g->latency || !g->trap.symcache) {
+	/* the CFI DWARF unwinding reads, kept between captures within the
+	 * symbol cache's bound */
+	if (unwinder__supported())
+		g->trap.unwinder = unwinder__new("/proc", 0);
+	if (!g->latency || !g->trap.symcache || (unwinder__supported() && !g->trap.unwinder)) {
+		unwinder__free(g->trap.unwinder);
+		g->trap.unwinder = NULL;
 		latency_set__free(g->latency);
 		symcache__free(g->trap.symcache);
 		g->latency = NULL;
@@ -153,6 +159,7 @@ static void set_limits(struct guard *g)
 	struct symbudget *b = &g->trap.budget;
 
 	symcache__set_limit(g->trap.symcache, r->symbol_cache_bytes);
+	g->trap.keep_cfi_bytes = r->symbol_cache_bytes;
 	symbudget__init(b);
 	b->max[SYMBUDGET_BYTES] = r->symbolize_bytes;
 	b->max[SYMBUDGET_SYMBOLS] = r->symbolize_symbols;
@@ -384,6 +391,8 @@ void guard__release(struct guard *g)
 	g->trap.sampler = NULL;
 	symcache__free(g->trap.symcache);
 	g->trap.symcache = NULL;
+	unwinder__free(g->trap.unwinder);
+	g->trap.unwinder = NULL;
 	watch__free(g->watch);
 	g->watch = NULL;
 	latency_set__free(g->latency);

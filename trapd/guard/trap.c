@@ -161,6 +161,8 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		.stack_copy_bytes = (uint32_t)f->stack_copy_bytes,
 		.sampler = t->sampler,
 		.symcache = t->symcache,
+		.unwinder = t->unwinder,
+		.keep_cfi_bytes = t->keep_cfi_bytes,
 		.budget = &t->budget,
 	};
 	int e;

@@ -69,9 +69,13 @@ struct trap_pending {
 	struct trap_pending *next;
 };
 
+struct unwinder;
+
 struct trap {
 	struct sampler *sampler;   /* loaded once, armed for each capture; owned by the caller */
 	struct symcache *symcache; /* symbols kept between captures; owned by the caller */
+	struct unwinder *unwinder; /* CFI kept between captures (NULL: none); the caller's */
+	uint64_t keep_cfi_bytes;   /* ...while it holds at most this much; set by the caller */
 	struct symbudget budget;   /* what symbolizing each capture may cost; set by the caller */
 	struct session *session;   /* NULL when no capture runs */
 	struct trap_pending *pending; /* being written, oldest first */

@@ -129,27 +129,59 @@ static void pid_free(struct pid_ent *p)
 	free(p);
 }
 
-void unwinder__free(struct unwinder *u)
+static void free_files(struct unwinder *u)
 {
 	struct file_ent *f, *fn;
-	struct pid_ent *p, *pn;
 	size_t i;
 
-	if (!u)
-		return;
 	for (i = 0; i < FILE_BUCKETS; i++) {
 		for (f = u->files[i]; f; f = fn) {
 			fn = f->next;
 			cfi__free(f->cfi);
 			free(f);
 		}
+		u->files[i] = NULL;
 	}
+	u->nfiles = 0;
+	u->cfi_bytes = 0;
+}
+
+static void free_pids(struct unwinder *u)
+{
+	struct pid_ent *p, *pn;
+	size_t i;
+
 	for (i = 0; i < PID_BUCKETS; i++) {
 		for (p = u->pids[i]; p; p = pn) {
 			pn = p->next;
 			pid_free(p);
 		}
+		u->pids[i] = NULL;
 	}
+	u->npids = 0;
+}
+
+void unwinder__reset(struct unwinder *u, uint64_t keep_cfi_bytes)
+{
+	/* processes first: their mappings point at the files' CFI */
+	free_pids(u);
+	if (u->cfi_bytes > keep_cfi_bytes)
+		free_files(u);
+	memset(&u->stats, 0, sizeof(u->stats));
+}
+
+size_t unwinder__cfi_files(const struct unwinder *u, uint64_t *bytes)
+{
+	*bytes = u->cfi_bytes;
+	return u->nfiles;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	free_pids(u);
+	free_files(u);
 	cfi__free(u->vdso);
 	free(u->proc_root);
 	free(u);
@@ -183,8 +215,10 @@ static struct cfi *file_load(struct unwinder *u, int fd, int *err)
 	for (f = *slot; f; f = f->next) {
 		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == (uint64_t)st.st_size &&
 		    f->mtime_ns == (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
-					   (uint64_t)st.st_mtim.tv_nsec)
+					   (uint64_t)st.st_mtim.tv_nsec) {
+			u->stats.files_cached += f->cfi != NULL;
 			return *err = f->err, f->cfi;
+		}
 	}
 	if (u->nfiles >= MAX_FILES)
 		return *err = -ENOSPC, NULL;

@@ -74,6 +74,7 @@ struct unwinder_stats {
 	uint64_t pids;		       /* processes whose maps were read */
 	uint64_t maps_reads;	       /* reads of /proc/PID/maps (first, exec, dlopen) */
 	uint64_t files_loaded;	       /* files whose CFI was read */
+	uint64_t files_cached;	       /* mappings whose file's CFI was held already */
 	uint64_t cfi_bytes;	       /* bytes of .eh_frame and friends read */
 	uint64_t rule_cache_hits;      /* steps served by the per-pc rule cache */
 };
@@ -96,6 +97,16 @@ void unwinder__free(struct unwinder *u);
  * maps were never readable (then @out->n is 0); -ENOMEM. */
 int unwinder__unwind(struct unwinder *u, int pid, const struct unwind_input *in,
 		     struct unwind_result *out);
+
+/* unwinder__reset - ready a kept unwinder for the next capture: forget
+ * every process (a pid may be reused by then) and the statistics, and
+ * keep the CFI already read while it holds at most @keep_cfi_bytes (else
+ * drop it all): a daemon capturing the same services reads their CFI
+ * once. */
+void unwinder__reset(struct unwinder *u, uint64_t keep_cfi_bytes);
+
+/* unwinder__cfi_files - files whose CFI is held now, and their bytes. */
+size_t unwinder__cfi_files(const struct unwinder *u, uint64_t *bytes);
 
 /* unwinder__forget - drop what is known of @pid's mappings (it exec'd a
  * new image): its next sample reads them again. */
