@@ -57,6 +57,12 @@ test_unwind_nofp_chain_is_complete() {
 	[ "$share" -ge 95 ] || { fail "dwarf: $share % whole chains: $(sort -t' ' -k2 -nr dw.folded | head -5)"; return 1; }
 	[ "$entry" -ge 95 ] || { fail "dwarf: $entry % reached an entry: $(grep -A12 '"unwind"' dw.json)"; return 1; }
 	[ "$(unwind_field dw.json mode)" = dwarf ] || { fail "sidecar mode is not dwarf"; return 1; }
+	# where the walks ended, by mapping: the complete ones in the program
+	python3 - dw.json "$chain" <<'PY' || { fail "unwind.by_mapping: $(grep -A8 by_mapping dw.json)"; return 1; }
+import json, sys
+m = {e["path"]: e for e in json.load(open(sys.argv[1]))["unwind"]["by_mapping"]}
+sys.exit(0 if m.get(sys.argv[2], {}).get("entry", 0) > 0 else 1)
+PY
 	unwind_capture fp --unwind fp -d 1 -F 199 -- "$chain" 1.5 || return 1
 	fp=$(unwind_share fp.folded ';dispatch;outer;leaf$')
 	echo "    fp: $fp % of samples have dispatch"

@@ -2,6 +2,7 @@
 /* metadata.c - write the capture's JSON sidecar. */
 #include "trapd/capture/metadata.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -183,6 +184,48 @@ static void emit_leaf_callers(struct json_writer *w, const struct capture_info *
 	json_kv_u64(w, "user_stacks_cut", info->user_stacks_cut);
 }
 
+static uint64_t cut_short(const struct unwind_mapping *m)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = UNWIND_END_ENTRY + 1; i < UNWIND_END_NR; i++)
+		n += m->ended[i];
+	return n;
+}
+
+static int mapping_cmp(const void *a, const void *b)
+{
+	uint64_t x = cut_short(a), y = cut_short(b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* emit_unwind_mappings - "by_mapping": where walks ended, the mappings
+ * that cut the most walks short first, with only the reasons that
+ * occurred. */
+static void emit_unwind_mappings(struct json_writer *w, const struct unwind_summary *u)
+{
+	struct unwind_mapping sorted[UNWIND_SUMMARY_MAPPINGS];
+	uint32_t n = u->nmappings <= UNWIND_SUMMARY_MAPPINGS ? u->nmappings : 0, k;
+	int i;
+
+	memcpy(sorted, u->mappings, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), mapping_cmp);
+	json_key(w, "by_mapping");
+	json_array_begin(w);
+	for (k = 0; k < n; k++) {
+		json_object_begin(w);
+		json_kv_string(w, "path", sorted[k].path);
+		for (i = 0; i < UNWIND_END_NR; i++)
+			if (sorted[k].ended[i])
+				json_kv_u64(w, unwinder__end_name(i), sorted[k].ended[i]);
+		json_object_end(w);
+	}
+	json_array_end(w);
+	json_kv_u64(w, "ended_elsewhere", u->ended_elsewhere);
+}
+
 /* emit_unwind - "unwind": how user stacks were walked and, in DWARF
  * mode, how complete the walks were: how many reached a thread or
  * process entry, and why the others stopped (unwinder.h). */
@@ -215,6 +258,7 @@ static void emit_unwind(struct json_writer *w, const struct unwind_summary *u)
 		json_kv_u64(w, "unwind_ns", u->unwind_ns);
 		json_kv_u64(w, "cfi_files_loaded", u->files_loaded);
 		json_kv_u64(w, "cfi_files_cached", u->files_cached);
+		emit_unwind_mappings(w, u);
 	}
 	json_object_end(w);
 }

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,28 @@ static void apply_forgets(struct unwind_drain *d)
 		unwinder__forget(d->uw, pids[i]);
 }
 
+/* count_end - the walk in d->res ended in its mapping. */
+static void count_end(struct unwind_drain *d)
+{
+	struct unwind_summary *u = &d->sum;
+	uint32_t i;
+
+	if (!d->res.end_path[0]) /* the sampled pc itself was in no mapping */
+		snprintf(d->res.end_path, sizeof(d->res.end_path), "[unmapped]");
+	for (i = 0; i < u->nmappings; i++)
+		if (!strcmp(u->mappings[i].path, d->res.end_path))
+			break;
+	if (i == u->nmappings) {
+		if (i == UNWIND_SUMMARY_MAPPINGS) {
+			u->ended_elsewhere++;
+			return;
+		}
+		memcpy(u->mappings[i].path, d->res.end_path, sizeof(u->mappings[i].path));
+		u->nmappings++;
+	}
+	u->mappings[i].ended[d->res.end < UNWIND_END_NR ? d->res.end : UNWIND_END_BAD_CFI]++;
+}
+
 /* walk - unwind copy @c into d->res; its length (0: no user stack). */
 static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
 {
@@ -124,6 +147,7 @@ static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
 	d->sum.ended[d->res.end < UNWIND_END_NR ? d->res.end : UNWIND_END_BAD_CFI]++;
 	d->sum.frames += d->res.n;
 	d->sum.fp_steps += d->res.fp_steps;
+	count_end(d);
 	return d->res.n;
 }
 

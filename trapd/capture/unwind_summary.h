@@ -16,6 +16,13 @@ enum unwind_mode {
 	UNWIND_MODE_AUTO,   /* DWARF when the sampler can and the window allows */
 };
 
+/* Where walks ended: the mapping of their last frame, and how. */
+#define UNWIND_SUMMARY_MAPPINGS 16
+struct unwind_mapping {
+	char path[UNWINDER_END_PATH];
+	uint64_t ended[UNWIND_END_NR];
+};
+
 struct unwind_summary {
 	enum unwind_mode mode;	 /* the mode used (never AUTO) */
 	const char *why;	 /* why AUTO chose it; NULL if asked for */
@@ -34,6 +41,11 @@ struct unwind_summary {
 	uint64_t unwind_ns;    /* time spent walking */
 	uint64_t files_loaded; /* files whose CFI was read for this capture */
 	uint64_t files_cached; /* mappings whose file's CFI was held already */
+	/* by the mapping they ended in, the first UNWIND_SUMMARY_MAPPINGS
+	 * met; walks that ended elsewhere are in @ended_elsewhere */
+	struct unwind_mapping mappings[UNWIND_SUMMARY_MAPPINGS];
+	uint32_t nmappings;
+	uint64_t ended_elsewhere;
 };
 
 /* unwind_mode_name - "fp", "dwarf", "auto". */

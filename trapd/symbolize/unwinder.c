@@ -15,6 +15,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -31,7 +32,14 @@
 #define FILE_BUCKETS 1024u
 #define MAX_PIDS 1024u
 #define PID_BUCKETS 256u
-#define REREAD_NS 100000000ull /* a pid's maps at most every 100 ms */
+/* A pc outside the known mappings has a pid's maps read again, at most
+ * this often: a started command maps its libraries within milliseconds
+ * of its first samples, so a small map is read again soon; a big one
+ * (costlier to read, and which a target can make as big as it likes)
+ * only every 100 ms. */
+#define REREAD_SMALL_NS 2000000ull
+#define REREAD_NS 100000000ull
+#define REREAD_SMALL_ENTRIES 512
 #define VDSO_MAX (1u << 20)
 
 struct file_ent {
@@ -402,7 +410,10 @@ static ssize_t find_map(struct unwinder *u, struct pid_ent *p, uint64_t pc, bool
 	}
 	if (lo < p->maps.n && p->maps.entries[lo].start <= pc)
 		return (ssize_t)lo;
-	if (!reread || now_ns() - p->read_ns < REREAD_NS || pid_read_maps(u, p))
+	if (!reread ||
+	    now_ns() - p->read_ns <
+		    (p->maps.n <= REREAD_SMALL_ENTRIES ? REREAD_SMALL_NS : REREAD_NS) ||
+	    pid_read_maps(u, p))
 		return -1;
 	return find_map(u, p, pc, false);
 }
@@ -566,11 +577,29 @@ static int step(struct unwinder *u, struct pid_ent *p, size_t mi, struct frame *
 	return err;
 }
 
+/* map_name - what to call mapping @mi of @p in completeness figures. */
+static const char *map_name(const struct pid_ent *p, size_t mi)
+{
+	const char *path = p->maps.entries[mi].path;
+
+	return path && path[0] ? path : "//anon";
+}
+
+/* set_end_path - name the mapping of the last frame walked (looked up
+ * again: a re-read of the maps may have replaced them meanwhile). */
+static void set_end_path(struct unwinder *u, struct pid_ent *p, struct unwind_result *out)
+{
+	ssize_t mi = out->n ? find_map(u, p, out->ips[out->n - 1], false) : -1;
+
+	if (mi >= 0)
+		snprintf(out->end_path, sizeof(out->end_path), "%s", map_name(p, (size_t)mi));
+}
+
 static enum unwind_end walk(struct unwinder *u, struct pid_ent *p, const struct unwind_input *in,
 			    struct unwind_result *out)
 {
 	struct frame f = { .r = { in->ip, in->sp, in->bp, true }, .exact = true };
-	ssize_t mi = find_map(u, p, f.r.rip, true);
+	ssize_t mi = find_map(u, p, f.r.rip, true), next;
 	int end;
 
 	if (mi < 0)
@@ -580,9 +609,10 @@ static enum unwind_end walk(struct unwinder *u, struct pid_ent *p, const struct 
 		end = step(u, p, (size_t)mi, &f, in, out);
 		if (end >= 0)
 			return (enum unwind_end)end;
-		mi = f.r.rip ? find_map(u, p, f.r.rip, true) : -1;
-		if (mi < 0)
+		next = f.r.rip ? find_map(u, p, f.r.rip, true) : -1;
+		if (next < 0)
 			return UNWIND_END_NOT_MAPPED;
+		mi = next;
 		if (out->n >= UNWINDER_MAX_FRAMES)
 			return UNWIND_END_DEPTH;
 	}
@@ -603,6 +633,7 @@ int unwinder__unwind(struct unwinder *u, int pid, const struct unwind_input *in,
 		return err;
 	u->stats.walks++;
 	out->end = walk(u, p, in, out);
+	set_end_path(u, p, out);
 	u->stats.frames += out->n;
 	u->stats.ended[out->end]++;
 	return 0;

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #define UNWINDER_MAX_FRAMES 127 /* as the kernel's walk (PERF_MAX_STACK_DEPTH) */
+#define UNWINDER_END_PATH 256
 
 /* Why a walk ended. UNWIND_END_ENTRY is the complete case: the outermost
  * frame's CFI says there is no caller (the return address is undefined,
@@ -65,6 +66,10 @@ struct unwind_result {
 	uint32_t n;
 	enum unwind_end end;
 	uint32_t fp_steps; /* steps taken by the frame pointer (no CFI there) */
+	/* the path of the mapping of the last frame walked, the one the walk
+	 * could not leave ("//anon" for anonymous code; cut to fit); "" when
+	 * the first pc was not mapped */
+	char end_path[UNWINDER_END_PATH];
 };
 
 struct unwinder_stats {
@@ -92,7 +97,8 @@ void unwinder__free(struct unwinder *u);
 /* unwinder__unwind - walk the stack of the sample @in of process @pid (as
  * the host's /proc sees it) into @out. The process's executable mappings
  * are read on its first sample and again when a pc falls outside them (a
- * library loaded since; at most once per 100 ms per process). Returns 0
+ * library loaded since; for a process with at most 512 executable
+ * mappings at most every 2 ms, for a bigger one every 100 ms). Returns 0
  * with @out filled, however short the walk; -ESRCH when the process's
  * maps were never readable (then @out->n is 0); -ENOMEM. */
 int unwinder__unwind(struct unwinder *u, int pid, const struct unwind_input *in,
