@@ -266,7 +266,7 @@ demo: deps
 
 bench:
 	$(Q)scripts/install-deps bench
-	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS) $(BUILD)/bench/symbench
+	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS) $(BUILD)/bench/symbench $(BUILD)/workloads/nofp/chain
 	$(Q)BUILD=$(BUILD) bench/run
 
 # The daemon for SOAK_MINUTES under rules that keep firing, uploading to a
