@@ -154,15 +154,18 @@ static int open_cpu_clock(int cpu, uint64_t freq_hz)
 }
 
 /* Bounds of the copies ring: it absorbs what user space has not unwound
- * yet, about a quarter of a second of copies. */
+ * yet, about 125 ms of copies (a copy is on average half the size asked
+ * for: the stack's top is often nearer). Its pages count in trapd's
+ * memory; a full ring costs completeness, not samples (that sample's
+ * stack is walked by frame pointers, counted). */
 #define MIN_COPIES_RING (1u << 20)
 #define MAX_COPIES_RING (64u << 20)
 
-/* copies_ring_size - a power of two holding ~250 ms of copies of @bytes
+/* copies_ring_size - a power of two holding ~125 ms of copies of @bytes
  * at @freq_hz on @ncpus CPUs, within the bounds above. */
 static uint32_t copies_ring_size(uint64_t freq_hz, uint32_t bytes, int ncpus)
 {
-	uint64_t want = freq_hz * (uint64_t)ncpus * (bytes + sizeof(struct sampler_copy)) / 4;
+	uint64_t want = freq_hz * (uint64_t)ncpus * (bytes / 2 + sizeof(struct sampler_copy)) / 8;
 	uint32_t size = MIN_COPIES_RING;
 
 	while (size < want && size < MAX_COPIES_RING)
