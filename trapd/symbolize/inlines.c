@@ -17,10 +17,24 @@
 
 #include "trapd/symbolize/elfsym.h"
 
+/* Recent answers: a profile looks the same few addresses up again and
+ * again. Direct-mapped on the address; chains up to CACHE_FRAMES deep. */
+#define CACHE_SLOTS 256
+#define CACHE_FRAMES 4
+
+struct cache_slot {
+	uint64_t vaddr;
+	unsigned n; /* frames; CACHE_EMPTY: no answer kept */
+	struct inlines_frame f[CACHE_FRAMES];
+};
+
+#define CACHE_EMPTY (~0u)
+
 struct inlines {
 	Elf *elf;
 	Dwarf *dw;
-	uint64_t bytes; /* of DWARF sections read */
+	uint64_t bytes;		  /* of DWARF sections read */
+	struct cache_slot *cache; /* CACHE_SLOTS, allocated at the first lookup */
 	pthread_mutex_t lock;
 };
 
@@ -156,13 +170,19 @@ void inlines__free(struct inlines *in)
 		return;
 	dwarf_end(in->dw);
 	elf_end(in->elf);
+	free(in->cache);
 	pthread_mutex_destroy(&in->lock);
 	free(in);
 }
 
+uint64_t inlines__bytes(const struct inlines *in)
+{
+	return in ? in->bytes : 0;
+}
+
 size_t inlines__memory(const struct inlines *in)
 {
-	return in ? sizeof(*in) + in->bytes : 0;
+	return in ? sizeof(*in) + in->bytes + CACHE_SLOTS * sizeof(struct cache_slot) : 0;
 }
 
 /* --- lookups --- */
@@ -308,19 +328,53 @@ static unsigned fill_chain(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *chain, unsigne
 	return nout;
 }
 
+/* cached - the slot for @vaddr; *hit when it holds @vaddr's answer. NULL
+ * when there is no cache (out of memory: lookups still work). */
+static struct cache_slot *cached(struct inlines *in, uint64_t vaddr, bool *hit)
+{
+	struct cache_slot *c;
+	unsigned i;
+
+	if (!in->cache) {
+		in->cache = malloc(CACHE_SLOTS * sizeof(*in->cache));
+		if (!in->cache)
+			return NULL;
+		for (i = 0; i < CACHE_SLOTS; i++)
+			in->cache[i].n = CACHE_EMPTY;
+	}
+	c = &in->cache[(vaddr ^ (vaddr >> 8) ^ (vaddr >> 16)) & (CACHE_SLOTS - 1)];
+	*hit = c->n != CACHE_EMPTY && c->vaddr == vaddr;
+	return c;
+}
+
 unsigned inlines__lookup(struct inlines *in, uint64_t vaddr, struct inlines_frame *out,
 			 unsigned max)
 {
 	Dwarf_Die cu, chain[INLINES_MAX_NEST];
+	struct cache_slot *c;
+	bool hit = false;
 	unsigned n = 0;
 
 	if (!in || !max)
 		return 0;
 	pthread_mutex_lock(&in->lock);
+	c = cached(in, vaddr, &hit);
+	if (hit && c->n <= max) {
+		n = c->n;
+		memcpy(out, c->f, n * sizeof(*out));
+		goto out;
+	}
 	if (find_cu(in->dw, vaddr, &cu))
 		n = find_scopes(&cu, vaddr, chain);
 	if (n)
 		n = fill_chain(&cu, vaddr, chain, n, out, max);
+	/* A chain cut to @max is not the answer for a larger one. */
+	if (c && n <= CACHE_FRAMES && n < max) {
+		c->vaddr = vaddr;
+		c->n = n;
+		memcpy(c->f, out, n * sizeof(*out));
+	}
+out:
 	pthread_mutex_unlock(&in->lock);
 	return n;
 }

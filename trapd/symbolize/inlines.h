@@ -70,6 +70,9 @@ void inlines__free(struct inlines *in);
 unsigned inlines__lookup(struct inlines *in, uint64_t vaddr, struct inlines_frame *out,
 			 unsigned max);
 
+/* inlines__bytes - the bytes of DWARF sections @in read (0 for NULL). */
+uint64_t inlines__bytes(const struct inlines *in);
+
 /* inlines__memory - about how many bytes @in holds. */
 size_t inlines__memory(const struct inlines *in);
 
