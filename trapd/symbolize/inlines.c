@@ -90,6 +90,34 @@ static int dwarf_bytes(Elf *elf, uint64_t *bytes)
 	return has_info ? 0 : -ENOENT;
 }
 
+/* strings_end - whether every string section libdw reads ends in a NUL:
+ * libdw 0.188 runs strlen over them (the line table's directories and
+ * files), past the end of one that does not. Checked once libdw holds
+ * them decompressed. */
+static bool strings_end(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || sh.sh_type == SHT_NOBITS ||
+		    (strcmp(name, ".debug_str") && strcmp(name, ".debug_line_str")))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_size && (!d->d_buf || ((const char *)d->d_buf)[d->d_size - 1]))
+			return false;
+	}
+	return true;
+}
+
 /* from_elf - the object for @elf (taken over, ended on failure). */
 static struct inlines *from_elf(Elf *elf, uint64_t max_bytes, uint64_t *bytes)
 {
@@ -115,7 +143,7 @@ static struct inlines *from_elf(Elf *elf, uint64_t max_bytes, uint64_t *bytes)
 	}
 	/* Reads (and decompresses) every DWARF section now. */
 	in->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-	if (!in->dw) {
+	if (!in->dw || !strings_end(elf)) {
 		err = -ENOEXEC;
 		goto cleanup;
 	}
@@ -124,6 +152,8 @@ static struct inlines *from_elf(Elf *elf, uint64_t max_bytes, uint64_t *bytes)
 	pthread_mutex_init(&in->lock, NULL);
 	return in;
 cleanup:
+	if (in)
+		dwarf_end(in->dw);
 	free(in);
 	elf_end(elf);
 	errno = -err;
