@@ -66,11 +66,28 @@ static inline bool profile_diff_functions(const struct profile *a, const struct 
 		y = &b->functions[i];
 		if (profile_diff_str(a, x->name, b, y->name) ||
 		    profile_diff_str(a, x->system_name, b, y->system_name) ||
-		    profile_diff_str(a, x->filename, b, y->filename)) {
+		    profile_diff_str(a, x->filename, b, y->filename) ||
+		    x->start_line != y->start_line) {
 			snprintf(why, len, "function %u differs", i + 1);
 			return true;
 		}
 	}
+	return false;
+}
+
+/* profile_diff_lines - whether location @id has other lines in @a and @b. */
+static inline bool profile_diff_lines(const struct profile *a, const struct profile *b, uint32_t id)
+{
+	const struct profile_line *x, *y;
+	uint32_t nx, ny, i;
+
+	x = profile__location_lines(a, id, &nx);
+	y = profile__location_lines(b, id, &ny);
+	if (nx != ny)
+		return true;
+	for (i = 0; i < nx; i++)
+		if (x[i].function != y[i].function || x[i].line != y[i].line)
+			return true;
 	return false;
 }
 
@@ -88,7 +105,7 @@ static inline bool profile_diff_locations(const struct profile *a, const struct 
 		x = &a->locations[i];
 		y = &b->locations[i];
 		if (x->address != y->address || x->mapping != y->mapping ||
-		    x->function != y->function) {
+		    x->function != y->function || profile_diff_lines(a, b, i + 1)) {
 			snprintf(why, len, "location %u differs", i + 1);
 			return true;
 		}

@@ -8,6 +8,8 @@
  *   "k:name"        a kernel function (mapping [kernel.kallsyms])
  *   "libc+0xOFF"    an unresolved frame in libc.so.6 at file offset OFF
  *   "kaddr:0xADDR"  an unresolved kernel frame known by address only
+ *   "inl:a>b>c"     one location in /usr/bin/app: function a, into which b
+ *                   was inlined, into which c was (outermost first)
  * Any failure aborts the test (fail_msg), so callers need no checks.
  */
 #ifndef TRAPD_TESTS_PROFILE_FIXTURE_H
@@ -15,6 +17,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -55,6 +58,41 @@ static inline uint32_t fx_function_loc(struct profile *p, uint32_t map, uint64_t
 	return (uint32_t)loc;
 }
 
+/* fx_inline_loc - the location of an inline chain "a>b>c" (outermost
+ * first), each line numbered after its depth. */
+static inline uint32_t fx_inline_loc(struct profile *p, const char *spec)
+{
+	struct profile_line lines[PROFILE_MAX_INLINE_DEPTH];
+	char name[256], *next;
+	const char *at = spec;
+	uint32_t n = 0, i;
+	int64_t s, fn, loc;
+
+	while (at && n < PROFILE_MAX_INLINE_DEPTH) {
+		next = strchr(at, '>');
+		snprintf(name, sizeof(name), "%.*s", next ? (int)(next - at) : (int)strlen(at), at);
+		s = profile__string(p, name);
+		fn = s < 0 ? s : profile__add_function(p, (uint32_t)s, (uint32_t)s, 0);
+		if (fn <= 0)
+			fail_msg("add_function %s: %lld", name, (long long)fn);
+		lines[n++] = (struct profile_line){ (uint32_t)fn, 10 + n };
+		at = next ? next + 1 : NULL;
+	}
+	/* Innermost first, as profile__add_location_lines wants them. */
+	for (i = 0; i < n / 2; i++) {
+		struct profile_line t = lines[i];
+
+		lines[i] = lines[n - 1 - i];
+		lines[n - 1 - i] = t;
+	}
+	loc = profile__add_location_lines(p, fx_mapping(p, "/usr/bin/app", FX_APP_START),
+					  FX_APP_START + 0x100000 + lines[0].function * 16ull,
+					  lines, n);
+	if (loc <= 0)
+		fail_msg("add_location %s: %lld", spec, (long long)loc);
+	return (uint32_t)loc;
+}
+
 /* fx_loc - the location for one frame spec (see the file comment). */
 static inline uint32_t fx_loc(struct profile *p, const char *spec)
 {
@@ -68,6 +106,8 @@ static inline uint32_t fx_loc(struct profile *p, const char *spec)
 					    fx_mapping(p, "/usr/lib/x86_64-linux-gnu/libc.so.6",
 						       FX_LIBC_START),
 					    FX_LIBC_START + strtoull(spec + 5, NULL, 16), 0);
+	else if (!strncmp(spec, "inl:", 4))
+		return fx_inline_loc(p, spec + 4);
 	else if (!strncmp(spec, "kaddr:", 6))
 		loc = profile__add_location(p, 0, strtoull(spec + 6, NULL, 16), 0);
 	else

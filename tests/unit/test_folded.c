@@ -51,6 +51,22 @@ static void test_exact_lines(void **state)
 	profile__free(p);
 }
 
+/* Inlined functions are frames of their own, after the function they were
+ * inlined into, marked as perf report marks them. */
+static void test_inlined_frames(void **state)
+{
+	struct profile *p = profile__new();
+	char *text;
+
+	fx_stack(p, "app", 1, 5, "main", "inl:caller>leaf_inline_fn", NULL);
+	fx_stack(p, "app", 1, 1, "main", "caller", NULL);
+	text = folded_of(p);
+	assert_string_equal(text, "app;main;caller 1\n"
+				  "app;main;caller;leaf_inline_fn (inlined) 5\n");
+	free(text);
+	profile__free(p);
+}
+
 static void test_hostile_names_cannot_break_lines(void **state)
 {
 	struct profile *p = profile__new();
@@ -156,6 +172,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_standard_profile_golden),
 		cmocka_unit_test(test_exact_lines),
+		cmocka_unit_test(test_inlined_frames),
 		cmocka_unit_test(test_hostile_names_cannot_break_lines),
 		cmocka_unit_test(test_lines_parse_back_to_the_samples),
 		cmocka_unit_test(test_base_only_nodes_are_not_written),

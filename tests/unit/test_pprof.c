@@ -666,12 +666,14 @@ static void test_sparse_ids_in_any_order_resolve(void **state)
 	profile__free(p);
 }
 
-static void test_inlined_location_keeps_innermost_function(void **state)
+static void test_inlined_location_keeps_every_line(void **state)
 {
 	static const uint64_t fns[] = { 2, 1 }; /* g inlined into f */
+	const struct profile_line *lines;
 	struct pb_buf b;
 	struct profile *p;
 	char name[64];
+	uint32_t n;
 
 	pb_buf_init(&b, 1 << 16);
 	put_strings(&b, strings5, 3);
@@ -680,8 +682,72 @@ static void test_inlined_location_keeps_innermost_function(void **state)
 	put_location(&b, 1, 0, fns, 2);
 	put_sample(&b, (uint64_t[]){ 1 }, 1, 1);
 	p = decode_ok(&b);
-	assert_string_equal(profile__location_name(p, 1, name, sizeof(name)), "g");
+	/* The location's function is the one its address is in. */
+	assert_string_equal(profile__location_name(p, 1, name, sizeof(name)), "f");
+	lines = profile__location_lines(p, 1, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(profile__str(p, p->functions[lines[0].function - 1].name), "g");
+	assert_string_equal(profile__str(p, p->functions[lines[1].function - 1].name), "f");
 	profile__free(p);
+}
+
+static void test_too_many_inline_lines_are_refused(void **state)
+{
+	uint64_t fns[PROFILE_MAX_INLINE_DEPTH + 1];
+	struct profile *p = NULL;
+	struct pb_buf b;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < PROFILE_MAX_INLINE_DEPTH + 1; i++)
+		fns[i] = 1;
+	pb_buf_init(&b, 1 << 16);
+	put_strings(&b, strings5, 3);
+	put_function(&b, 1, 1);
+	put_location(&b, 1, 0, fns, PROFILE_MAX_INLINE_DEPTH + 1);
+	assert_int_equal(pprof_decode(b.data, b.len, &p, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "lines"));
+	pb_buf_free(&b);
+}
+
+static void test_inline_lines_round_trip(void **state)
+{
+	struct profile *p = profile__new(), *q;
+	struct profile_line lines[3];
+	const struct profile_line *ql;
+	uint32_t map, loc[2], n;
+	char why[128] = "";
+	int64_t id;
+
+	assert_non_null(p);
+	map = mapping(p, 0x400000, 0x500000, 0, "/bin/app", NULL, true);
+	lines[0].function = (uint32_t)profile__add_function_at(p, str(p, "leaf"), str(p, "leaf"),
+							       str(p, "app.c"), 12);
+	lines[0].line = 14;
+	lines[1].function = (uint32_t)profile__add_function_at(p, str(p, "mid"), str(p, "mid"),
+							       str(p, "app.c"), 20);
+	lines[1].line = 22;
+	lines[2].function = function(p, "outer", "outer", "/bin/app");
+	lines[2].line = 40;
+	id = profile__add_location_lines(p, map, 0x401234, lines, 3);
+	assert_true(id > 0);
+	loc[0] = (uint32_t)id;
+	/* The same chain again is the same location; other lines are not. */
+	assert_int_equal(profile__add_location_lines(p, map, 0x401234, lines, 3), id);
+	assert_int_not_equal(profile__add_location_lines(p, map, 0x401234, lines + 1, 2), id);
+	loc[1] = location(p, map, 0x401000, lines[2].function);
+	sample(p, loc, 2, 3, 7, 7, "app", NULL);
+	p->period_ns = PERIOD_NS;
+	q = round_trip(p);
+	assert_false(profile_diff(p, q, why, sizeof(why)));
+	ql = profile__location_lines(q, loc[0], &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(ql[0].line, 14);
+	assert_int_equal(q->functions[ql[0].function - 1].start_line, 12);
+	assert_string_equal(profile__str(q, q->functions[ql[1].function - 1].name), "mid");
+	assert_int_equal(q->locations[loc[0] - 1].function, ql[2].function);
+	profile__free(p);
+	profile__free(q);
 }
 
 static void test_first_value_is_the_count_whatever_the_type(void **state)
@@ -1002,7 +1068,9 @@ int main(void)
 		cmocka_unit_test(test_go_tool_pprof_shows_run_labels),
 		cmocka_unit_test(test_decodes_go_written_cpu_profile),
 		cmocka_unit_test(test_sparse_ids_in_any_order_resolve),
-		cmocka_unit_test(test_inlined_location_keeps_innermost_function),
+		cmocka_unit_test(test_inlined_location_keeps_every_line),
+		cmocka_unit_test(test_too_many_inline_lines_are_refused),
+		cmocka_unit_test(test_inline_lines_round_trip),
 		cmocka_unit_test(test_first_value_is_the_count_whatever_the_type),
 		cmocka_unit_test(test_unknown_fields_and_labels_are_skipped),
 		cmocka_unit_test(test_location_with_unknown_function_is_refused),

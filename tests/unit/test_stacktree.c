@@ -38,7 +38,8 @@ static const struct stacktree_node *path(const struct stacktree *t, ...)
 {
 	static const enum stacktree_kind kinds[] = { STACKTREE_KIND_USER, STACKTREE_KIND_KERNEL,
 						     STACKTREE_KIND_UNRESOLVED,
-						     STACKTREE_KIND_PROCESS };
+						     STACKTREE_KIND_PROCESS,
+						     STACKTREE_KIND_INLINED };
 	const struct stacktree_node *n = t->root, *c = NULL;
 	const char *name;
 	va_list ap;
@@ -46,7 +47,7 @@ static const struct stacktree_node *path(const struct stacktree *t, ...)
 
 	va_start(ap, t);
 	while (n && (name = va_arg(ap, const char *))) {
-		for (k = 0, c = NULL; k < 4 && !c; k++)
+		for (k = 0, c = NULL; k < 5 && !c; k++)
 			c = stacktree__find_child(n, name, kinds[k]);
 		n = c;
 	}
@@ -162,6 +163,30 @@ static void test_kernel_and_unresolved_frames(void **state)
 	assert_int_equal(n->self, 4);
 	assert_int_equal(t->max_depth, 5);
 	stacktree__free(t);
+}
+
+static void test_inlined_functions_are_frames_of_their_own(void **state)
+{
+	struct profile *p = profile__new();
+	struct stacktree *t = NULL;
+	const struct stacktree_node *n;
+
+	assert_non_null(p);
+	fx_stack(p, "app", 1, 9, "main", "inl:caller>mid>leaf", NULL);
+	fx_stack(p, "app", 1, 1, "main", "caller", NULL);
+	assert_int_equal(stacktree__from_profile(p, &t), 0);
+	n = path(t, "app", "main", "caller", "mid (inlined)", "leaf (inlined)", NULL);
+	assert_non_null(n);
+	assert_int_equal(n->kind, STACKTREE_KIND_INLINED);
+	assert_int_equal(n->self, 9);
+	assert_int_equal(n->parent->kind, STACKTREE_KIND_INLINED);
+	assert_int_equal(n->parent->parent->kind, STACKTREE_KIND_USER);
+	/* The function the address is in merges with its plain frames. */
+	assert_int_equal(n->parent->parent->total, 10);
+	assert_int_equal(n->parent->parent->self, 1);
+	assert_int_equal(t->max_depth, 5);
+	stacktree__free(t);
+	profile__free(p);
 }
 
 static void test_same_name_different_kind_are_siblings(void **state)
@@ -383,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_exact_counts_along_paths),
 		cmocka_unit_test(test_recursion_makes_one_node_per_level),
 		cmocka_unit_test(test_kernel_and_unresolved_frames),
+		cmocka_unit_test(test_inlined_functions_are_frames_of_their_own),
 		cmocka_unit_test(test_same_name_different_kind_are_siblings),
 		cmocka_unit_test(test_base_side_holds_a_second_profile),
 		cmocka_unit_test(test_node_cap_cuts_stacks_and_counts_them),

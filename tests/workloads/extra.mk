@@ -89,3 +89,9 @@ $(NOFP_OUT):
 
 $(NOFP_OUT)/chain: $(NOFP_SRC)/chain.c | $(NOFP_OUT)
 	$(call msg,WORK,$@)$(CC) -O2 -g -fomit-frame-pointer -pthread -Wall $< -o $@
+
+# Hot code in a function inlined into its caller (the inline frames).
+EXTRA_WORKLOADS += $(NOFP_OUT)/inl
+
+$(NOFP_OUT)/inl: $(NOFP_SRC)/inl.c | $(NOFP_OUT)
+	$(call msg,WORK,$@)$(CC) -O2 -g -fomit-frame-pointer -Wall $< -o $@

@@ -92,6 +92,9 @@ static void frame_fill(const struct stacktree_node *n, char *buf, size_t len)
 	case STACKTREE_KIND_USER:
 		r = 205 + (int)(50 * c), g = 70 + (int)(140 * a), bl = 30 + (int)(40 * b);
 		break;
+	case STACKTREE_KIND_INLINED: /* aqua, as FlameGraph draws inlined frames */
+		r = 50 + (int)(60 * b), g = 165 + (int)(55 * a), bl = 165 + (int)(55 * a);
+		break;
 	case STACKTREE_KIND_KERNEL:
 		r = 70 + (int)(60 * b), g = 140 + (int)(70 * a), bl = 205 + (int)(50 * c);
 		break;

@@ -137,16 +137,23 @@ static void encode_mapping(struct pb_buf *b, uint32_t id, const struct profile_m
 	pb_msg_end(b, mark);
 }
 
-static void encode_location(struct pb_buf *b, uint32_t id, const struct profile_location *l)
+/* encode_location - one Line per function of the inline chain,
+ * innermost first, as pprof orders them. */
+static void encode_location(struct pb_buf *b, const struct profile *p, uint32_t id)
 {
+	const struct profile_location *l = &p->locations[id - 1];
 	size_t mark = pb_msg_begin(b, F_PROFILE_LOCATION), line;
+	const struct profile_line *lines;
+	uint32_t n, i;
 
 	pb_put_uint(b, F_LOCATION_ID, id);
 	put_nz(b, F_LOCATION_MAPPING_ID, l->mapping);
 	put_nz(b, F_LOCATION_ADDRESS, l->address);
-	if (l->function) {
+	lines = profile__location_lines(p, id, &n);
+	for (i = 0; i < n; i++) {
 		line = pb_msg_begin(b, F_LOCATION_LINE);
-		pb_put_uint(b, F_LINE_FUNCTION_ID, l->function);
+		pb_put_uint(b, F_LINE_FUNCTION_ID, lines[i].function);
+		put_nz(b, F_LINE_LINE, (uint64_t)lines[i].line);
 		pb_msg_end(b, line);
 	}
 	pb_msg_end(b, mark);
@@ -160,6 +167,7 @@ static void encode_function(struct pb_buf *b, uint32_t id, const struct profile_
 	put_nz(b, F_FUNCTION_NAME, f->name);
 	put_nz(b, F_FUNCTION_SYSTEM_NAME, f->system_name);
 	put_nz(b, F_FUNCTION_FILENAME, f->filename);
+	put_nz(b, F_FUNCTION_START_LINE, (uint64_t)f->start_line);
 	pb_msg_end(b, mark);
 }
 
@@ -171,7 +179,7 @@ static void encode_tables(struct encoder *e)
 	for (i = 0; i < p->nmappings && !e->b.err; i++)
 		encode_mapping(&e->b, i + 1, &p->mappings[i]);
 	for (i = 0; i < p->nlocations && !e->b.err; i++)
-		encode_location(&e->b, i + 1, &p->locations[i]);
+		encode_location(&e->b, p, i + 1);
 	for (i = 0; i < p->nfunctions && !e->b.err; i++)
 		encode_function(&e->b, i + 1, &p->functions[i]);
 	for (i = 0; i < p->nstrings && !e->b.err; i++)

@@ -3,13 +3,16 @@
  *
  * The encoder writes every field of struct profile: sample types
  * [samples/count, cpu/nanoseconds], per-sample labels pid, tid, run (numeric; run only when set),
- * comm and cgroup (strings), mappings with build IDs, locations with one
- * line each, functions, the string table, time, duration, period type
+ * comm and cgroup (strings), mappings with build IDs, locations with a
+ * Line per function of their inline chain (innermost first, with its
+ * source line when known), functions (with their start line when known),
+ * the string table, time, duration, period type
  * cpu/nanoseconds, period and comments. `go tool pprof` reads the result.
  *
  * The decoder reads any valid profile.proto (not only trapd's): values
  * beyond the first two sample types and unknown fields are skipped,
- * multi-line (inlined) locations keep their innermost function. The input
+ * multi-line (inlined) locations keep every line (up to
+ * PROFILE_MAX_INLINE_DEPTH; more is an error). The input
  * is untrusted: every length and index is checked, every table is capped
  * (profile.h), and a malformed buffer yields -EBADMSG with a message in
  * @err naming what was wrong and at which byte offset.

@@ -392,13 +392,14 @@ static int pass_mappings(struct decoder *d, struct pb_reader *r, uint32_t field,
 
 /* --- pass 3: functions --- */
 
-enum { FN_ID, FN_NAME, FN_SYSTEM_NAME, FN_FILENAME, FN_N };
+enum { FN_ID, FN_NAME, FN_SYSTEM_NAME, FN_FILENAME, FN_START_LINE, FN_N };
 
 static const struct field_spec function_spec[FN_N] = {
 	[FN_ID] = { F_FUNCTION_ID, false, "function id" },
 	[FN_NAME] = { F_FUNCTION_NAME, true, "function name" },
 	[FN_SYSTEM_NAME] = { F_FUNCTION_SYSTEM_NAME, true, "function system_name" },
 	[FN_FILENAME] = { F_FUNCTION_FILENAME, true, "function filename" },
+	[FN_START_LINE] = { F_FUNCTION_START_LINE, false, "function start_line" },
 };
 
 static int pass_functions(struct decoder *d, struct pb_reader *r, uint32_t field, enum pb_wire wire)
@@ -415,8 +416,8 @@ static int pass_functions(struct decoder *d, struct pb_reader *r, uint32_t field
 		return err;
 	if (!v[FN_ID])
 		return pb_errorf(r, at, "function without an id (or id 0)");
-	id = profile__add_function(d->p, (uint32_t)v[FN_NAME], (uint32_t)v[FN_SYSTEM_NAME],
-				   (uint32_t)v[FN_FILENAME]);
+	id = profile__add_function_at(d->p, (uint32_t)v[FN_NAME], (uint32_t)v[FN_SYSTEM_NAME],
+				      (uint32_t)v[FN_FILENAME], (int64_t)v[FN_START_LINE]);
 	if (id < 0)
 		return fail(r, at, (int)id, "function");
 	return id_map_add(r, &d->functions, v[FN_ID], id, at);
@@ -424,46 +425,66 @@ static int pass_functions(struct decoder *d, struct pb_reader *r, uint32_t field
 
 /* --- pass 4: locations --- */
 
-static const struct field_spec line_spec[] = {
-	{ F_LINE_FUNCTION_ID, false, "line function_id" },
+enum { LN_FUNCTION, LN_LINE, LN_N };
+
+static const struct field_spec line_spec[LN_N] = {
+	[LN_FUNCTION] = { F_LINE_FUNCTION_ID, false, "line function_id" },
+	[LN_LINE] = { F_LINE_LINE, false, "line line" },
 };
 
 /* What a location refers to, resolved once its id is known (its fields
- * come in any order). */
+ * come in any order). Lines keep pprof's ids until then. */
 struct location_refs {
 	uint64_t id, mapping, address;
-	uint64_t function;     /* of the first (innermost) line */
+	struct profile_line lines[PROFILE_MAX_INLINE_DEPTH]; /* innermost first */
+	uint32_t nlines;
 	uint64_t bad_function; /* the first line function that does not exist */
-	bool have_line;
+	bool too_many_lines;
 };
+
+/* add_line - a Line of the location; one without a function says nothing
+ * a profile can hold, and is dropped. */
+static int add_line(struct decoder *d, struct pb_reader *sub, enum pb_wire w,
+		    struct location_refs *l)
+{
+	uint64_t v[LN_N];
+	uint32_t fn;
+	int err;
+
+	err = read_fields(d, sub, w, "line", line_spec, LN_N, v);
+	if (err || !v[LN_FUNCTION])
+		return err;
+	fn = id_map_find(&d->functions, v[LN_FUNCTION]);
+	if (!fn && !l->bad_function)
+		l->bad_function = v[LN_FUNCTION];
+	if (l->nlines == PROFILE_MAX_INLINE_DEPTH) {
+		l->too_many_lines = true;
+		return 0;
+	}
+	l->lines[l->nlines++] = (struct profile_line){ fn, (int64_t)v[LN_LINE] };
+	return 0;
+}
 
 static int read_location(struct decoder *d, struct pb_reader *sub, struct location_refs *l)
 {
 	enum pb_wire w;
 	uint32_t field;
-	uint64_t fn;
 	int err = 0;
 
 	while (!err && pb_reader_more(sub)) {
 		err = pb_read_tag(sub, &field, &w);
 		if (err)
 			break;
-		if (field == F_LOCATION_ID) {
+		if (field == F_LOCATION_ID)
 			err = read_uint(sub, w, "location id", &l->id);
-		} else if (field == F_LOCATION_MAPPING_ID) {
+		else if (field == F_LOCATION_MAPPING_ID)
 			err = read_uint(sub, w, "location mapping_id", &l->mapping);
-		} else if (field == F_LOCATION_ADDRESS) {
+		else if (field == F_LOCATION_ADDRESS)
 			err = read_uint(sub, w, "location address", &l->address);
-		} else if (field == F_LOCATION_LINE) {
-			err = read_fields(d, sub, w, "line", line_spec, 1, &fn);
-			if (!err && fn && !l->bad_function && !id_map_find(&d->functions, fn))
-				l->bad_function = fn;
-			if (!l->have_line)
-				l->function = fn;
-			l->have_line = true;
-		} else {
+		else if (field == F_LOCATION_LINE)
+			err = add_line(d, sub, w, l);
+		else
 			err = pb_skip(sub, w);
-		}
 	}
 	return err;
 }
@@ -471,7 +492,7 @@ static int read_location(struct decoder *d, struct pb_reader *sub, struct locati
 static int pass_locations(struct decoder *d, struct pb_reader *r, uint32_t field, enum pb_wire wire)
 {
 	struct location_refs l = { 0 };
-	uint32_t mapping = 0, function = 0;
+	uint32_t mapping = 0;
 	struct pb_reader sub;
 	size_t at = r->pos;
 	int64_t id;
@@ -492,9 +513,10 @@ static int pass_locations(struct decoder *d, struct pb_reader *r, uint32_t field
 	if (l.bad_function)
 		return pb_errorf(r, at, "location %llu refers to unknown function %llu",
 				 (unsigned long long)l.id, (unsigned long long)l.bad_function);
-	if (l.function)
-		function = id_map_find(&d->functions, l.function);
-	id = profile__add_location(d->p, mapping, l.address, function);
+	if (l.too_many_lines)
+		return pb_errorf(r, at, "location %llu has more than %u lines (inlined functions)",
+				 (unsigned long long)l.id, PROFILE_MAX_INLINE_DEPTH);
+	id = profile__add_location_lines(d->p, mapping, l.address, l.lines, l.nlines);
 	if (id < 0)
 		return fail(r, at, (int)id, "location");
 	return id_map_add(r, &d->locations, l.id, id, at);

@@ -58,6 +58,7 @@ enum pprof_field {
 	F_FUNCTION_NAME = 2,
 	F_FUNCTION_SYSTEM_NAME = 3,
 	F_FUNCTION_FILENAME = 4,
+	F_FUNCTION_START_LINE = 5,
 };
 
 /* Strings the encoder writes whether or not the profile has them (sample

@@ -259,7 +259,12 @@ int64_t profile__add_mapping(struct profile *p, const struct profile_mapping *m)
 
 static uint64_t function_hash(const struct profile_function *f)
 {
-	return hash_bytes(f, sizeof(*f), 0);
+	/* Field by field: the struct has padding. */
+	uint64_t h = hash_bytes(&f->name, sizeof(f->name), 0);
+
+	h = hash_bytes(&f->system_name, sizeof(f->system_name), h);
+	h = hash_bytes(&f->filename, sizeof(f->filename), h);
+	return hash_bytes(&f->start_line, sizeof(f->start_line), h);
 }
 
 static uint64_t function_hash_entity(const struct profile *p, uint32_t num)
@@ -269,15 +274,18 @@ static uint64_t function_hash_entity(const struct profile *p, uint32_t num)
 
 static bool function_equals(const struct profile *p, uint32_t num, const void *key)
 {
-	return memcmp(&p->functions[num - 1], key, sizeof(struct profile_function)) == 0;
+	const struct profile_function *a = &p->functions[num - 1], *b = key;
+
+	return a->name == b->name && a->system_name == b->system_name &&
+	       a->filename == b->filename && a->start_line == b->start_line;
 }
 
 static const struct index_ops function_ops = { function_hash_entity, function_equals };
 
-int64_t profile__add_function(struct profile *p, uint32_t name, uint32_t system_name,
-			      uint32_t filename)
+int64_t profile__add_function_at(struct profile *p, uint32_t name, uint32_t system_name,
+				 uint32_t filename, int64_t start_line)
 {
-	struct profile_function f = { name, system_name, filename };
+	struct profile_function f = { name, system_name, filename, start_line };
 	uint32_t found;
 	size_t slot;
 	int err;
@@ -299,41 +307,105 @@ int64_t profile__add_function(struct profile *p, uint32_t name, uint32_t system_
 	return p->nfunctions;
 }
 
+int64_t profile__add_function(struct profile *p, uint32_t name, uint32_t system_name,
+			      uint32_t filename)
+{
+	return profile__add_function_at(p, name, system_name, filename, 0);
+}
+
 /* --- locations --- */
 
-static uint64_t location_hash(const struct profile_location *l)
-{
-	uint64_t h = hash_bytes(&l->address, sizeof(l->address), 0);
+/* What a location is looked up by: its lines are not in p->lines yet. */
+struct location_key {
+	uint64_t address;
+	uint32_t mapping;
+	uint32_t nlines;
+	const struct profile_line *lines;
+};
 
-	h = hash_bytes(&l->mapping, sizeof(l->mapping), h);
-	return hash_bytes(&l->function, sizeof(l->function), h);
+static uint64_t location_hash(const struct location_key *k)
+{
+	uint64_t h = hash_bytes(&k->address, sizeof(k->address), 0);
+	uint32_t i;
+
+	h = hash_bytes(&k->mapping, sizeof(k->mapping), h);
+	for (i = 0; i < k->nlines; i++) {
+		h = hash_bytes(&k->lines[i].function, sizeof(k->lines[i].function), h);
+		h = hash_bytes(&k->lines[i].line, sizeof(k->lines[i].line), h);
+	}
+	return h;
+}
+
+static struct location_key location_key_of(const struct profile *p, uint32_t num)
+{
+	const struct profile_location *l = &p->locations[num - 1];
+	struct location_key k = { l->address, l->mapping, l->nlines, NULL };
+
+	if (l->nlines)
+		k.lines = p->lines + l->first_line;
+	return k;
 }
 
 static uint64_t location_hash_entity(const struct profile *p, uint32_t num)
 {
-	return location_hash(&p->locations[num - 1]);
+	struct location_key k = location_key_of(p, num);
+
+	return location_hash(&k);
 }
 
 static bool location_equals(const struct profile *p, uint32_t num, const void *key)
 {
-	const struct profile_location *a = &p->locations[num - 1], *b = key;
+	struct location_key a = location_key_of(p, num);
+	const struct location_key *b = key;
+	uint32_t i;
 
-	return a->address == b->address && a->mapping == b->mapping && a->function == b->function;
+	if (a.address != b->address || a.mapping != b->mapping || a.nlines != b->nlines)
+		return false;
+	for (i = 0; i < a.nlines; i++)
+		if (a.lines[i].function != b->lines[i].function ||
+		    a.lines[i].line != b->lines[i].line)
+			return false;
+	return true;
 }
 
 static const struct index_ops location_ops = { location_hash_entity, location_equals };
 
-int64_t profile__add_location(struct profile *p, uint32_t mapping, uint64_t address,
-			      uint32_t function)
+/* store_lines - append @k's lines to p->lines; *first gets where. */
+static int store_lines(struct profile *p, const struct location_key *k, uint32_t *first)
 {
-	struct profile_location l = { address, mapping, function };
-	uint32_t found;
+	int err;
+
+	*first = p->nlines;
+	if (!k->nlines)
+		return 0;
+	if ((size_t)p->nlines + k->nlines > PROFILE_MAX_LINES)
+		return -E2BIG;
+	while (p->lines_cap < p->nlines + k->nlines) {
+		err = grow_array32((void **)&p->lines, &p->lines_cap, p->lines_cap,
+				   sizeof(*p->lines), PROFILE_MAX_LINES);
+		if (err)
+			return err;
+	}
+	memcpy(p->lines + p->nlines, k->lines, k->nlines * sizeof(*k->lines));
+	p->nlines += k->nlines;
+	return 0;
+}
+
+int64_t profile__add_location_lines(struct profile *p, uint32_t mapping, uint64_t address,
+				    const struct profile_line *lines, uint32_t n)
+{
+	struct location_key k = { address, mapping, n, lines };
+	struct profile_location l = { address, mapping, 0, 0, n };
+	uint32_t found, i;
 	size_t slot;
 	int err;
 
-	if (mapping > p->nmappings || function > p->nfunctions)
+	if (mapping > p->nmappings || n > PROFILE_MAX_INLINE_DEPTH)
 		return -EINVAL;
-	err = index_prepare(p, &p->location_index, &location_ops, location_hash(&l), &l, &found,
+	for (i = 0; i < n; i++)
+		if (!lines[i].function || lines[i].function > p->nfunctions)
+			return -EINVAL;
+	err = index_prepare(p, &p->location_index, &location_ops, location_hash(&k), &k, &found,
 			    &slot);
 	if (err)
 		return err;
@@ -341,11 +413,37 @@ int64_t profile__add_location(struct profile *p, uint32_t mapping, uint64_t addr
 		return found;
 	err = grow_array32((void **)&p->locations, &p->locations_cap, p->nlocations, sizeof(l),
 			   PROFILE_MAX_LOCATIONS);
+	if (!err)
+		err = store_lines(p, &k, &l.first_line);
 	if (err)
 		return err;
+	l.function = n ? lines[n - 1].function : 0;
 	p->locations[p->nlocations++] = l;
 	index_insert(p->location_index, slot, p->nlocations);
 	return p->nlocations;
+}
+
+int64_t profile__add_location(struct profile *p, uint32_t mapping, uint64_t address,
+			      uint32_t function)
+{
+	struct profile_line line = { function, 0 };
+
+	return profile__add_location_lines(p, mapping, address, &line, function ? 1 : 0);
+}
+
+const struct profile_line *profile__location_lines(const struct profile *p, uint32_t loc_id,
+						   uint32_t *n)
+{
+	const struct profile_location *l;
+
+	*n = 0;
+	if (loc_id == 0 || loc_id > p->nlocations)
+		return NULL;
+	l = &p->locations[loc_id - 1];
+	if (!l->nlines || l->first_line > p->nlines || l->nlines > p->nlines - l->first_line)
+		return NULL;
+	*n = l->nlines;
+	return p->lines + l->first_line;
 }
 
 /* --- samples and comments --- */
@@ -482,6 +580,7 @@ void profile__free(struct profile *p)
 	free(p->mappings);
 	free(p->functions);
 	free(p->locations);
+	free(p->lines);
 	free(p->samples);
 	free(p->stack_locs);
 	free(p->comments);

@@ -5,7 +5,11 @@
  * It mirrors pprof's profile.proto closely so encoding and decoding are
  * mechanical: strings are interned in a table whose entry 0 is "", and
  * mappings, functions and locations are numbered from 1 (0 means "none").
- * Each sample points at a run of location ids, leaf first, and carries the
+ * A location holds a list of lines, innermost first as in pprof: when the
+ * compiler inlined functions into the one its address is in, line[0] is
+ * the innermost inlined function and the last line that function; a
+ * location without inlining has one line. Each sample points at a run of
+ * location ids, leaf first, and carries the
  * labels trapd records for every sample (pid, tid, comm, cgroup), and,
  * when one profile holds several runs of a command (profile_merge.h),
  * the run it came from.
@@ -26,6 +30,9 @@
 #define PROFILE_MAX_MAPPINGS (1u << 20)
 #define PROFILE_MAX_FUNCTIONS (1u << 22)
 #define PROFILE_MAX_LOCATIONS (1u << 23)
+#define PROFILE_MAX_LINES (1u << 24)
+/* Lines of one location: the deepest chain of inlining kept. */
+#define PROFILE_MAX_INLINE_DEPTH 32
 #define PROFILE_MAX_SAMPLES (1u << 23)
 #define PROFILE_MAX_STACK_LOCS (1u << 26)
 #define PROFILE_MAX_DEPTH 512
@@ -43,12 +50,23 @@ struct profile_function {
 	uint32_t name;	      /* string index: demangled/display name */
 	uint32_t system_name; /* string index: symbol as in the binary */
 	uint32_t filename;    /* string index: source or object file */
+	int64_t start_line;   /* line of its declaration in @filename, 0 = unknown */
+};
+
+/* One function of a location's inline chain. */
+struct profile_line {
+	uint32_t function; /* function id, never 0 */
+	int64_t line;	   /* source line, 0 = unknown */
 };
 
 struct profile_location {
 	uint64_t address;
-	uint32_t mapping;  /* mapping id, 0 = none */
-	uint32_t function; /* function id, 0 = unresolved (address only) */
+	uint32_t mapping; /* mapping id, 0 = none */
+	/* function id, 0 = unresolved (address only): the function the
+	 * address is in, which is the last of its lines */
+	uint32_t function;
+	uint32_t first_line; /* index into profile.lines */
+	uint32_t nlines;     /* 0 exactly when @function is 0 */
 };
 
 struct profile_sample {
@@ -71,6 +89,8 @@ struct profile {
 	uint32_t nfunctions;
 	struct profile_location *locations; /* [id - 1] */
 	uint32_t nlocations;
+	struct profile_line *lines; /* of all locations, back to back */
+	uint32_t nlines;
 	struct profile_sample *samples;
 	size_t nsamples;
 	uint32_t *stack_locs; /* location ids of all samples, back to back */
@@ -89,7 +109,7 @@ struct profile {
 	struct profile_index *location_index;
 
 	/* private: capacities of the arrays above */
-	uint32_t strings_cap, mappings_cap, functions_cap, locations_cap, comments_cap;
+	uint32_t strings_cap, mappings_cap, functions_cap, locations_cap, lines_cap, comments_cap;
 	size_t samples_cap, stack_locs_cap;
 };
 
@@ -114,10 +134,29 @@ int64_t profile__add_mapping(struct profile *p, const struct profile_mapping *m)
 int64_t profile__add_function(struct profile *p, uint32_t name, uint32_t system_name,
 			      uint32_t filename);
 
-/* profile__add_location - add a location (deduplicated on mapping, address
- * and function); returns its id (>= 1) or a negative errno. */
+/* profile__add_function_at - profile__add_function with the line its
+ * declaration starts at in @filename (0 = unknown; part of the identity). */
+int64_t profile__add_function_at(struct profile *p, uint32_t name, uint32_t system_name,
+				 uint32_t filename, int64_t start_line);
+
+/* profile__add_location - add a location in one function, line unknown
+ * (0: unresolved), deduplicated on mapping, address and lines; returns its
+ * id (>= 1) or a negative errno. */
 int64_t profile__add_location(struct profile *p, uint32_t mapping, uint64_t address,
 			      uint32_t function);
+
+/* profile__add_location_lines - add a location whose inline chain is
+ * @lines[0..n), innermost first (n = 0: unresolved; at most
+ * PROFILE_MAX_INLINE_DEPTH, each function an existing id), deduplicated
+ * on mapping, address and lines. Returns its id (>= 1) or a negative
+ * errno. @lines is copied. */
+int64_t profile__add_location_lines(struct profile *p, uint32_t mapping, uint64_t address,
+				    const struct profile_line *lines, uint32_t n);
+
+/* profile__location_lines - the lines of location @loc_id, innermost
+ * first, their number in *@n (0 for an unresolved or invalid id). */
+const struct profile_line *profile__location_lines(const struct profile *p, uint32_t loc_id,
+						   uint32_t *n);
 
 /* profile__add_sample - append a sample whose stack is @locs[0..n) (leaf
  * first, ids must exist); labels and count are copied from @tmpl (its

@@ -85,7 +85,7 @@ static int map_functions(struct profile *dst, const struct profile *src, struct 
 			err = xlat(mm->str, src->nstrings, f.filename, &f.filename);
 		if (err)
 			return err;
-		id = profile__add_function(dst, f.name, f.system_name, f.filename);
+		id = profile__add_function_at(dst, f.name, f.system_name, f.filename, f.start_line);
 		if (id < 0)
 			return (int)id;
 		mm->function[i + 1] = (uint32_t)id;
@@ -95,20 +95,26 @@ static int map_functions(struct profile *dst, const struct profile *src, struct 
 
 static int map_locations(struct profile *dst, const struct profile *src, struct merge_maps *mm)
 {
-	struct profile_location l;
-	uint32_t i;
+	struct profile_line lines[PROFILE_MAX_INLINE_DEPTH];
+	const struct profile_line *from;
+	uint32_t i, j, n, mapping;
 	int64_t id;
 	int err;
 
 	mm->location[0] = 0;
 	for (i = 0; i < src->nlocations; i++) {
-		l = src->locations[i];
-		err = xlat(mm->mapping, src->nmappings + 1, l.mapping, &l.mapping);
-		if (!err)
-			err = xlat(mm->function, src->nfunctions + 1, l.function, &l.function);
+		from = profile__location_lines(src, i + 1, &n);
+		if (n > PROFILE_MAX_INLINE_DEPTH)
+			return -EINVAL;
+		err = xlat(mm->mapping, src->nmappings + 1, src->locations[i].mapping, &mapping);
+		for (j = 0; !err && j < n; j++) {
+			lines[j] = from[j];
+			err = xlat(mm->function, src->nfunctions + 1, from[j].function,
+				   &lines[j].function);
+		}
 		if (err)
 			return err;
-		id = profile__add_location(dst, l.mapping, l.address, l.function);
+		id = profile__add_location_lines(dst, mapping, src->locations[i].address, lines, n);
 		if (id < 0)
 			return (int)id;
 		mm->location[i + 1] = (uint32_t)id;

@@ -92,23 +92,42 @@ char *stacktree__clean_name(char *dst, size_t len, const char *src)
 	return dst;
 }
 
-/* frame_name - the clean display name of location @loc in @clean, and its
- * kind. @raw and @clean hold STACKTREE_MAX_NAME bytes. */
-static const char *frame_name(const struct profile *p, uint32_t loc, char *raw, char *clean,
+_Static_assert(sizeof(STACKTREE_KERNEL_SUFFIX) <= sizeof(STACKTREE_INLINED_SUFFIX),
+	       "STACKTREE_MAX_NAME holds the longer suffix");
+
+/* with_suffix - @name followed by @suffix, in @raw (STACKTREE_MAX_NAME). */
+static const char *with_suffix(const char *name, char *raw, const char *suffix)
+{
+	size_t len = strnlen(name, PROFILE_MAX_STRING_LEN);
+
+	if (name != raw)
+		memmove(raw, name, len);
+	memcpy(raw + len, suffix, strlen(suffix) + 1);
+	return raw;
+}
+
+/* frame_name - the clean display name of line @li of location @loc (of
+ * @nlines: the last one is the function the address is in, the others
+ * were inlined into it) in @clean, and its kind. @raw and @clean hold
+ * STACKTREE_MAX_NAME bytes. */
+static const char *frame_name(const struct profile *p, uint32_t loc,
+			      const struct profile_line *line, bool inlined, char *raw, char *clean,
 			      enum stacktree_kind *kind)
 {
-	const char *name = profile__location_name(p, loc, raw, STACKTREE_MAX_NAME);
-	size_t len;
+	const char *name;
 
+	if (line && line->function <= p->nfunctions)
+		name = profile__str(p, p->functions[line->function - 1].name);
+	else
+		name = profile__location_name(p, loc, raw, STACKTREE_MAX_NAME);
 	if (profile__location_is_kernel(p, loc)) {
 		*kind = STACKTREE_KIND_KERNEL;
-		len = strnlen(name, PROFILE_MAX_STRING_LEN);
-		if (name != raw)
-			memcpy(raw, name, len);
-		memcpy(raw + len, STACKTREE_KERNEL_SUFFIX, sizeof(STACKTREE_KERNEL_SUFFIX));
-		name = raw;
-	} else if (loc == 0 || loc > p->nlocations || !p->locations[loc - 1].function) {
+		name = with_suffix(name, raw, STACKTREE_KERNEL_SUFFIX);
+	} else if (!line) {
 		*kind = STACKTREE_KIND_UNRESOLVED;
+	} else if (inlined) {
+		*kind = STACKTREE_KIND_INLINED;
+		name = with_suffix(name, raw, STACKTREE_INLINED_SUFFIX);
 	} else {
 		*kind = STACKTREE_KIND_USER;
 	}
@@ -246,6 +265,43 @@ static void node_count_self(struct stacktree_node *n, enum stacktree_side side, 
 		n->self = sat_add(n->self, count);
 }
 
+/* count_truncated - @s was cut by a cap. */
+static void count_truncated(struct stacktree *t, enum stacktree_side side, int64_t count)
+{
+	if (side == STACKTREE_BASE)
+		t->base_truncated = sat_add(t->base_truncated, count);
+	else
+		t->truncated = sat_add(t->truncated, count);
+}
+
+/* add_location - descend from *@n through the frames of location @loc,
+ * outermost line first, counting @count on each. -E2BIG when a cap cut
+ * the path (*@n is then the deepest node reached). */
+static int add_location(struct stacktree *t, const struct profile *p, uint32_t loc,
+			struct stacktree_node **n, enum stacktree_side side, int64_t count,
+			char *raw, char *clean)
+{
+	const struct profile_line *lines;
+	struct stacktree_node *child;
+	enum stacktree_kind kind;
+	const char *name;
+	uint32_t nlines, i;
+	int err;
+
+	lines = profile__location_lines(p, loc, &nlines);
+	i = nlines ? nlines : 1;
+	while (i--) {
+		name = frame_name(p, loc, lines ? &lines[i] : NULL, i + 1 < nlines, raw, clean,
+				  &kind);
+		err = node_child(t, *n, name, kind, &child);
+		if (err)
+			return err;
+		*n = child;
+		node_count_total(child, side, count);
+	}
+	return 0;
+}
+
 /* add_sample - walk (and grow) the path process, outermost .. leaf frame,
  * counting @s on every node of it. */
 static int add_sample(struct stacktree *t, const struct profile *p, const struct profile_sample *s,
@@ -253,30 +309,21 @@ static int add_sample(struct stacktree *t, const struct profile *p, const struct
 {
 	const uint32_t *locs = profile__sample_locs(p, s);
 	struct stacktree_node *n = t->root, *child;
-	enum stacktree_kind kind = STACKTREE_KIND_PROCESS;
-	const char *name;
 	uint32_t i;
 	int err;
 
 	node_count_total(n, side, s->count);
-	for (i = 0; i <= s->nlocs; i++) {
-		if (i == 0)
-			name = process_name(p, s, clean);
-		else
-			name = frame_name(p, locs[s->nlocs - i], raw, clean, &kind);
-		err = node_child(t, n, name, kind, &child);
-		if (err == -E2BIG) {
-			if (side == STACKTREE_BASE)
-				t->base_truncated = sat_add(t->base_truncated, s->count);
-			else
-				t->truncated = sat_add(t->truncated, s->count);
-			break;
-		}
-		if (err)
-			return err;
+	err = node_child(t, n, process_name(p, s, clean), STACKTREE_KIND_PROCESS, &child);
+	if (!err) {
 		n = child;
 		node_count_total(n, side, s->count);
 	}
+	for (i = 0; !err && i < s->nlocs; i++)
+		err = add_location(t, p, locs[s->nlocs - 1 - i], &n, side, s->count, raw, clean);
+	if (err == -E2BIG)
+		count_truncated(t, side, s->count);
+	else if (err)
+		return err;
 	node_count_self(n, side, s->count);
 	return 0;
 }

@@ -3,9 +3,13 @@
  *
  * A stacktree merges the samples of a profile into a tree of frames:
  * the root ("all"), one node per process name (comm), then the stack from
- * the outermost frame down to the leaf. Frames are merged by display name
- * (profile__location_name), so a node stands for "this function called
- * along this path". Kernel frames carry FlameGraph's "_[k]" suffix.
+ * the outermost frame down to the leaf. A location whose address is in
+ * code the compiler inlined gives one frame per function of its inline
+ * chain, outermost first; each inlined function's name carries perf's
+ * " (inlined)" suffix (STACKTREE_INLINED_SUFFIX). Frames are merged by
+ * display name (the function's name, profile__location_name for an
+ * unresolved one), so a node stands for "this function called along this
+ * path". Kernel frames carry FlameGraph's "_[k]" suffix.
  *
  * Each node counts samples twice over: on the main side (self, total) and
  * on a base side (base_self, base_total), so one tree can hold two
@@ -18,7 +22,8 @@
  * only add their own format's escaping (';' for folded, entities for XML).
  *
  * The tree is bounded: at most max_nodes nodes (STACKTREE_MAX_NODES by
- * default) and PROFILE_MAX_DEPTH frames below a process. A sample whose
+ * default) and PROFILE_MAX_DEPTH frames below a process (inlined frames
+ * count). A sample whose
  * stack does not fit is cut where the cap was hit, its count stays on the
  * deepest node that exists, and it is counted in stacktree.truncated so a
  * report can say so.
@@ -34,8 +39,9 @@
 #define STACKTREE_MAX_NODES (1u << 22)
 #define STACKTREE_ROOT_NAME "all"
 #define STACKTREE_KERNEL_SUFFIX "_[k]"
-/* A display name: a profile string plus the kernel suffix. */
-#define STACKTREE_MAX_NAME (PROFILE_MAX_STRING_LEN + sizeof(STACKTREE_KERNEL_SUFFIX))
+#define STACKTREE_INLINED_SUFFIX " (inlined)"
+/* A display name: a profile string plus the longer suffix. */
+#define STACKTREE_MAX_NAME (PROFILE_MAX_STRING_LEN + sizeof(STACKTREE_INLINED_SUFFIX))
 
 enum stacktree_kind {
 	STACKTREE_KIND_ROOT,
@@ -43,6 +49,7 @@ enum stacktree_kind {
 	STACKTREE_KIND_USER,
 	STACKTREE_KIND_KERNEL,
 	STACKTREE_KIND_UNRESOLVED, /* a user frame known by address only */
+	STACKTREE_KIND_INLINED,	   /* a function inlined into the frame below it */
 };
 
 enum stacktree_side {

@@ -854,6 +854,53 @@ static int64_t frame_function(struct symbolizer *s, struct profile *p, const str
 	return function_id(p, name, display, (uint32_t)fname);
 }
 
+/* inline_function - the profile function of inlined frame @f: its name
+ * shown demangled, its source file and start line. */
+static int64_t inline_function(struct symbolizer *s, struct profile *p, const struct sym_file *file,
+			       const struct inlines_frame *f)
+{
+	const char *display = f->has_linkage_name ? display_name(s, file, f->name) : f->name;
+	int64_t n, d, src;
+
+	n = profile__string(p, f->name);
+	d = n < 0 || display == f->name ? n : profile__string(p, display);
+	src = d < 0 ? d : profile__string(p, f->decl_file ? f->decl_file : file->path);
+	if (src < 0)
+		return src;
+	return profile__add_function_at(p, (uint32_t)d, (uint32_t)n, (uint32_t)src, f->decl_line);
+}
+
+/* frame_location - the location of the user frame at @ip (looked up at
+ * @addr) in @m, function @fn: one line, or, where the file's DWARF says
+ * functions were inlined at @addr, one line per function of the chain
+ * (innermost first, @fn last). Its id or a negative errno. */
+static int64_t frame_location(struct symbolizer *s, struct profile *p, const struct sym_map *m,
+			      uint32_t map_id, uint64_t ip, uint64_t addr, uint32_t fn)
+{
+	struct inlines_frame f[PROFILE_MAX_INLINE_DEPTH];
+	struct profile_line lines[PROFILE_MAX_INLINE_DEPTH];
+	const struct elfsym *elf = file_elf(m->file);
+	unsigned n = 0, i;
+	uint64_t vaddr;
+	int64_t id;
+
+	if (fn && m->file->ent && m->file->ent->inl && elf &&
+	    !elfsym__offset_to_vaddr(elf, addr - m->start + m->pgoff, &vaddr))
+		n = inlines__lookup(m->file->ent->inl, vaddr, f, PROFILE_MAX_INLINE_DEPTH);
+	if (n == 0)
+		return profile__add_location(p, map_id, ip, fn);
+	for (i = 0; i + 1 < n; i++) {
+		id = inline_function(s, p, m->file, &f[i]);
+		if (id < 0)
+			return id;
+		lines[i] = (struct profile_line){ (uint32_t)id, f[i].line };
+	}
+	/* The function the address is in keeps its symbol's name. */
+	lines[n - 1] = (struct profile_line){ fn, f[n - 1].line };
+	s->stats.user_inlined += n - 1;
+	return profile__add_location_lines(p, map_id, ip, lines, n);
+}
+
 int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, const uint64_t *ips,
 			   uint32_t n, uint32_t *locs)
 {
@@ -879,7 +926,7 @@ int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, con
 		fn = frame_function(s, p, pm, m, a);
 		if (fn < 0)
 			return (int)fn;
-		id = profile__add_location(p, (uint32_t)map_id, ips[i], (uint32_t)fn);
+		id = frame_location(s, p, m, (uint32_t)map_id, ips[i], a, (uint32_t)fn);
 	store:
 		if (id < 0)
 			return (int)id;

@@ -29,6 +29,7 @@ struct symbolizer;
 struct symbolizer_stats {
 	uint64_t user_frames;
 	uint64_t user_named;
+	uint64_t user_inlined; /* inlined frames the DWARF added to user frames */
 	uint64_t kernel_frames;
 	uint64_t kernel_named;
 	uint64_t pids_without_maps; /* samples of pids never snapshotted */

@@ -84,6 +84,7 @@ static void entry_free(struct symcache_entry *e)
 	elfsym__free(e->elf);
 	elfsym__free(e->debug);
 	fderange__free(e->fde);
+	inlines__free(e->inl);
 	free(e->debug_from);
 	free(e->ids);
 	free(e);
@@ -205,6 +206,25 @@ static void find_fde(struct symcache_entry *e, int fd, struct symbudget *b)
 	e->bytes += fderange__memory(e->fde);
 }
 
+/* find_inlines - the DWARF of @e's file, open at @fd, when it has
+ * .debug_info (a binary built with -g and not stripped): inline chains.
+ * Its DWARF sections are charged to @b as bytes read. */
+static void find_inlines(struct symcache_entry *e, int fd, struct symbudget *b)
+{
+	uint64_t bytes = 0;
+
+	if (!e->elf)
+		return;
+	e->inl = inlines__open_fd(fd, symbudget__left(b, SYMBUDGET_BYTES), &bytes);
+	if (e->inl) {
+		symbudget__charge(b, SYMBUDGET_BYTES, bytes);
+	} else if (errno == E2BIG && bytes <= INLINES_MAX_BYTES && b) {
+		symbudget__refuse(b, SYMBUDGET_BYTES);
+		e->partial = true; /* another capture's budget may allow it */
+	}
+	e->bytes += inlines__memory(e->inl);
+}
+
 /* load - a new entry for the file open at @fd. */
 static struct symcache_entry *load(const int fd, const struct debugfile_search *where,
 				   const char *path)
@@ -230,6 +250,7 @@ static struct symcache_entry *load(const int fd, const struct debugfile_search *
 	e->bytes += elfsym__memory(e->elf);
 	find_debug(e, where, path);
 	find_fde(e, fd, where->budget);
+	find_inlines(e, fd, where->budget);
 	return e;
 }
 

@@ -33,6 +33,7 @@
 #include "trapd/symbolize/debugfile.h"
 #include "trapd/symbolize/elfsym.h"
 #include "trapd/symbolize/fderange.h"
+#include "trapd/symbolize/inlines.h"
 
 /* One loaded file. Read-only outside symcache.c. */
 struct symcache_entry {
@@ -42,6 +43,9 @@ struct symcache_entry {
 	/* The FDE ranges of @elf, read only when its symbols may leave code
 	 * unnamed (no .symtab, no debug file); NULL otherwise or if none. */
 	struct fderange *fde;
+	/* The DWARF of @elf's own file, when it has .debug_info: inline
+	 * chains; NULL otherwise (a debug file's DWARF is not read yet). */
+	struct inlines *inl;
 	int load_errno; /* why @elf is NULL */
 	/* private */
 	struct symcache_id *ids;
