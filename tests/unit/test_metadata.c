@@ -178,9 +178,11 @@ static void test_daemon_capture_records_triggers_history_and_labels(void **state
 	info.unwind.ended[UNWIND_END_NO_CFI] = 1;
 	info.unwind.late = 1;
 	info.unwind.unwind_ns = 4200000;
-	snprintf(info.unwind.mappings[0].path, sizeof(info.unwind.mappings[0].path), "/usr/bin/app");
+	snprintf(info.unwind.mappings[0].path, sizeof(info.unwind.mappings[0].path),
+		 "/usr/bin/app");
 	info.unwind.mappings[0].ended[UNWIND_END_ENTRY] = 590;
-	snprintf(info.unwind.mappings[1].path, sizeof(info.unwind.mappings[1].path), "/lib/libc.so.6");
+	snprintf(info.unwind.mappings[1].path, sizeof(info.unwind.mappings[1].path),
+		 "/lib/libc.so.6");
 	info.unwind.mappings[1].ended[UNWIND_END_STACK_SHORT] = 5;
 	info.unwind.mappings[1].ended[UNWIND_END_NO_CFI] = 1;
 	info.unwind.nmappings = 2;
