@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/units.h"
+#include "trapd/capture/sampler.h"
+#include "trapd/capture/unwind_summary.h"
 #include "trapd/profile/profile_diff.h"
 #include "trapd/util/log.h"
 
@@ -77,4 +80,25 @@ int cli_bad_option(const char *command, int opt, const char *arg)
 	else
 		log_error("unknown option '%s'; see 'trapd %s --help'", arg, command);
 	return -EINVAL;
+}
+
+int cli_parse_unwind(const char *s, enum unwind_mode *out)
+{
+	if (!unwind_mode_parse(s, out))
+		return 0;
+	log_error("bad --unwind '%s': expected dwarf, fp or auto", s);
+	return -EINVAL;
+}
+
+int cli_parse_stack_copy(const char *s, uint32_t *out)
+{
+	uint64_t size = 0;
+
+	if (units_parse_size(s, &size) || size < 1024 || size > SAMPLER_COPY_MAX) {
+		log_error("bad --stack-copy '%s': expected a size from 1KiB to %uKiB", s,
+			  SAMPLER_COPY_MAX / 1024);
+		return -EINVAL;
+	}
+	*out = (uint32_t)size;
+	return 0;
 }

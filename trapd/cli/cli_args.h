@@ -6,6 +6,7 @@
 #define TRAPD_CLI_ARGS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* cli_parse_count - @s as a whole decimal number from @lo to @hi into
  * *@out. On failure logs "bad OPTION 'S': expected EXPECTED" (@expected
@@ -38,5 +39,16 @@ struct profile_diff_options;
  * into @o, within the bounds the comparison takes. On failure logs what
  * was expected and returns -EINVAL. */
 int cli_parse_comparison(const char *option, const char *s, struct profile_diff_options *o);
+
+enum unwind_mode;
+
+/* cli_parse_unwind - an --unwind MODE (dwarf, fp or auto) into *@out.
+ * On failure logs what was expected and returns -EINVAL. */
+int cli_parse_unwind(const char *s, enum unwind_mode *out);
+
+/* cli_parse_stack_copy - a --stack-copy SIZE (1KiB to the sampler's
+ * most) into *@out. On failure logs what was expected and returns
+ * -EINVAL. */
+int cli_parse_stack_copy(const char *s, uint32_t *out);
 
 #endif

@@ -18,6 +18,7 @@
 #include "trapd/capture/capture_loop.h"
 #include "trapd/capture/session.h"
 #include "trapd/capture/target.h"
+#include "trapd/cli/cli_args.h"
 #include "trapd/cli/commands.h"
 #include "trapd/profile/profile_file.h"
 #include "trapd/util/atomic_file.h"
@@ -101,7 +102,6 @@ enum { OPT_UNWIND = 0x100, OPT_STACK_COPY };
 
 static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 {
-	uint64_t size = 0;
 	int err = 0, maxf;
 
 	switch (opt) {
@@ -147,18 +147,10 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 		}
 		break;
 	case OPT_UNWIND:
-		err = unwind_mode_parse(arg, &c->unwind);
-		if (err)
-			log_error("bad --unwind '%s': expected dwarf, fp or auto", arg);
+		err = cli_parse_unwind(arg, &c->unwind);
 		break;
 	case OPT_STACK_COPY:
-		err = units_parse_size(arg, &size);
-		if (err || size < 1024 || size > SAMPLER_COPY_MAX) {
-			log_error("bad --stack-copy '%s': expected a size from 1KiB to %uKiB", arg,
-				  SAMPLER_COPY_MAX / 1024);
-			err = -EINVAL;
-		}
-		c->stack_copy_bytes = (uint32_t)size;
+		err = cli_parse_stack_copy(arg, &c->stack_copy_bytes);
 		break;
 	default:
 		err = -EINVAL;

@@ -149,22 +149,9 @@ static const char *comparison_option(int opt)
  * takes them. Returns 0 or -EINVAL (reported). */
 static int parse_unwind(struct ci_cmd *c, int opt, const char *arg)
 {
-	uint64_t size = 0;
-
 	c->unwind_opt = opt == OPT_UNWIND ? "--unwind" : "--stack-copy";
-	if (opt == OPT_UNWIND) {
-		if (!unwind_mode_parse(arg, &c->unwind))
-			return 0;
-		log_error("bad --unwind '%s': expected dwarf, fp or auto", arg);
-		return -EINVAL;
-	}
-	if (units_parse_size(arg, &size) || size < 1024 || size > SAMPLER_COPY_MAX) {
-		log_error("bad --stack-copy '%s': expected a size from 1KiB to %uKiB", arg,
-			  SAMPLER_COPY_MAX / 1024);
-		return -EINVAL;
-	}
-	c->stack_copy_bytes = (uint32_t)size;
-	return 0;
+	return opt == OPT_UNWIND ? cli_parse_unwind(arg, &c->unwind)
+				 : cli_parse_stack_copy(arg, &c->stack_copy_bytes);
 }
 
 static int parse_option(struct ci_cmd *c, int opt, char **argv)
