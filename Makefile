@@ -198,11 +198,20 @@ $(BUILD)/workloads/%: tests/workloads/%.cpp | $(BUILD)/workloads
 # have a recipe in tests/workloads/extra.mk.
 -include tests/workloads/extra.mk
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) | $(BUILD)/fuzz $(SKELS) $(SYSCALL_NAMES)
-	$(call msg,FUZZ,$@)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE \
-		-DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. \
-		-fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined $< $(LIB_SRCS) $(LDLIBS) -o $@
+# The fuzz harnesses share one instrumented build of the library, so each
+# harness is one compile and a link.
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRCS))
+-include $(FUZZ_LIB_OBJS:.o=.d)
+
+$(BUILD)/fuzzobj/%.o: %.c | $(SKELS) $(SYSCALL_NAMES)
+	@mkdir -p $(@D)
+	$(call msg,FUZZCC,$@)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS) | $(BUILD)/fuzz $(SKELS) $(SYSCALL_NAMES)
+	$(call msg,FUZZ,$@)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJS) \
+		$(LDLIBS) -o $@
 
 unit: $(TEST_BINS) $(WORKLOADS) $(EXTRA_WORKLOADS)
 	$(Q)TRAPD_BUILD=$(BUILD) tests/run-unit $(TEST_BINS)
