@@ -514,10 +514,17 @@ static int step_cfi(const struct cfi *c, const struct cfi_row *row, struct frame
 	if (!def)
 		return UNWIND_END_ENTRY;
 	err = apply(c, &row->rbp, f, cfa, in, f->r.rbp, &next.r.rbp, &next.r.rbp_valid);
-	if (err == -EINVAL) /* a lost rbp is fine until a rule needs it */
+	if (err == -EFAULT) {
+		/* saved below the stack pointer: an epilogue has popped it
+		 * already (gcc does not say so in the CFI), so the register
+		 * holds the caller's value */
+		next.r.rbp = f->r.rbp;
+		next.r.rbp_valid = f->r.rbp_valid;
+	} else if (err == -EINVAL) { /* a lost rbp is fine until a rule needs it */
 		next.r.rbp_valid = false;
-	else if (err)
+	} else if (err) {
 		return read_end(err);
+	}
 	if (row->rbp.kind == CFI_RULE_SAME)
 		next.r.rbp_valid = f->r.rbp_valid;
 	err = apply(c, &row->rsp, f, cfa, in, f->r.rsp, &next.r.rsp, &def);
