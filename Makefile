@@ -68,7 +68,8 @@ UNIT_LIB_MODULES := $(notdir $(basename $(wildcard rules/*.c upload/*.c))) \
 UNIT_LIB_TEST_SRCS := $(filter $(patsubst %,tests/unit/test_%.c,$(UNIT_LIB_MODULES)),$(TEST_SRCS))
 UNIT_LIB_TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_LIB_TEST_SRCS))
 UNIT_LIB_TRAPD_SRCS := trapd/cli/cmd_check.c trapd/cli/cli_args.c trapd/util/log.c \
-	trapd/util/json_read.c trapd/util/read_all.c trapd/util/utf8.c
+	trapd/util/json_read.c trapd/util/read_all.c trapd/util/utf8.c \
+	trapd/capture/unwind_summary.c
 UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard rules/*.c upload/*.c) \
 	$(UNIT_LIB_TRAPD_SRCS))
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)

@@ -38,31 +38,6 @@ struct unwind_drain {
 	void *remapped_ctx;
 };
 
-const char *unwind_mode_name(enum unwind_mode m)
-{
-	switch (m) {
-	case UNWIND_MODE_FP:
-		return "fp";
-	case UNWIND_MODE_DWARF:
-		return "dwarf";
-	default:
-		return "auto";
-	}
-}
-
-int unwind_mode_parse(const char *s, enum unwind_mode *out)
-{
-	if (!strcmp(s, "fp"))
-		*out = UNWIND_MODE_FP;
-	else if (!strcmp(s, "dwarf"))
-		*out = UNWIND_MODE_DWARF;
-	else if (!strcmp(s, "auto"))
-		*out = UNWIND_MODE_AUTO;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 /* stack_id - a non-zero 64-bit name of the unwound stack @ips[0..n). */
 static uint64_t stack_id(const uint64_t *ips, uint32_t n)
 {

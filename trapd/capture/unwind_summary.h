@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "rules/rules_model.h"
 #include "trapd/symbolize/unwinder.h"
 
 enum unwind_mode {
@@ -47,6 +48,9 @@ struct unwind_summary {
 	uint32_t nmappings;
 	uint64_t ended_elsewhere;
 };
+
+/* unwind_mode_from_rule - a rules file's unwind = as a capture's mode. */
+enum unwind_mode unwind_mode_from_rule(enum rule_unwind u);
 
 /* unwind_mode_name - "fp", "dwarf", "auto". */
 const char *unwind_mode_name(enum unwind_mode m);

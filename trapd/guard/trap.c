@@ -140,24 +140,12 @@ static int new_id(struct trap *t)
 	return 0;
 }
 
-enum unwind_mode trap__unwind_mode(enum rule_unwind u)
-{
-	switch (u) {
-	case RULE_UNWIND_DWARF:
-		return UNWIND_MODE_DWARF;
-	case RULE_UNWIND_FP:
-		return UNWIND_MODE_FP;
-	default:
-		return UNWIND_MODE_AUTO;
-	}
-}
-
 static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *err, size_t errlen)
 {
 	struct session_opts o = {
 		.freq_hz = f->freq_hz,
 		.duration_ns = f->duration_ns,
-		.unwind = trap__unwind_mode(f->unwind),
+		.unwind = unwind_mode_from_rule(f->unwind),
 		.stack_copy_bytes = (uint32_t)f->stack_copy_bytes,
 		.sampler = t->sampler,
 		.symcache = t->symcache,

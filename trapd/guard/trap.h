@@ -104,9 +104,6 @@ struct trap {
 int trap__fire(struct trap *t, const struct trap_fire *f, const struct rules_global *g, int64_t now,
 	       char *err, size_t errlen);
 
-/* trap__unwind_mode - @u, a rules file's unwind =, as a capture's mode. */
-enum unwind_mode trap__unwind_mode(enum rule_unwind u);
-
 /* trap__running - whether a capture is running. */
 static inline bool trap__running(const struct trap *t)
 {
