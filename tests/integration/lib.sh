@@ -45,12 +45,14 @@ kill_bg() {
 }
 
 # self_share FOLDED FUNCTION - percentage (one decimal) of samples whose
-# leaf frame is FUNCTION in a folded-stacks file.
+# leaf frame is FUNCTION in a folded-stacks file, as perf counts self time:
+# the functions inlined into it ("NAME (inlined)" frames below it) are it.
 self_share() {
 	awk -v fn="$2" '{
 		n = $NF; total += n
 		stack = $0; sub(/ [0-9]+$/, "", stack)
 		k = split(stack, f, ";")
+		while (k > 1 && f[k] ~ / \(inlined\)$/) k--
 		if (f[k] == fn) hit += n
 	} END { if (total == 0) print "0.0"; else printf "%.1f\n", 100 * hit / total }' "$1"
 }

@@ -73,7 +73,7 @@ test_capture_process_exiting_mid_window() {
 	"$TRAPD" capture -p "$pid" -d 10s -F 999 -o cap.pb.zst 2>err.txt || { fail "capture failed: $(cat err.txt)"; return 1; }
 	grep -q '"end_reason": "target exited"' cap.json || { fail "window did not end with the target"; return 1; }
 	"$TRAPD" report cap.pb.zst --folded cap.folded >/dev/null || { fail "report failed"; return 1; }
-	grep -q 'burn_60 [0-9]' cap.folded || { fail "exited process not symbolized"; return 1; }
+	grep -q 'burn_60[; ]' cap.folded || { fail "exited process not symbolized"; return 1; }
 }
 
 # A started command is sampled with its children, and its status returned.
@@ -83,7 +83,7 @@ test_capture_command_and_children() {
 	"$TRAPD" capture -F 999 -o cap.pb.zst -- sh -c "$b 1 >/dev/null & $b 1 >/dev/null; wait" 2>/dev/null ||
 		{ fail "capture of a command failed"; return 1; }
 	"$TRAPD" report cap.pb.zst --folded cap.folded >/dev/null || { fail "report failed"; return 1; }
-	grep -q '^burner;.*burn_60 ' cap.folded || { fail "children not sampled"; return 1; }
+	grep -q '^burner;.*burn_60[; ]' cap.folded || { fail "children not sampled"; return 1; }
 	[ "$(grep -c '"pid"' cap.json)" -ge 1 ] || { fail "sidecar lacks the command pid"; return 1; }
 	expect_status 3 "$TRAPD" capture -o st.pb.zst -- sh -c 'exit 3' || return 1
 	expect_status 127 "$TRAPD" capture -o nf.pb.zst -- /nonexistent/command || return 1

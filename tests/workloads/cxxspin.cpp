@@ -20,20 +20,22 @@ namespace cxxspin {
 
 static volatile unsigned long sink;
 
-/* spin - a fixed amount of work the optimiser cannot remove, inlined so
- * each caller owns its own self time. */
-static inline __attribute__((always_inline)) unsigned long spin(unsigned long x, unsigned long n)
-{
-	while (n--)
-		x = x * 6364136223846793005ul + 1442695040888963407ul;
-	return x;
-}
+/* SPIN - a fixed amount of work the optimiser cannot remove, written out
+ * in each caller (a macro, not an inlined function, which profiles now
+ * show as a frame of its own) so each caller owns its own self time. */
+#define SPIN(x0, n0)                                                                               \
+	({                                                                                         \
+		unsigned long spin_x = (x0), spin_n = (n0);                                        \
+		while (spin_n--)                                                                   \
+			spin_x = spin_x * 6364136223846793005ul + 1442695040888963407ul;           \
+		spin_x;                                                                            \
+	})
 
 template <typename T> class Accumulator {
 public:
 	__attribute__((noinline)) T step(T n)
 	{
-		total_ = spin(total_ + n, 400000);
+		total_ = SPIN(total_ + n, 400000);
 		return total_;
 	}
 
@@ -46,7 +48,7 @@ struct Vec {
 
 	__attribute__((noinline)) Vec operator+(const Vec &o) const
 	{
-		return Vec{ spin(x + o.x, 150000), spin(y + o.y, 150000) };
+		return Vec{ SPIN(x + o.x, 150000), SPIN(y + o.y, 150000) };
 	}
 };
 
@@ -55,7 +57,7 @@ __attribute__((noinline)) unsigned long churn(int rounds)
 	unsigned long x = sink;
 
 	for (int i = 0; i < rounds; i++)
-		x = spin(x, 100000);
+		x = SPIN(x, 100000);
 	return x;
 }
 
@@ -71,7 +73,7 @@ __attribute__((noinline)) void run(double seconds)
 {
 	Accumulator<unsigned long> acc;
 	Vec a{ 1, 2 }, b{ 3, 4 };
-	auto tail = [](unsigned long n) __attribute__((noinline)) { return spin(n, 100000); };
+	auto tail = [](unsigned long n) __attribute__((noinline)) { return SPIN(n, 100000); };
 	double end = now() + seconds;
 
 	while (seconds == 0 || now() < end) {
