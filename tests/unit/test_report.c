@@ -132,6 +132,37 @@ static void test_base_side_is_aggregated_too(void **state)
 	profile__free(base);
 }
 
+/* Comparisons count code inlined into a function as the function's own:
+ * two callers of one inlined helper stay apart, and the helper has no row. */
+static void test_outlined_functions_own_their_inlined_code(void **state)
+{
+	struct profile *p = profile__new();
+	struct stacktree *t;
+	struct report_row *rows;
+	size_t n;
+
+	assert_non_null(p);
+	fx_stack(p, "app", 1, 7, "main", "inl:slow>spin", NULL);
+	fx_stack(p, "app", 1, 3, "main", "inl:fast>spin", NULL);
+	fx_stack(p, "app", 1, 1, "main", "fast", NULL);
+	t = tree_of(p);
+	assert_int_equal(report_functions(t, &rows, &n), 0);
+	assert_string_equal(rows[0].name, "spin (inlined)");
+	assert_int_equal(rows[0].self, 10);
+	free(rows);
+	assert_int_equal(report_functions_outlined(t, &rows, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(rows[0].name, "slow");
+	assert_int_equal(rows[0].self, 7);
+	assert_string_equal(rows[1].name, "fast");
+	assert_int_equal(rows[1].self, 4);
+	assert_int_equal(rows[1].total, 4);
+	assert_string_equal(rows[2].name, "main");
+	free(rows);
+	stacktree__free(t);
+	profile__free(p);
+}
+
 static void test_summary_line(void **state)
 {
 	struct profile *p = fx_standard(), *bare = profile__new();
@@ -345,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_functions_exact_self_and_total),
 		cmocka_unit_test(test_recursive_total_counts_each_sample_once),
 		cmocka_unit_test(test_base_side_is_aggregated_too),
+		cmocka_unit_test(test_outlined_functions_own_their_inlined_code),
 		cmocka_unit_test(test_summary_line),
 		cmocka_unit_test(test_top_table_golden),
 		cmocka_unit_test(test_long_names_fit_80_columns),

@@ -234,7 +234,7 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 	double cpu_ratio = d->new_cpu_ns / d->base_cpu_ns;
 	int err;
 
-	err = report_functions(t, &rows, &nrows);
+	err = report_functions_outlined(t, &rows, &nrows);
 	if (err)
 		return err;
 	d->funcs = calloc(nrows ? nrows : 1, sizeof(*d->funcs));

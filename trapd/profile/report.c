@@ -18,6 +18,7 @@ struct agg {
 	size_t nrows, rows_cap;
 	uint32_t *slots; /* row index + 1; 0 = empty */
 	size_t nslots;	 /* power of two */
+	bool outline;	 /* inlined functions' self time is their caller's */
 };
 
 static uint64_t hash_name(const char *s)
@@ -102,15 +103,21 @@ static int64_t agg_row(struct agg *a, const struct stacktree_node *n)
 
 /* aggregate - add @n and its subtree. A node's total counts only when no
  * ancestor has the same name: the outermost call of a recursion already
- * holds every sample below it. */
-static int aggregate(struct agg *a, const struct stacktree_node *n)
+ * holds every sample below it. With @a->outline, an inlined function has
+ * no row: its self time is @owner's, the row of the function it was
+ * inlined into. */
+static int aggregate(struct agg *a, const struct stacktree_node *n, int64_t owner)
 {
 	struct report_row *r;
 	int64_t idx = -1;
 	uint32_t i;
 	int err;
 
-	if (n->depth >= 2) {
+	if (n->depth >= 2 && a->outline && n->kind == STACKTREE_KIND_INLINED && owner >= 0) {
+		r = &a->rows[owner];
+		r->self = sat_add(r->self, n->self);
+		r->base_self = sat_add(r->base_self, n->base_self);
+	} else if (n->depth >= 2) {
 		idx = agg_row(a, n);
 		if (idx < 0)
 			return (int)idx;
@@ -122,9 +129,10 @@ static int aggregate(struct agg *a, const struct stacktree_node *n)
 			r->base_total = sat_add(r->base_total, n->base_total);
 		}
 		a->on_path[idx]++;
+		owner = idx;
 	}
 	for (i = 0; i < n->nchildren; i++) {
-		err = aggregate(a, n->children[i]);
+		err = aggregate(a, n->children[i], owner);
 		if (err)
 			return err;
 	}
@@ -142,14 +150,15 @@ static int row_cmp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-int report_functions(const struct stacktree *t, struct report_row **rows, size_t *nrows)
+static int functions(const struct stacktree *t, bool outline, struct report_row **rows,
+		     size_t *nrows)
 {
-	struct agg a = { 0 };
+	struct agg a = { .outline = outline };
 	int err;
 
 	*rows = NULL;
 	*nrows = 0;
-	err = aggregate(&a, t->root);
+	err = aggregate(&a, t->root, -1);
 	free(a.slots);
 	free(a.on_path);
 	if (err) {
@@ -161,6 +170,16 @@ int report_functions(const struct stacktree *t, struct report_row **rows, size_t
 	*rows = a.rows;
 	*nrows = a.nrows;
 	return 0;
+}
+
+int report_functions(const struct stacktree *t, struct report_row **rows, size_t *nrows)
+{
+	return functions(t, false, rows, nrows);
+}
+
+int report_functions_outlined(const struct stacktree *t, struct report_row **rows, size_t *nrows)
+{
+	return functions(t, true, rows, nrows);
 }
 
 /* --- the summary line --- */
