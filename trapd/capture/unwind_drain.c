@@ -98,16 +98,12 @@ static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
 		.stack = (const uint8_t *)(c + 1),
 		.stack_len = c->len,
 	};
-	struct unwinder_stats before, after;
 	int64_t t0 = clock_mono_ns();
 	int e;
 
-	unwinder__get_stats(d->uw, &before);
 	e = unwinder__unwind(d->uw, (int)c->pid, &in, &d->res);
 	d->sum.unwind_ns += (uint64_t)(clock_mono_ns() - t0);
-	unwinder__get_stats(d->uw, &after);
-	/* read again, not for the first time: something new is mapped */
-	if (after.maps_reads > before.maps_reads && after.pids == before.pids && d->remapped)
+	if (!e && d->res.maps_reread && d->remapped)
 		d->remapped((int)c->pid, d->remapped_ctx);
 	if (e == -ESRCH) {
 		d->sum.no_maps++;

@@ -629,6 +629,7 @@ int unwinder__unwind(struct unwinder *u, int pid, const struct unwind_input *in,
 		     struct unwind_result *out)
 {
 	struct pid_ent *p = NULL;
+	uint64_t reads;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -639,7 +640,9 @@ int unwinder__unwind(struct unwinder *u, int pid, const struct unwind_input *in,
 	if (err)
 		return err;
 	u->stats.walks++;
+	reads = u->stats.maps_reads; /* after the first read, if this was it */
 	out->end = walk(u, p, in, out);
+	out->maps_reread = u->stats.maps_reads > reads;
 	set_end_path(u, p, out);
 	u->stats.frames += out->n;
 	u->stats.ended[out->end]++;

@@ -66,6 +66,9 @@ struct unwind_result {
 	uint32_t n;
 	enum unwind_end end;
 	uint32_t fp_steps; /* steps taken by the frame pointer (no CFI there) */
+	/* the walk found a pc outside the known mappings and the process's
+	 * maps were read again (something was mapped since: a dlopen) */
+	bool maps_reread;
 	/* the path of the mapping of the last frame walked, the one the walk
 	 * could not leave ("//anon" for anonymous code; cut to fit); "" when
 	 * the first pc was not mapped */
