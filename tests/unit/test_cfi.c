@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "trapd/symbolize/cfi.h"
+#include "trapd/symbolize/cfi_program.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 #define PYTHON "/usr/bin/python3.11"
@@ -338,6 +340,125 @@ static void test_refuses_unsound_files(void **state)
 	close(fd);
 }
 
+/* assemble - a shared object of one function whose CIE names register
+ * @reg and whose FDE remembers the state @remembers times, from .cfi
+ * directives; opened as cfi. */
+static struct cfi *assemble(int reg, int remembers)
+{
+	char dir[] = "/tmp/test_cfi.XXXXXX", cmd[512];
+	struct cfi *c;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s/f.s", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fprintf(f,
+		"\t.text\nf:\n\t.cfi_startproc\n\tnop\n\t.cfi_undefined %d\n"
+		"\t.rept %d\n\t.cfi_remember_state\n\t.endr\n"
+		"\t.rept 64\n\tnop\n\t.endr\n\t.cfi_endproc\n",
+		reg, remembers);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -nostdlib -shared -Wl,--eh-frame-hdr -o %s/f.so %s/f.s && "
+		 "cp %s/f.so %s.so && rm -r %s",
+		 dir, dir, dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s.so", dir);
+	c = open_path(cmd);
+	unlink(cmd);
+	return c;
+}
+
+/* A program libdw would take a long time to run (a hostile file's
+ * DW_CFA_remember_state, each copying the rules up to a high register:
+ * 0.4 s a lookup for 3000 of r3000) is refused before libdw runs it;
+ * within the bounds it is run, and answers. */
+static void test_refuses_costly_programs(void **state)
+{
+	static const struct {
+		int reg, remembers, err;
+	} cases[] = {
+		{ 3000, 3000, -EINVAL },
+		{ CFI_MAX_REGNO + 1, 0, -EINVAL },
+		{ CFI_MAX_REGNO, 0, 0 },
+		{ 16, CFI_MAX_REMEMBERED_RULES / 17, 0 },
+		{ 16, CFI_MAX_REMEMBERED_RULES / 17 + 1, -EINVAL },
+		{ CFI_MAX_REGNO, CFI_MAX_REMEMBERED_RULES / (CFI_MAX_REGNO + 1) + 1, -EINVAL },
+	};
+	uint64_t start, end;
+	struct cfi_row row;
+	struct cfi *c;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		c = assemble(cases[i].reg, cases[i].remembers);
+		assert_non_null(c);
+		/* the function is where the linker put it: its FDE's range */
+		assert_int_equal(cfi__function_range(c, 0x1000, &start, &end), 0);
+		assert_int_equal(cfi__rule(c, start + 10, false, &row), cases[i].err);
+		if (!cases[i].err)
+			assert_int_equal(row.cfa.kind, CFI_RULE_VAL_OFFSET);
+		cfi__free(c);
+	}
+}
+
+/* read_file - all of @path, in a buffer of *@size bytes. */
+static uint8_t *read_whole(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*size = (size_t)ftell(f);
+	rewind(f);
+	b = malloc(*size);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, *size, f), *size);
+	fclose(f);
+	return b;
+}
+
+/* What libdw runs must be what was checked: a search table out of order
+ * (where two binary searches may pick different FDEs) is refused, and so
+ * is an .eh_frame libdw would take from a section trapd would not. */
+static void test_refuses_what_libdw_would_read_otherwise(void **state)
+{
+	const char *path = "tests/fuzz/corpus/cfi/asm-rules.so";
+	uint64_t hdr = readelf_section(path, ".eh_frame_hdr");
+	size_t size;
+	uint8_t *b = read_whole(path, &size), *table = b + hdr + 12, entry[8];
+	struct cfi *c;
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
+	Elf64_Shdr *sh;
+	unsigned i;
+
+	/* file offsets are addresses in this first segment */
+	c = cfi__open_mem(b, size, 0);
+	assert_non_null(c);
+	cfi__free(c);
+	memcpy(entry, table, 8);
+	memcpy(table, table + 8, 8);
+	memcpy(table + 8, entry, 8);
+	errno = 0;
+	assert_null(cfi__open_mem(b, size, 0));
+	assert_int_equal(errno, EINVAL);
+	memcpy(table + 8, table, 8);
+	memcpy(table, entry, 8);
+	assert_non_null(c = cfi__open_mem(b, size, 0));
+	cfi__free(c);
+	for (i = 0; i < eh->e_shnum; i++) {
+		sh = (Elf64_Shdr *)(b + eh->e_shoff + (size_t)i * eh->e_shentsize);
+		if (sh->sh_addr == readelf_section(path, ".eh_frame"))
+			sh->sh_type = SHT_NOTE;
+	}
+	errno = 0;
+	assert_null(cfi__open_mem(b, size, 0));
+	assert_int_equal(errno, EINVAL);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +471,8 @@ int main(void)
 		cmocka_unit_test(test_hand_written_rules),
 		cmocka_unit_test(test_rule_cache),
 		cmocka_unit_test(test_refuses_unsound_files),
+		cmocka_unit_test(test_refuses_costly_programs),
+		cmocka_unit_test(test_refuses_what_libdw_would_read_otherwise),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "trapd/symbolize/cfi_expr.h"
+#include "trapd/symbolize/cfi_program.h"
 
 #define MAX_SEGS 64
 #define CACHE_SLOTS 1024u /* rows cached per file, direct mapped */
@@ -102,7 +103,9 @@ static int load_segments(struct cfi *c)
 }
 
 /* find_sections - .eh_frame and .eh_frame_hdr, inside the file of @size
- * and under @max bytes together. */
+ * and under @max bytes together. They are picked as libdw's
+ * dwarf_getcfi_elf picks them (the first section of each name that is
+ * not SHT_NOBITS), so that what is checked here is what libdw runs. */
 static int find_sections(struct cfi *c, uint64_t size, uint64_t max, Elf_Scn **eh, Elf_Scn **hdr)
 {
 	Elf_Scn *scn = NULL, **want;
@@ -114,9 +117,7 @@ static int find_sections(struct cfi *c, uint64_t size, uint64_t max, Elf_Scn **e
 	if (elf_getshdrstrndx(c->elf, &shstrndx))
 		return -EINVAL;
 	while ((scn = elf_nextscn(c->elf, scn))) {
-		/* some linkers type .eh_frame SHT_X86_64_UNWIND */
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(c->elf, shstrndx, sh.sh_name);
 		want = !name				? NULL
@@ -125,6 +126,9 @@ static int find_sections(struct cfi *c, uint64_t size, uint64_t max, Elf_Scn **e
 							: NULL;
 		if (!want || *want)
 			continue;
+		/* some linkers type .eh_frame SHT_X86_64_UNWIND */
+		if (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND)
+			return -EINVAL;
 		if (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
 			return -EINVAL;
 		total += sh.sh_size;
@@ -187,6 +191,28 @@ static int read_encoded(uint8_t enc, const uint8_t **p, const uint8_t *end, uint
 	return 0;
 }
 
+static uint64_t table_word(const struct cfi *c, uint64_t i)
+{
+	int32_t v;
+
+	memcpy(&v, c->table + i * 4, sizeof(v));
+	return c->hdr_vaddr + (uint64_t)(int64_t)v;
+}
+
+/* table_sorted - whether the search table's start addresses never
+ * decrease. On an unsorted table, libdw's binary search and find_fde's
+ * could pick different FDEs, and libdw would run a program never checked
+ * here. */
+static bool table_sorted(const struct cfi *c)
+{
+	uint64_t i;
+
+	for (i = 1; i < c->nfdes; i++)
+		if (table_word(c, i * 2) < table_word(c, (i - 1) * 2))
+			return false;
+	return true;
+}
+
 /* load_hdr - the binary search table of .eh_frame_hdr. */
 static int load_hdr(struct cfi *c, Elf_Scn *scn)
 {
@@ -210,7 +236,7 @@ static int load_hdr(struct cfi *c, Elf_Scn *scn)
 		return -EINVAL;
 	c->table = p;
 	c->nfdes = count;
-	return 0;
+	return table_sorted(c) ? 0 : -EINVAL;
 }
 
 static int load(struct cfi *c, uint64_t size, uint64_t max)
@@ -339,14 +365,6 @@ void cfi__get_stats(const struct cfi *c, struct cfi_stats *out)
 
 /* --- FDEs ------------------------------------------------------------- */
 
-static uint64_t table_word(const struct cfi *c, uint64_t i)
-{
-	int32_t v;
-
-	memcpy(&v, c->table + i * 4, sizeof(v));
-	return c->hdr_vaddr + (uint64_t)(int64_t)v;
-}
-
 /* cie_fde_encoding - the encoding of the FDE's addresses ('R' of the
  * CIE's augmentation), DW_EH_PE_absptr when not given. */
 static int cie_fde_encoding(const Dwarf_CIE *cie, uint8_t *enc)
@@ -379,34 +397,69 @@ static int cie_fde_encoding(const Dwarf_CIE *cie, uint8_t *enc)
 	return 0;
 }
 
-/* fde_at - parse the FDE at offset @off of .eh_frame: its pc range and
- * its length (with its CIE's program). */
-static int fde_at(struct cfi *c, uint64_t off, uint64_t *start, uint64_t *end, size_t *len)
+/* An FDE found for a pc: its range, and the two programs libdw would run
+ * for it (its CIE's initial instructions, then its own). */
+struct fde_found {
+	uint64_t start, end;
+	const uint8_t *cie_prog, *cie_prog_end;
+	const uint8_t *prog, *prog_end;
+	uint8_t enc; /* of its addresses, and of DW_CFA_set_loc's operand */
+};
+
+/* skip_augmentation - step over an FDE's augmentation data (present when
+ * its CIE's augmentation string starts with 'z'): a ULEB128 length, then
+ * that many bytes. */
+static int skip_augmentation(const Dwarf_CIE *cie, const uint8_t **p, const uint8_t *end)
+{
+	uint64_t n = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	if (!cie->augmentation || cie->augmentation[0] != 'z')
+		return 0;
+	do {
+		if (*p >= end || shift >= 63)
+			return -EINVAL;
+		b = *(*p)++;
+		n |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if ((uint64_t)(end - *p) < n)
+		return -EINVAL;
+	*p += n;
+	return 0;
+}
+
+/* fde_at - parse the FDE at offset @off of .eh_frame. */
+static int fde_at(struct cfi *c, uint64_t off, struct fde_found *f)
 {
 	Dwarf_CFI_Entry fde, cie;
 	Dwarf_Off next, cie_next;
 	const uint8_t *p, *base = c->eh->d_buf;
 	uint64_t range;
-	uint8_t enc;
 
 	if (off >= c->eh->d_size || dwarf_next_cfi(c->ident, c->eh, true, off, &next, &fde) ||
 	    dwarf_cfi_cie_p(&fde))
 		return -EINVAL;
 	if (dwarf_next_cfi(c->ident, c->eh, true, fde.fde.CIE_pointer, &cie_next, &cie) ||
-	    !dwarf_cfi_cie_p(&cie) || cie_fde_encoding(&cie.cie, &enc))
+	    !dwarf_cfi_cie_p(&cie) || cie_fde_encoding(&cie.cie, &f->enc))
 		return -EINVAL;
 	p = fde.fde.start;
-	if (read_encoded(enc, &p, fde.fde.end, c->eh_vaddr + (uint64_t)(p - base), 0, start) ||
-	    read_encoded(enc & 0x0f, &p, fde.fde.end, 0, 0, &range))
+	if (read_encoded(f->enc, &p, fde.fde.end, c->eh_vaddr + (uint64_t)(p - base), 0,
+			 &f->start) ||
+	    read_encoded(f->enc & 0x0f, &p, fde.fde.end, 0, 0, &range) ||
+	    skip_augmentation(&cie.cie, &p, fde.fde.end))
 		return -EINVAL;
-	*end = *start + range;
-	*len = (size_t)(fde.fde.end - fde.fde.start) +
-	       (size_t)(cie.cie.initial_instructions_end - cie.cie.initial_instructions);
-	return *end >= *start ? 0 : -EINVAL;
+	f->end = f->start + range;
+	f->cie_prog = cie.cie.initial_instructions;
+	f->cie_prog_end = cie.cie.initial_instructions_end;
+	f->prog = p;
+	f->prog_end = fde.fde.end;
+	return f->end >= f->start ? 0 : -EINVAL;
 }
 
 /* find_fde - the FDE of the search table covering @pc. */
-static int find_fde(struct cfi *c, uint64_t pc, uint64_t *start, uint64_t *end, size_t *len)
+static int find_fde(struct cfi *c, uint64_t pc, struct fde_found *f)
 {
 	uint64_t lo = 0, hi = c->nfdes, mid, fde;
 
@@ -420,16 +473,34 @@ static int find_fde(struct cfi *c, uint64_t pc, uint64_t *start, uint64_t *end, 
 	if (!lo)
 		return -ENOENT;
 	fde = table_word(c, (lo - 1) * 2 + 1);
-	if (fde < c->eh_vaddr || fde_at(c, fde - c->eh_vaddr, start, end, len))
+	if (fde < c->eh_vaddr || fde_at(c, fde - c->eh_vaddr, f))
 		return -EINVAL;
-	return pc >= *start && pc < *end ? 0 : -ENOENT;
+	return pc >= f->start && pc < f->end ? 0 : -ENOENT;
+}
+
+/* affordable - whether libdw may run @f's programs: each under
+ * CFI_MAX_FDE bytes, well formed, and within cfi_program's bounds. */
+static bool affordable(const struct fde_found *f)
+{
+	struct cfi_program_cost cost = { 0 };
+
+	if (f->cie_prog_end - f->cie_prog > (ptrdiff_t)CFI_MAX_FDE ||
+	    f->prog_end - f->prog > (ptrdiff_t)CFI_MAX_FDE)
+		return false;
+	return !cfi_program__scan(f->cie_prog, f->cie_prog_end, f->enc, &cost) &&
+	       !cfi_program__scan(f->prog, f->prog_end, f->enc, &cost) &&
+	       cfi_program__affordable(&cost);
 }
 
 int cfi__function_range(struct cfi *c, uint64_t vaddr, uint64_t *start, uint64_t *end)
 {
-	size_t len;
+	struct fde_found f;
 
-	return find_fde(c, vaddr, start, end, &len) ? -ENOENT : 0;
+	if (find_fde(c, vaddr, &f))
+		return -ENOENT;
+	*start = f.start;
+	*end = f.end;
+	return 0;
 }
 
 /* --- rules ------------------------------------------------------------ */
@@ -529,15 +600,15 @@ static int reg_rule(struct cfi *c, Dwarf_Frame *f, int regno, struct cfi_rule *r
 static int rule_miss(struct cfi *c, uint64_t pc, struct cfi_row *row)
 {
 	uint64_t start, end;
+	struct fde_found fde;
 	Dwarf_Frame *f = NULL;
-	size_t len;
 	bool sig = false;
 	int err;
 
-	err = find_fde(c, pc, &start, &end, &len);
+	err = find_fde(c, pc, &fde);
 	if (err)
 		return err;
-	if (len > CFI_MAX_FDE)
+	if (!affordable(&fde))
 		return -EINVAL;
 	if (dwarf_cfi_addrframe(c->dw, pc, &f))
 		return -EINVAL;

@@ -9,10 +9,13 @@
  * only .eh_frame and .eh_frame_hdr are read, within a byte cap, and the
  * fd is not kept. libdw (dwarf_getcfi_elf, dwarf_cfi_addrframe) runs the
  * CFA programs; an FDE is first found in the .eh_frame_hdr search table
- * here, so that a program longer than CFI_MAX_FDE is never run (libdw
- * allocates per DW_CFA_remember_state). A file without a binary search
- * table in .eh_frame_hdr is treated as having no CFI (every toolchain of
- * the last decade writes one; .debug_frame is not read).
+ * here (the sections picked as libdw picks them, the table checked to be
+ * in order, so that libdw finds the same FDE), and its programs are
+ * decoded (cfi_program.h): one longer than CFI_MAX_FDE, or that libdw
+ * would take more than a tenth of a millisecond to run, is refused first.
+ * A file without a binary search table in .eh_frame_hdr is treated as
+ * having no CFI (every toolchain of the last decade writes one;
+ * .debug_frame is not read).
  *
  * Rules found are kept in a small per-file cache by pc, so a pc seen
  * again costs a hash lookup, not a run of the CFA program.
