@@ -39,7 +39,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter \
 	-Wmissing-prototypes -Wstrict-prototypes
 override CFLAGS += -std=gnu11 $(WARNINGS) -D_GNU_SOURCE \
 	-DTRAPD_VERSION='"$(VERSION)"' -I$(BUILD) -I. -MMD -MP
-LDLIBS := -lbpf -ldw -lelf -lzstd -lz -lm -lcgroup -lcurl -lpthread -liberty
+LDLIBS := -lbpf -ldw -lelf -lzstd -lz -lm -lcgroup -lpthread -liberty
 
 # Every .c under trapd/ (in its wings, docs/architecture.md), rules/ and
 # upload/ is part of the program; trapd/cli/main.c
@@ -175,6 +175,9 @@ $(BUILD)/trapd: $(MAIN_OBJ) $(LIB_OBJS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(call msg,TEST,$@)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+# trapd opens libcurl when an upload needs it (upload/curl_lib.h); these
+# tests also call it directly.
+$(BUILD)/tests/test_scrub $(BUILD)/tests/test_http_request: LDLIBS += -lcurl
 # test_sample_dump fakes the sampler, which needs the kernel.
 $(BUILD)/tests/test_sample_dump: LDLIBS += -Wl,--wrap=sampler__spill_due,--wrap=sampler__move \
 	-Wl,--wrap=sampler__get_stats,--wrap=sampler__ncpus

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "upload/curl_lib.h"
 #include "upload/safe_text.h"
 #include "upload/scrub.h"
 
@@ -190,7 +191,7 @@ static int setup(CURL *c, const struct http_request *rq, const struct upload_con
 #define SET(opt, val)                                                                              \
 	do {                                                                                       \
 		if (e == CURLE_OK)                                                                 \
-			e = curl_easy_setopt(c, opt, val);                                         \
+			e = curl_lib.easy_setopt(c, opt, val);                                     \
 	} while (0)
 	SET(CURLOPT_URL, rq->url);
 	SET(CURLOPT_PATH_AS_IS, 1L); /* the path goes as signed, "/./" and all */
@@ -241,9 +242,9 @@ static struct curl_slist *build_headers(const struct http_request *rq)
 	size_t i;
 
 	for (i = 0; i <= rq->nheaders; i++) {
-		n = curl_slist_append(l, i < rq->nheaders ? rq->headers[i] : "Expect:");
+		n = curl_lib.slist_append(l, i < rq->nheaders ? rq->headers[i] : "Expect:");
 		if (!n) {
-			curl_slist_free_all(l);
+			curl_lib.slist_free_all(l);
 			return NULL;
 		}
 		l = n;
@@ -287,7 +288,8 @@ static void describe(const struct http_request *rq, CURLcode code, const char *c
 	http_url_for_message(rq->url, url, sizeof(url));
 	if (!res->http_status) {
 		/* curl's error text can quote what the server sent */
-		safe_text_str(*curl_err ? curl_err : curl_easy_strerror(code), why, sizeof(why));
+		safe_text_str(*curl_err ? curl_err : curl_lib.easy_strerror(code), why,
+			      sizeof(why));
 		snprintf(res->msg, sizeof(res->msg), "%s %.200s: %s", rq->method, url, why);
 		return;
 	}
@@ -313,7 +315,7 @@ int http_request__send(const struct http_request *rq, const struct upload_config
 	resp->status = 0;
 	resp->body_len = 0;
 	resp->body[0] = '\0';
-	c = curl_easy_init();
+	c = curl_lib.easy_init();
 	hdrs = build_headers(rq);
 	if (!c || !hdrs)
 		goto out;
@@ -321,10 +323,10 @@ int http_request__send(const struct http_request *rq, const struct upload_config
 		code = CURLE_BAD_FUNCTION_ARGUMENT;
 		goto out;
 	}
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
-	code = curl_easy_perform(c);
+	curl_lib.easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	code = curl_lib.easy_perform(c);
 	if (code == CURLE_OK)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->http_status);
+		curl_lib.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->http_status);
 out:
 	if (body.error) {
 		code = CURLE_READ_ERROR;
@@ -337,7 +339,7 @@ out:
 	res->outcome = http_classify(res->http_status, code);
 	if (res->outcome != UPLOAD_OK)
 		describe(rq, code, curl_err, resp, res);
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
+	curl_lib.slist_free_all(hdrs);
+	curl_lib.easy_cleanup(c);
 	return res->outcome == UPLOAD_OK ? 0 : -EIO;
 }

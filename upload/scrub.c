@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "upload/curl_lib.h"
+
 void *scrub_malloc(size_t size)
 {
 	return malloc(size);
@@ -62,12 +64,16 @@ static CURLcode curl_result = CURLE_FAILED_INIT;
 
 static void curl_init_once(void)
 {
-	curl_result = curl_global_init_mem(CURL_GLOBAL_DEFAULT, scrub_malloc, scrub_free,
-					   scrub_realloc, scrub_strdup, scrub_calloc);
+	if (curl_lib__load())
+		return;
+	curl_result = curl_lib.global_init_mem(CURL_GLOBAL_DEFAULT, scrub_malloc, scrub_free,
+					       scrub_realloc, scrub_strdup, scrub_calloc);
 }
 
 int scrub__curl_init(void)
 {
 	pthread_once(&curl_once, curl_init_once);
+	if (curl_lib__load())
+		return -ELIBACC;
 	return curl_result == CURLE_OK ? 0 : -EIO;
 }

@@ -30,7 +30,9 @@ void scrub_free(void *p);
  * above as its heap. libcurl takes its allocator only at its first global
  * initialisation, so this must run before any other curl call of the
  * process; it runs once (later calls do nothing) and is safe from any
- * thread. Returns 0, or -EIO when libcurl refused (then nothing works). */
+ * thread. libcurl is loaded first (curl_lib.h). Returns 0, -ELIBACC when
+ * libcurl could not be loaded (curl_lib__error() says why) or -EIO when
+ * it refused to initialise (then nothing works). */
 int scrub__curl_init(void);
 
 #endif

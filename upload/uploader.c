@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "upload/backoff.h"
+#include "upload/curl_lib.h"
 #include "upload/object.h"
 #include "upload/safe_text.h"
 #include "upload/scrub.h"
@@ -495,10 +496,14 @@ int uploader__start(const struct uploader_options *o, struct uploader **out, cha
 	}
 	/* libcurl's heap is wiped on free only if that is set before any
 	 * other curl call: here, before the thread exists */
-	if (o->backend.scheme != UPLOAD_FILE && scrub__curl_init()) {
-		snprintf(err, errlen, "libcurl could not be initialised");
-		e = -EIO;
-		goto fail;
+	if (o->backend.scheme != UPLOAD_FILE) {
+		e = scrub__curl_init();
+		if (e == -ELIBACC)
+			snprintf(err, errlen, "loading libcurl: %s", curl_lib__error());
+		else if (e)
+			snprintf(err, errlen, "libcurl could not be initialised");
+		if (e)
+			goto fail;
 	}
 	e = u->ops->open(&u->o.backend, &u->backend, err, errlen);
 	if (e)

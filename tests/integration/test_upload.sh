@@ -307,6 +307,48 @@ test_upload_backend_down_then_up_arrives_once() {
 	stop_daemon
 }
 
+# maps_libcurl PID - whether PID has libcurl mapped.
+maps_libcurl() {
+	grep -q '/libcurl\.so\.4' "/proc/$1/maps"
+}
+
+# libcurl (and the 28 libraries it needs) is loaded by the uploader of an
+# HTTP backend only: a capture, a daemon that keeps its captures and one
+# uploading to files never load it, and a missing libcurl cannot stop them.
+test_upload_libcurl_loaded_only_for_http() {
+	need_root_bpf || return
+	need_servers || return
+	up_servers
+	local port
+	readelf -d "$TRAPD" | grep -q 'NEEDED.*libcurl' && { fail "trapd is linked with libcurl"; return 1; }
+	# libcurl unloadable (an empty file over it, in a mount namespace of
+	# its own): a capture works, an HTTP uploader says why it cannot start
+	local lib st
+	lib=$(readlink -f "$(ldconfig -p | awk '/libcurl\.so\.4 .*x86-64/ { print $NF; exit }')")
+	[ -f "$lib" ] || { fail "libcurl.so.4 not found"; return 1; }
+	rules_with_upload "url = http://127.0.0.1:9/store/"
+	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && "$@"' sh "$lib" \
+		"$TRAPD" -q capture -a -d 100ms -o "$PWD/nocurl.pb.zst" 2>err ||
+		{ fail "capture without libcurl: $(cat err)"; return 1; }
+	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && "$@"' sh "$lib" \
+		"$TRAPD" daemon -c rules.ini --log stderr 2>err
+	st=$?
+	[ "$st" -eq 1 ] && grep -q 'rules.ini:[0-9]*: \[upload\]: loading libcurl: .*libcurl.so.4' err ||
+		{ fail "daemon without libcurl: status $st, $(cat err)"; return 1; }
+	daemon_with_upload "url = file://$PWD/archive"
+	arm_capture || return
+	wait_for 10 spool_empty || { fail "file upload did not happen: $(cat daemon.log)"; return 1; }
+	maps_libcurl "$DAEMON" && { fail "a daemon uploading to files loaded libcurl"; return 1; }
+	stop_daemon
+	port=$(servers_free_port) && nginx_start "$PWD/nginx" "$port" || { fail "nginx did not start"; return 1; }
+	daemon_with_upload "url = $NGINX_URL/store/"
+	maps_libcurl "$DAEMON" || { fail "the HTTP uploader did not load libcurl"; return 1; }
+	arm_capture || return
+	wait_for 15 spool_empty || { fail "capture not sent: $(cat daemon.log)"; return 1; }
+	[ "$(stored_profiles nginx/store)" -eq 1 ] || { fail "expected 1 stored profile"; return 1; }
+	stop_daemon
+}
+
 test_upload_500s_and_timeouts_are_retried_with_backoff() {
 	need_root_bpf || return
 	need_servers || return
