@@ -460,6 +460,21 @@ static __always_inline void count_sample(struct sampler_key *key)
 	__sync_fetch_and_add(&counts_added, 1);
 }
 
+/* copy_wakeup - the flags of a copy's submission. Waking the drain thread
+ * for each copy costs the sampled CPU a wake-up (an IPI: a VM exit on a
+ * virtual machine) per sample; the thread polls every 50 ms anyway. It is
+ * woken for a process's first copy (its memory map is best read while it
+ * lives) and when the ring is a quarter full (a burst must not fill it). */
+static __always_inline __u64 copy_wakeup(__u32 pid)
+{
+	if (!bpf_map_lookup_elem(&seen_pids, &pid))
+		return BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_query(&copies, BPF_RB_AVAIL_DATA) >=
+	    bpf_ringbuf_query(&copies, BPF_RB_RING_SIZE) / 4)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
 /* send_copy - DWARF mode: send the registers and stack top of the sample
  * described by @key (its kernel stack stored already) for user space to
  * unwind. False when it could not: the caller takes the frame-pointer
@@ -488,7 +503,7 @@ static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sa
 	b->hdr.kernel_stack = key->kernel_stack;
 	b->hdr.window = window_seq;
 	b->hdr.len = len;
-	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, 0)) {
+	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return false;
 	}

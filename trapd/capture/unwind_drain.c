@@ -15,7 +15,7 @@
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 
-#define POLL_MS 50
+#define POLL_MS 50 /* the BPF side wakes this thread only when needed (copy_wakeup) */
 #define MAX_FORGET 64
 
 struct unwind_drain {
