@@ -176,19 +176,25 @@ struct demangle_cache *demangle_cache__new(uint32_t max_names)
 		c->max_names = 1u << 24;
 	for (c->cap = 16; c->cap < 2 * c->max_names;)
 		c->cap *= 2;
-	c->slots = calloc(c->cap, sizeof(*c->slots));
-	if (!c->slots) {
-		free(c);
-		errno = ENOMEM;
-		return NULL;
-	}
 	return c;
+}
+
+/* slots - the table, allocated at the first name to demangle: most
+ * captures (C programs, the kernel) have none, and 32768 slots are 768 KB
+ * to fault in and to walk at the end. */
+static bool slots(struct demangle_cache *c)
+{
+	if (!c->slots)
+		c->slots = calloc(c->cap, sizeof(*c->slots));
+	return c->slots;
 }
 
 static void cache_clear(struct demangle_cache *c)
 {
 	uint32_t i;
 
+	if (!c->n)
+		return;
 	for (i = 0; i < c->cap; i++) {
 		free(c->slots[i].mangled);
 		free(c->slots[i].demangled);
@@ -232,7 +238,7 @@ const char *demangle_cache__get(struct demangle_cache *c, const char *mangled)
 	uint32_t i;
 	bool ok;
 
-	if (!looks_mangled(mangled))
+	if (!looks_mangled(mangled) || !slots(c))
 		return mangled;
 	h = name_hash(mangled);
 	for (i = (uint32_t)h & (c->cap - 1); c->slots[i].mangled; i = (i + 1) & (c->cap - 1)) {
