@@ -58,9 +58,19 @@ new_cgroup() {
 	mkdir "$CG_DIR" || { fail "cannot create $CG_DIR"; return 1; }
 }
 
+# drop_cgroup - stop the background processes and remove CG_DIR, with
+# whatever still lives in it (a child of a burner, a daemon's capture):
+# cgroup.kill, then rmdir until the last task has left (1 s at most).
 drop_cgroup() {
+	local i
 	kill_bg
-	[ -n "${CG_DIR:-}" ] && rmdir "$CG_DIR" 2>/dev/null
+	[ -n "${CG_DIR:-}" ] && [ -d "$CG_DIR" ] || return 0
+	[ -e "$CG_DIR/cgroup.kill" ] && echo 1 >"$CG_DIR/cgroup.kill" 2>/dev/null
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		rmdir "$CG_DIR" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "   note: $CG_DIR could not be removed" >&2
 	return 0
 }
 

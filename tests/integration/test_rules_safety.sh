@@ -28,6 +28,11 @@ rulesafe_as() {
 	exec setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups --inh-caps=-all "$@"
 }
 
+# comm_is PID NAME - whether PID has renamed itself NAME yet.
+comm_is() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
+}
+
 rulesafe_fired() {
 	grep -q "rule $1 fired" daemon.log
 }
@@ -73,6 +78,10 @@ test_rules_safety_capture_samples_the_pinned_process() {
 	start_bg fake rulesafe_as nobody "$RS_DIR/nobody/renamer" trapdpg 8
 	sleep 0.2
 	start_bg real rulesafe_as daemon "$RS_DIR/bin/renamer" trapdpg 8
+	# the rule fires at the daemon's first tick: the real process must
+	# have its name by then
+	wait_for 5 comm_is "$real" trapdpg && wait_for 5 comm_is "$fake" trapdpg ||
+		{ fail "the renamers did not rename themselves"; rulesafe_cleanup; return 1; }
 	{
 		write_global
 		printf '[rule any]\nsignal = process.threads\npid = %d\nabove = 0\n' "$$"

@@ -406,28 +406,13 @@ struct fde_found {
 	uint8_t enc; /* of its addresses, and of DW_CFA_set_loc's operand */
 };
 
-/* skip_augmentation - step over an FDE's augmentation data (present when
- * its CIE's augmentation string starts with 'z'): a ULEB128 length, then
- * that many bytes. */
+/* skip_augmentation - step over an FDE's augmentation data, present
+ * when its CIE's augmentation string starts with 'z'. */
 static int skip_augmentation(const Dwarf_CIE *cie, const uint8_t **p, const uint8_t *end)
 {
-	uint64_t n = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
 	if (!cie->augmentation || cie->augmentation[0] != 'z')
 		return 0;
-	do {
-		if (*p >= end || shift >= 63)
-			return -EINVAL;
-		b = *(*p)++;
-		n |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if ((uint64_t)(end - *p) < n)
-		return -EINVAL;
-	*p += n;
-	return 0;
+	return cfi_program__skip_block(p, end);
 }
 
 /* fde_at - parse the FDE at offset @off of .eh_frame. */

@@ -51,8 +51,7 @@ static int read_reg(const uint8_t **p, const uint8_t *end, struct cfi_program_co
 	return skip_leb(p, end, &regno) ?: note_reg(cost, regno);
 }
 
-/* skip_block - a ULEB128 length, then that many bytes (an expression) */
-static int skip_block(const uint8_t **p, const uint8_t *end)
+int cfi_program__skip_block(const uint8_t **p, const uint8_t *end)
 {
 	uint64_t n;
 
@@ -123,10 +122,10 @@ static int one_extended(uint8_t op, const uint8_t **p, const uint8_t *end, uint8
 	case DW_CFA_register:
 		return read_reg(p, end, cost) ?: read_reg(p, end, cost);
 	case DW_CFA_def_cfa_expression:
-		return skip_block(p, end);
+		return cfi_program__skip_block(p, end);
 	case DW_CFA_expression:
 	case DW_CFA_val_expression:
-		return read_reg(p, end, cost) ?: skip_block(p, end);
+		return read_reg(p, end, cost) ?: cfi_program__skip_block(p, end);
 	default:
 		return -EINVAL;
 	}

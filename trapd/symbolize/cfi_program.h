@@ -39,6 +39,11 @@ struct cfi_program_cost {
 int cfi_program__scan(const uint8_t *p, const uint8_t *end, uint8_t addr_enc,
 		      struct cfi_program_cost *cost);
 
+/* cfi_program__skip_block - step *@p over a ULEB128 length and that many
+ * bytes (an expression's block, an FDE's augmentation data). Returns 0 or
+ * -EINVAL when either runs past @end. */
+int cfi_program__skip_block(const uint8_t **p, const uint8_t *end);
+
 /* cfi_program__affordable - whether programs of @cost may be run. */
 bool cfi_program__affordable(const struct cfi_program_cost *cost);
 
