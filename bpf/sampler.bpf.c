@@ -71,10 +71,22 @@ struct {
 	__type(value, struct sampler_stack);
 } stacks SEC(".maps");
 
-/* Two stacks per CPU: too large for the 512-byte BPF stack. */
+/* The state of one Python walk (py_step), in the scratch value. */
+struct py_walk {
+	__u64 frame; /* the next frame to read */
+	__u32 pid;
+	__u32 n;   /* frames stored */
+	__u32 bad; /* a frame could not be read */
+	__u32 pad;
+	__u8 buf[SAMPLER_PY_FRAME_READ]; /* the frame being read */
+};
+
+/* Three stacks per CPU: too large for the 512-byte BPF stack. */
 struct scratch {
 	struct sampler_stack user;
 	struct sampler_stack kernel;
+	struct sampler_stack py;
+	struct py_walk walk;
 };
 
 struct {
@@ -121,6 +133,50 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
+
+/* Python: the processes whose interpreter user space knows (sampler.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct sampler_py_proc);
+} py_procs SEC(".maps");
+
+/* Python: the thread state found for a thread (by host tid), checked at
+ * each use, so a thread's samples search the thread list once. */
+struct py_thread {
+	__u32 pid;
+	__u32 pad;
+	__u64 tstate;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct py_thread);
+} py_threads SEC(".maps");
+
+/* Python: the code objects announced on py_codes in this window. */
+struct py_code_key {
+	__u64 code;
+	__u32 pid;
+	__u32 window;
+	__u64 info;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct py_code_key);
+	__type(value, __u8);
+} py_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1024 * 1024);
+} py_codes SEC(".maps");
 
 /* DWARF mode: the stack copies, sized from the window before load. */
 struct {
@@ -395,29 +451,14 @@ static __always_inline __u32 copy_stack(struct sampler_copy_buf *b, __u64 sp, __
 	return got <= SAMPLER_COPY_MAX ? (__u32)got : 0;
 }
 
-/* store_stack - fetch one stack into @st and store it; returns its id or 0
- * when there is none or it could not be stored (the reason is counted). */
-static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct sampler_stack *st,
-					 __u64 flags, __u32 fault_stat, __u32 trunc_stat)
+/* keep_stack - store @st (filled) in the stacks map; returns its id or 0
+ * when it could not be stored (the reason is counted). */
+static __always_inline __u64 keep_stack(struct sampler_stack *st)
 {
 	struct sampler_stack *old;
+	__u64 id = hash_stack(st);
 	long n;
-	__u64 id;
 
-	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
-	if (n < 0) {
-		stat_inc(fault_stat);
-		return 0;
-	}
-	if (n == 0)
-		return 0;
-	st->len = n / sizeof(__u64);
-	if (st->len >= SAMPLER_MAX_DEPTH)
-		stat_inc(trunc_stat);
-	st->leaf.ret = st->leaf.ret_target = st->leaf.caller_target = 0;
-	if (flags & BPF_F_USER_STACK)
-		find_leaf(ctx, st);
-	id = hash_stack(st);
 	old = bpf_map_lookup_elem(&stacks, &id);
 	if (old) {
 		/* Same hash: a different stack only if the frames differ. Checking
@@ -437,6 +478,257 @@ static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct
 		return 0;
 	}
 	return id;
+}
+
+/* store_stack - fetch one stack into @st and store it; returns its id or 0
+ * when there is none or it could not be stored (the reason is counted). */
+static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct sampler_stack *st,
+					 __u64 flags, __u32 fault_stat, __u32 trunc_stat)
+{
+	long n;
+
+	n = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (n < 0) {
+		stat_inc(fault_stat);
+		return 0;
+	}
+	if (n == 0)
+		return 0;
+	st->len = n / sizeof(__u64);
+	if (st->len >= SAMPLER_MAX_DEPTH)
+		stat_inc(trunc_stat);
+	st->leaf.ret = st->leaf.ret_target = st->leaf.caller_target = 0;
+	if (flags & BPF_F_USER_STACK)
+		find_leaf(ctx, st);
+	return keep_stack(st);
+}
+
+/* --- Python (sampler.h) --------------------------------------------- */
+
+static __always_inline __u64 read_word(__u64 addr)
+{
+	__u64 v = 0;
+
+	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
+		return 0;
+	return v;
+}
+
+/* py_tid - the sampled thread's id as its own pid namespace sees it: what
+ * the interpreter recorded as its native_thread_id. 0 if unknown. */
+static __always_inline __u32 py_tid(const struct sampler_py_proc *proc)
+{
+	struct bpf_pidns_info ns = {};
+
+	if (bpf_get_ns_current_pid_tgid(proc->pidns_dev, proc->pidns_ino, &ns, sizeof(ns)))
+		return 0;
+	return ns.pid;
+}
+
+/* py_thread_state - the PyThreadState of the sampled thread (host @tid,
+ * @nstid in its namespace) of process @pid; 0 if none is found. */
+static __always_inline __u64 py_thread_state(const struct sampler_py_proc *proc, __u32 pid,
+					     __u32 tid, __u32 nstid)
+{
+	struct py_thread *cached, fresh = { .pid = pid };
+	__u64 ts, interp;
+
+	cached = bpf_map_lookup_elem(&py_threads, &tid);
+	if (cached && cached->pid == pid && cached->tstate &&
+	    read_word(cached->tstate + proc->ts_native_tid) == nstid)
+		return cached->tstate;
+	interp = read_word(proc->runtime + proc->interp_head);
+	ts = interp ? read_word(interp + proc->threads_head) : 0;
+	for (int i = 0; i < SAMPLER_PY_MAX_THREADS && ts; i++) {
+		if (read_word(ts + proc->ts_native_tid) == nstid) {
+			fresh.tstate = ts;
+			bpf_map_update_elem(&py_threads, &tid, &fresh, BPF_ANY);
+			return ts;
+		}
+		ts = read_word(ts + proc->ts_next);
+	}
+	return 0;
+}
+
+/* py_read_str - what names a Python string at @obj: its header, and the
+ * characters of a compact one (every name and file name of a code
+ * object), cut at SAMPLER_PY_NAME_MAX bytes. User space checks it. */
+static __always_inline void py_read_str(struct sampler_py_str *out, __u64 obj,
+					const struct sampler_py_proc *proc)
+{
+	__u64 n, data;
+
+	out->copied = 0;
+	out->state = 0;
+	out->type = read_word(obj + 8);
+	out->length = read_word(obj + 16);
+	if (!obj ||
+	    bpf_probe_read_user(&out->state, sizeof(out->state), (void *)(obj + proc->str_state)))
+		return;
+	if (!(out->state & (1u << 5))) /* not compact: no characters to read */
+		return;
+	n = out->length > SAMPLER_PY_NAME_MAX ? SAMPLER_PY_NAME_MAX
+					      : out->length * ((out->state >> 2) & 7);
+	if (n > SAMPLER_PY_NAME_MAX)
+		n = SAMPLER_PY_NAME_MAX;
+	data = obj + (out->state & (1u << 6) ? proc->str_ascii_data : proc->str_compact_data);
+	asm volatile("" : "+r"(n));
+	if (n > SAMPLER_PY_NAME_MAX)
+		return;
+	if (!bpf_probe_read_user(out->data, n, (void *)data))
+		out->copied = n;
+}
+
+/* py_announce - send what names code object @code of @pid on py_codes.
+ * False when the ring is full (counted): a later sample tries again. */
+static __noinline bool py_announce(const struct sampler_py_proc *proc, __u32 pid, __u64 code,
+				   __u64 fingerprint, __s32 firstlineno)
+{
+	struct sampler_py_code *r;
+	__u64 ptrs[4] = {}, n;
+
+	r = bpf_ringbuf_reserve(&py_codes, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(SAMPLER_STAT_PY_CODES_LOST);
+		return false;
+	}
+	r->pid = pid;
+	r->window = window_seq;
+	r->code = code;
+	r->info = fingerprint;
+	r->type = read_word(code + 8);
+	r->firstlineno = firstlineno;
+	/* co_filename, co_name, co_qualname, co_linetable */
+	if (bpf_probe_read_user(ptrs, sizeof(ptrs), (void *)(code + proc->co_filename)))
+		ptrs[0] = ptrs[2] = ptrs[3] = 0;
+	py_read_str(&r->qualname, ptrs[2], proc);
+	py_read_str(&r->filename, ptrs[0], proc);
+	r->lines_copied = 0;
+	r->lines_type = ptrs[3] ? read_word(ptrs[3] + 8) : 0;
+	r->lines_size = ptrs[3] ? read_word(ptrs[3] + 16) : 0;
+	n = r->lines_size < SAMPLER_PY_LINES_MAX ? r->lines_size : SAMPLER_PY_LINES_MAX;
+	asm volatile("" : "+r"(n));
+	if (ptrs[3] && n <= SAMPLER_PY_LINES_MAX &&
+	    !bpf_probe_read_user(r->lines, n, (void *)(ptrs[3] + proc->bytes_data)))
+		r->lines_copied = n;
+	bpf_ringbuf_submit(r, 0);
+	return true;
+}
+
+static __always_inline __u64 frame_field(const __u8 *buf, __u32 off)
+{
+	__u64 v;
+
+	if (off > SAMPLER_PY_FRAME_READ - sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+static __always_inline __u8 frame_byte(const __u8 *buf, __u32 off)
+{
+	return off < SAMPLER_PY_FRAME_READ ? buf[off] : 0;
+}
+
+struct py_ctx {
+	struct scratch *sc;
+	const struct sampler_py_proc *proc;
+};
+
+/* py_step - a bpf_loop step of py_stack: read one frame and store it (or
+ * mark the frame before it as the first of its C call, for an entry
+ * frame of 3.12+). Its state lives in the scratch value (see copy_chunk). */
+static long py_step(__u32 i, void *arg)
+{
+	struct py_ctx *c = arg;
+	struct scratch *sc = c->sc;
+	const struct sampler_py_proc *proc = c->proc;
+	struct py_walk *w = &sc->walk;
+	struct py_code_key seen = {};
+	__u64 code, instr, info, qualname = 0;
+	__s32 firstlineno = 0;
+	__u32 n = w->n, slot;
+	__u8 one = 1;
+
+	if (!w->frame || n >= SAMPLER_PY_MAX_FRAMES)
+		return 1;
+	if (bpf_probe_read_user(w->buf, sizeof(w->buf), (void *)w->frame)) {
+		w->bad = 1;
+		return 1;
+	}
+	w->frame = frame_field(w->buf, proc->fr_previous);
+	if (proc->fr_entry == SAMPLER_PY_NONE &&
+	    frame_byte(w->buf, proc->fr_owner) == SAMPLER_PY_OWNED_BY_CSTACK) {
+		slot = 2 * n - 1;
+		if (n && slot < SAMPLER_MAX_DEPTH)
+			sc->py.ips[slot] |= SAMPLER_PY_ENTRY;
+		return 0;
+	}
+	code = frame_field(w->buf, proc->fr_code);
+	instr = frame_field(w->buf, proc->fr_instr);
+	bpf_probe_read_user(&firstlineno, sizeof(firstlineno),
+			    (void *)(code + proc->co_firstlineno));
+	bpf_probe_read_user(&qualname, sizeof(qualname), (void *)(code + proc->co_qualname));
+	info = (__u64)(((__u32)firstlineno * 0x9e3779b1u ^ (__u32)(qualname >> 3)) & 0x7fffffffu)
+	       << 32;
+	seen.code = code;
+	seen.pid = w->pid;
+	seen.window = window_seq;
+	seen.info = info;
+	if (!bpf_map_lookup_elem(&py_seen, &seen) &&
+	    py_announce(proc, w->pid, code, info, firstlineno))
+		bpf_map_update_elem(&py_seen, &seen, &one, BPF_ANY);
+	info |= instr >= code && instr - code < SAMPLER_PY_INSTR_UNKNOWN ? instr - code
+									 : SAMPLER_PY_INSTR_UNKNOWN;
+	if (proc->fr_entry != SAMPLER_PY_NONE && frame_byte(w->buf, proc->fr_entry))
+		info |= SAMPLER_PY_ENTRY;
+	slot = 2 * n;
+	if (slot + 1 >= SAMPLER_MAX_DEPTH)
+		return 1;
+	sc->py.ips[slot] = code;
+	sc->py.ips[slot + 1] = info;
+	w->n = n + 1;
+	return 0;
+}
+
+/* py_stack - the Python frames of the sampled thread of @pid (host @tid)
+ * stored as a stack; its id, or 0 when the process is not a registered
+ * interpreter or the thread runs no Python code (counted). */
+static __always_inline __u64 py_stack(struct scratch *sc, __u32 pid, __u32 tid)
+{
+	const struct sampler_py_proc *proc = bpf_map_lookup_elem(&py_procs, &pid);
+	struct py_ctx c = { .sc = sc, .proc = proc };
+	__u64 ts, frame;
+	__u32 nstid;
+
+	if (!proc || proc->window != window_seq || !have_bpf_loop)
+		return 0;
+	nstid = py_tid(proc);
+	ts = nstid ? py_thread_state(proc, pid, tid, nstid) : 0;
+	if (!ts) {
+		stat_inc(SAMPLER_STAT_PY_NO_THREAD);
+		return 0;
+	}
+	frame = read_word(ts + proc->ts_frame);
+	if (proc->cframe_frame != SAMPLER_PY_NONE && frame)
+		frame = read_word(frame + proc->cframe_frame);
+	sc->walk.frame = frame;
+	sc->walk.pid = pid;
+	sc->walk.n = 0;
+	sc->walk.bad = 0;
+	bpf_loop(SAMPLER_PY_MAX_FRAMES + 16, py_step, &c, 0);
+	if (sc->walk.bad)
+		stat_inc(SAMPLER_STAT_PY_BAD_READ);
+	else if (sc->walk.frame)
+		stat_inc(SAMPLER_STAT_PY_TRUNCATED);
+	if (!sc->walk.n || sc->walk.n > SAMPLER_PY_MAX_FRAMES) {
+		stat_inc(SAMPLER_STAT_PY_NO_FRAME);
+		return 0;
+	}
+	stat_inc(SAMPLER_STAT_PY_WALKED);
+	sc->py.len = 2 * sc->walk.n;
+	sc->py.leaf.ret = sc->py.leaf.ret_target = sc->py.leaf.caller_target = 0;
+	return keep_stack(&sc->py);
 }
 
 static __always_inline void count_sample(struct sampler_key *key)
@@ -507,6 +799,7 @@ static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sa
 	b->hdr.kernel_stack = key->kernel_stack;
 	b->hdr.window = window_seq;
 	b->hdr.len = len;
+	b->hdr.py_stack = key->py_stack;
 	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return false;
@@ -545,6 +838,7 @@ int sample(struct bpf_perf_event_data *ctx)
 				       SAMPLER_STAT_KERNEL_TRUNCATED);
 	key.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	key.py_stack = py_stack(sc, key.pid, key.tid);
 	if (copy_bytes && have_bpf_loop && send_copy(ctx, &key)) {
 		stat_inc(SAMPLER_STAT_SAMPLES);
 		note_process(key.pid);
@@ -592,6 +886,8 @@ int on_exec(void *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 
+	/* its interpreter, if it had one, is gone */
+	bpf_map_delete_elem(&py_procs, &pid);
 	if (armed && bpf_map_lookup_elem(&seen_pids, &pid))
 		announce(SAMPLER_EVENT_EXEC, pid);
 	return 0;

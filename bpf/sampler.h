@@ -29,6 +29,7 @@ struct sampler_key {
 	__u64 kernel_stack;
 	__u64 cgroup_id; /* cgroup v2 id (inode of its directory) */
 	char comm[SAMPLER_COMM_LEN];
+	__u64 py_stack; /* Python frames (struct sampler_py_frame pairs), 0 if none */
 };
 
 /* Stack words read at the user stack pointer, looking for the return
@@ -83,6 +84,13 @@ enum sampler_stat {
 	 * sample runs in returns) or the bucket was locked. Transient. */
 	SAMPLER_STAT_STACKS_ALLOC_FAILED, /* kept without that stack */
 	SAMPLER_STAT_COUNTS_ALLOC_FAILED, /* dropped */
+	/* Python (see sampler_py_proc): samples of a registered interpreter */
+	SAMPLER_STAT_PY_WALKED,	    /* ... whose thread's frames were walked */
+	SAMPLER_STAT_PY_NO_THREAD,  /* ... of a thread without a Python thread state */
+	SAMPLER_STAT_PY_NO_FRAME,   /* ... whose thread ran no Python code */
+	SAMPLER_STAT_PY_TRUNCATED,  /* ... deeper than SAMPLER_PY_MAX_FRAMES */
+	SAMPLER_STAT_PY_BAD_READ,   /* ... whose frame chain could not be read */
+	SAMPLER_STAT_PY_CODES_LOST, /* py_codes ring full: a code object unnamed */
 	SAMPLER_STAT_NR,
 };
 
@@ -117,6 +125,7 @@ struct sampler_copy {
 	__u64 ip, sp, bp;   /* user registers */
 	__u32 window;	    /* the arming it belongs to (sampler's window_seq) */
 	__u32 len;
+	__u64 py_stack; /* id in the stacks map of its Python frames, 0 if none */
 };
 
 /* The per-CPU buffer a copy is built in: larger than the ring's record so
@@ -127,9 +136,107 @@ struct sampler_copy_buf {
 	__u64 loop_addr, loop_got, loop_want; /* the copy loop's state */
 };
 
+/* Python: the interpreter's own frames, walked at the sample.
+ *
+ * CPython 3.11+ runs a Python call to a Python function without a C call:
+ * thirty nested Python calls are one native _PyEval_EvalFrameDefault
+ * frame. Its frames are _PyInterpreterFrame records chained from the
+ * thread's state, reused as soon as a call returns, so the program walks
+ * them when it samples: user space registers each process whose
+ * interpreter it knows (struct sampler_py_proc, in the py_procs map), the
+ * program finds the sampled thread's PyThreadState in the interpreter's
+ * thread list (by the thread's id as its own pid namespace sees it, which
+ * is what the interpreter recorded), and stores the chain, leaf first, as
+ * a stack of the stacks map: two words per frame (struct
+ * sampler_py_frame). The first sample of a code object in a window sends
+ * what names it (struct sampler_py_code) on the py_codes ring, read while
+ * the code object surely lives. Every read is bpf_probe_read_user: a
+ * corrupt chain ends the walk (counted), never the program. */
+#define SAMPLER_PY_MAX_FRAMES (SAMPLER_MAX_DEPTH / 2)
+#define SAMPLER_PY_MAX_THREADS 64    /* thread states searched for a thread */
+#define SAMPLER_PY_FRAME_READ 72     /* bytes of a frame read: its fields used are before */
+#define SAMPLER_PY_NONE 0xffff	     /* an offset the version does not have */
+#define SAMPLER_PY_OWNED_BY_CSTACK 3 /* 3.12+: an entry frame of a C call, skipped */
+
+/* Where the program finds things in one process: addresses as the process
+ * sees them, offsets in bytes into the interpreter's structures (they
+ * change with every minor version: trapd/symbolize/pyruntime.c). */
+struct sampler_py_proc {
+	__u64 runtime;	 /* &_PyRuntime */
+	__u64 pidns_dev; /* its pid namespace (stat of /proc/PID/ns/pid) */
+	__u64 pidns_ino;
+	__u32 window;	     /* the arming it was registered for (sampler's window_seq) */
+	__u16 interp_head;   /* _PyRuntime.interpreters.head */
+	__u16 threads_head;  /* PyInterpreterState.threads.head */
+	__u16 ts_next;	     /* PyThreadState.next */
+	__u16 ts_native_tid; /* PyThreadState.native_thread_id */
+	__u16 ts_frame;	     /* PyThreadState.cframe (3.11, 3.12) or .current_frame */
+	__u16 cframe_frame;  /* _PyCFrame.current_frame; SAMPLER_PY_NONE: 3.13+ */
+	__u16 fr_code;	     /* _PyInterpreterFrame.f_code / f_executable */
+	__u16 fr_previous;
+	__u16 fr_instr; /* .prev_instr / .instr_ptr */
+	__u16 fr_entry; /* .is_entry (3.11); SAMPLER_PY_NONE: see fr_owner */
+	__u16 fr_owner; /* .owner */
+	__u16 co_firstlineno;
+	__u16 co_filename; /* co_name, co_qualname, co_linetable follow, 8 apart */
+	__u16 co_qualname;
+	__u16 str_state;	/* PyASCIIObject.state */
+	__u16 str_ascii_data;	/* where a compact ASCII string's characters are */
+	__u16 str_compact_data; /* ... a compact non-ASCII string's */
+	__u16 bytes_data;	/* PyBytesObject.ob_sval (ob_size is at 16) */
+	__u16 pad[4];
+};
+
+/* One Python frame in a stack: the code object and, in @info, the
+ * instruction's byte offset from the code object's start (low 32 bits;
+ * ~0u when unknown), a fingerprint of the code object (bits 32-62: its
+ * first line and qualified name's address, so an address reused by
+ * another code object is not taken for the first) and, in bit 63, that
+ * the frame is the first of a C call of the interpreter (its native
+ * _PyEval_EvalFrameDefault frame starts there). */
+struct sampler_py_frame {
+	__u64 code;
+	__u64 info;
+};
+#define SAMPLER_PY_ENTRY (1ull << 63)
+#define SAMPLER_PY_INSTR_UNKNOWN 0xffffffffu
+
+#define SAMPLER_PY_NAME_MAX 256	  /* bytes of a name or file name sent */
+#define SAMPLER_PY_LINES_MAX 4096 /* bytes of a line table sent */
+
+/* One Python string as read: its object's type and header, and up to
+ * SAMPLER_PY_NAME_MAX bytes of its characters (kind bytes each). */
+struct sampler_py_str {
+	__u64 type;   /* ob_type */
+	__u64 length; /* characters */
+	__u32 state;  /* kind, compact, ascii bits */
+	__u32 copied; /* bytes in @data */
+	__u8 data[SAMPLER_PY_NAME_MAX];
+};
+
+/* What names one code object, sent at its first sample in a window. */
+struct sampler_py_code {
+	__u32 pid;
+	__u32 window;
+	__u64 code; /* its address */
+	__u64 info; /* as in its frames, without the offset: the fingerprint */
+	__u64 type; /* its ob_type */
+	__s32 firstlineno;
+	__u32 lines_copied; /* bytes in @lines */
+	__u64 lines_type;   /* the line table's ob_type (bytes) */
+	__u64 lines_size;   /* ... and its ob_size */
+	struct sampler_py_str qualname;
+	struct sampler_py_str filename;
+	__u8 lines[SAMPLER_PY_LINES_MAX];
+};
+
 #ifndef __bpf__
-_Static_assert(sizeof(struct sampler_copy) == 72, "sampler_copy layout");
-_Static_assert(sizeof(struct sampler_key) == 48, "sampler_key layout");
+_Static_assert(sizeof(struct sampler_copy) == 80, "sampler_copy layout");
+_Static_assert(sizeof(struct sampler_key) == 56, "sampler_key layout");
+_Static_assert(sizeof(struct sampler_py_proc) == 72, "sampler_py_proc layout");
+_Static_assert(sizeof(struct sampler_py_frame) == 16, "sampler_py_frame layout");
+_Static_assert(sizeof(struct sampler_py_code) == 56 + 2 * 280 + SAMPLER_PY_LINES_MAX,
+	       "sampler_py_code layout");
 _Static_assert(sizeof(struct sampler_stack) == 8 + 24 + 8 * SAMPLER_MAX_DEPTH,
 	       "sampler_stack layout");
 _Static_assert(sizeof(struct sampler_event) == 8, "sampler_event layout");

@@ -79,8 +79,10 @@ struct build_ctx {
 	uint64_t roots[STACK_ROOT_NR]; /* samples with user frames by root verdict */
 	uint64_t user_cut;	       /* samples whose user stack was cut */
 	int pid;		       /* of the record being added */
+	struct pyframes *py;	       /* the window's Python code objects; NULL: none */
 	uint64_t user[SAMPLER_MAX_DEPTH + 1];
-	uint32_t locs[2 * SAMPLER_MAX_DEPTH + 1];
+	uint32_t native[SAMPLER_MAX_DEPTH + 1]; /* user frames before Python's are spliced in */
+	uint32_t locs[3 * SAMPLER_MAX_DEPTH + 1];
 };
 
 static int function_start(void *ctx, uint64_t addr, uint64_t *start)
@@ -88,6 +90,30 @@ static int function_start(void *ctx, uint64_t addr, uint64_t *start)
 	struct build_ctx *b = ctx;
 
 	return symbolizer__function_start(b->sym, b->pid, addr, start);
+}
+
+/* user_locations - the locations of the @nuser native user frames of
+ * @rec (in b->user), with its Python frames spliced in, after its kernel
+ * frames in b->locs; their count in *@n. */
+static int user_locations(struct build_ctx *b, const struct sampler_record *rec, uint32_t nuser,
+			  uint32_t *n)
+{
+	uint32_t *out = b->locs + rec->kernel_len;
+	int err;
+
+	if (!rec->py_len || !b->py) {
+		*n = nuser;
+		return symbolizer__user_stack(b->sym, b->p, b->pid, b->user, nuser, out);
+	}
+	err = symbolizer__user_stack(b->sym, b->p, b->pid, b->user, nuser, b->native);
+	if (err)
+		return err;
+	err = pyframes__splice(b->py, b->p, symbolizer__python(b->sym, b->pid), b->pid, b->user,
+			       b->native, nuser, rec->py, rec->py_len, rec->count, out);
+	if (err < 0)
+		return err;
+	*n = (uint32_t)err;
+	return 0;
 }
 
 static int add_record(const struct sampler_record *rec, void *arg)
@@ -122,8 +148,7 @@ static int add_record(const struct sampler_record *rec, void *arg)
 		b->roots[stack_root_of(symbolizer__name(
 			b->sym, b->pid, nuser > 1 ? b->user[nuser - 1] - 1 : b->user[0]))] +=
 			rec->count;
-	err = symbolizer__user_stack(b->sym, b->p, b->pid, b->user, nuser,
-				     b->locs + rec->kernel_len);
+	err = user_locations(b, rec, nuser, &nuser);
 	if (!err)
 		err = symbolizer__kernel_stack(b->sym, b->p, rec->kernel_ips, rec->kernel_len,
 					       b->locs);
@@ -219,7 +244,7 @@ static int kernel_names_from_bpf(void *ctx, const uint64_t *addrs, uint32_t n,
 	return knames__resolve(ctx, addrs, n, names);
 }
 
-int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
+int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, struct pyframes *py,
 			  struct capture_info *info, struct profile **out)
 {
 	struct timespec t0, t1;
@@ -237,6 +262,7 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
 		return -ENOMEM;
 	}
 	b->sym = sym;
+	b->py = py;
 	b->cgroups.have_root =
 		cgroup_v2_mount(NULL, b->cgroups.v2_root, sizeof(b->cgroups.v2_root)) == 0;
 	b->p->period_ns = (int64_t)info->period_ns;

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "trapd/capture/capture_info.h"
+#include "trapd/capture/pyframes.h"
 #include "trapd/capture/sample_dump.h"
 #include "trapd/profile/profile.h"
 #include "trapd/symbolize/symbolizer.h"
@@ -23,11 +24,12 @@
 int capture_new_id(struct capture_info *info);
 
 /* capture_build_profile - symbolize the closed window copied into @d with
- * @sym and return a new profile in *out (period, time, duration, labels and
+ * @sym (and the Python code objects the window announced, in @py: NULL
+ * when none) and return a new profile in *out (period, time, duration, labels and
  * a summary in its comments, from @info). Sets info->samples_stored and
  * info->symbols and info->sym_files (valid while @sym lives). Returns 0 or
  * a negative errno. */
-int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym,
+int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, struct pyframes *py,
 			  struct capture_info *info, struct profile **out);
 
 /* capture_write - write @p to @path (.pb.zst) and the metadata sidecar

@@ -225,7 +225,7 @@ static size_t key_slot(const struct sampler_key *k, size_t cap)
 	uint64_t h = k->user_stack ^ (k->kernel_stack * 0x9e3779b97f4a7c15ull);
 
 	h ^= ((uint64_t)k->pid << 32 | k->tid) * 0xff51afd7ed558ccdull;
-	h ^= k->cgroup_id;
+	h ^= k->cgroup_id ^ (k->py_stack * 0xc2b2ae3d27d4eb4full);
 	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
@@ -233,7 +233,7 @@ static bool same_key(const struct sampler_key *a, const struct sampler_key *b)
 {
 	return a->pid == b->pid && a->tid == b->tid && a->user_stack == b->user_stack &&
 	       a->kernel_stack == b->kernel_stack && a->cgroup_id == b->cgroup_id &&
-	       !memcmp(a->comm, b->comm, sizeof(a->comm));
+	       a->py_stack == b->py_stack && !memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 
 static int rehash_records(struct sample_dump *d)
@@ -344,18 +344,20 @@ const struct unwind_summary *sample_dump__unwind(const struct sample_dump *d)
 int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, void *ctx)
 {
 	static const struct sampler_leaf no_leaf;
-	const struct dump_stack *u, *k;
+	const struct dump_stack *u, *k, *py;
 	struct sampler_record rec;
 	size_t i;
 	int err;
 
-	uint32_t ui, ki;
+	uint32_t ui, ki, pi;
 
 	for (i = 0; i < d->nrecs; i++) {
 		ui = find_stack(d, d->recs[i].key.user_stack);
 		ki = find_stack(d, d->recs[i].key.kernel_stack);
 		u = ui == NO_STACK ? NULL : &d->stacks[ui];
 		k = ki == NO_STACK ? NULL : &d->stacks[ki];
+		pi = d->recs[i].key.py_stack ? find_stack(d, d->recs[i].key.py_stack) : NO_STACK;
+		py = pi == NO_STACK ? NULL : &d->stacks[pi];
 		rec.key = &d->recs[i].key;
 		rec.count = d->recs[i].count;
 		rec.user_ips = u ? d->ips + u->off : NULL;
@@ -363,6 +365,8 @@ int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, voi
 		rec.user_leaf = u ? &u->leaf : &no_leaf;
 		rec.kernel_ips = k ? d->ips + k->off : NULL;
 		rec.kernel_len = k ? k->len : 0;
+		rec.py = py ? d->ips + py->off : NULL;
+		rec.py_len = py ? py->len : 0;
 		rec.unwound = d->recs[i].unwound;
 		err = fn(&rec, ctx);
 		if (err)

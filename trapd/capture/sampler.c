@@ -43,6 +43,8 @@ struct sampler {
 	struct ring_buffer *rb;
 	sampler_event_fn event_fn;
 	void *event_ctx;
+	sampler_py_code_fn py_code_fn;
+	void *py_code_ctx;
 	uint64_t stacks_moved; /* entries sampler__move took out this window */
 	uint64_t counts_moved;
 };
@@ -66,6 +68,12 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_COPY_NO_REGS] = "stack_copy_no_regs",
 	[SAMPLER_STAT_STACKS_ALLOC_FAILED] = "stacks_alloc_failed",
 	[SAMPLER_STAT_COUNTS_ALLOC_FAILED] = "counts_alloc_failed",
+	[SAMPLER_STAT_PY_WALKED] = "python_walked",
+	[SAMPLER_STAT_PY_NO_THREAD] = "python_no_thread",
+	[SAMPLER_STAT_PY_NO_FRAME] = "python_no_frame",
+	[SAMPLER_STAT_PY_TRUNCATED] = "python_truncated",
+	[SAMPLER_STAT_PY_BAD_READ] = "python_bad_read",
+	[SAMPLER_STAT_PY_CODES_LOST] = "python_codes_lost",
 };
 
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
@@ -261,6 +269,26 @@ static int on_ring_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static int on_py_code(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+
+	if (s->py_code_fn)
+		s->py_code_fn(data, size, s->py_code_ctx);
+	return 0;
+}
+
+void sampler__on_py_code(struct sampler *s, sampler_py_code_fn fn, void *ctx)
+{
+	s->py_code_fn = fn;
+	s->py_code_ctx = ctx;
+}
+
+int sampler__py_procs_fd(const struct sampler *s)
+{
+	return bpf_map__fd(s->skel->maps.py_procs);
+}
+
 /* setup_fork_hook - the fork and exec hooks are classic tracepoints; find
  * where the fork record keeps the child's pid. Without tracefs they stay
  * unloaded: sampling works, children are not followed. */
@@ -399,7 +427,8 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 	}
 	if (!e) {
 		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_ring_event, s, NULL);
-		if (!s->rb) {
+		if (!s->rb ||
+		    ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.py_codes), on_py_code, s)) {
 			e = -errno;
 			snprintf(err, errlen, "creating the event ring buffer: %s", strerror(-e));
 		}

@@ -59,6 +59,8 @@ struct sampler_record {
 	const struct sampler_leaf *user_leaf; /* the user stack's leaf hint */
 	const uint64_t *kernel_ips;
 	uint32_t kernel_len;
+	const uint64_t *py; /* Python frames: struct sampler_py_frame words */
+	uint32_t py_len;    /* ... how many words */
 	bool unwound; /* the user stack was unwound from a copy, not walked by frame pointers */
 };
 
@@ -100,6 +102,18 @@ int sampler__stop(struct sampler *s);
  * waiting; sampler__drain_events hands them to @fn. */
 int sampler__events_fd(const struct sampler *s);
 int sampler__drain_events(struct sampler *s, sampler_event_fn fn, void *ctx);
+
+/* A Python code object's announcement (struct sampler_py_code, @size
+ * bytes), handed over by sampler__drain_events. */
+typedef void (*sampler_py_code_fn)(const void *rec, size_t size, void *ctx);
+
+/* sampler__on_py_code - where sampler__drain_events hands announcements
+ * of code objects (NULL: dropped). */
+void sampler__on_py_code(struct sampler *s, sampler_py_code_fn fn, void *ctx);
+
+/* sampler__py_procs_fd - the map of the processes whose Python frames
+ * are walked (pyframes__register writes it). */
+int sampler__py_procs_fd(const struct sampler *s);
 
 /* sampler__copies_fd - the copies ring buffer (struct sampler_copy
  * records, DWARF mode), -1 if the sampler was opened without it. */

@@ -73,6 +73,7 @@ struct session {
 	struct unwind_drain *drain;   /* DWARF mode, while the window runs */
 	struct unwinder *unwinder;    /* the caller's, or NULL */
 	uint64_t keep_cfi_bytes;
+	struct pyframes *py;	  /* Python interpreters found, code objects announced */
 	struct sample_dump *dump; /* the samples moved out of the maps */
 	bool collected;		  /* ...all of them: the window is closed */
 	/* after the window */
@@ -100,6 +101,21 @@ static void snapshot(struct session *s, int pid)
 static void snapshot_again(int pid, void *work)
 {
 	symwork__snapshot(work, pid);
+}
+
+/* python_found - on the worker: a snapshot found an interpreter. */
+static void python_found(int pid, const struct pyruntime *rt, void *py)
+{
+	pyframes__found(py, pid, rt);
+}
+
+/* on_py_code - on the loop: a code object's first sample in the window. */
+static void on_py_code(const void *rec, size_t size, void *ctx)
+{
+	struct session *s = ctx;
+
+	if (pyframes__add_code(s->py, rec, size, sampler__window_seq(s->sampler)) == -E2BIG)
+		log_debug("python: more code objects than a capture keeps");
 }
 
 static void on_event(const struct sampler_event *ev, void *ctx)
@@ -213,9 +229,18 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 	}
 	if (e)
 		return e;
+	s->py = pyframes__new();
+	if (!s->py || (e = pyframes__watch(s->py, sampler__py_procs_fd(s->sampler)))) {
+		e = s->py ? e : -ENOMEM;
+		snprintf(err, errlen, "setting up Python frames: %s", strerror(-e));
+		return e;
+	}
+	sampler__on_py_code(s->sampler, on_py_code, s);
 	sym = symbolizer__new("/proc");
 	if (sym && o->symcache)
 		symbolizer__use_cache(sym, o->symcache);
+	if (sym)
+		symbolizer__on_python(sym, python_found, s->py);
 	s->work = sym ? symwork__start(sym, o->budget) : NULL;
 	if (!s->work) {
 		e = -errno;
@@ -313,6 +338,7 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	s->start_ns = clock_real_ns();
 	s->start_mono = clock_mono_ns();
 	e = sampler__start(s->sampler);
+	pyframes__window(s->py, sampler__window_seq(s->sampler));
 	s->arm_ns = clock_mono_ns() - decided_mono_ns;
 	s->started = true; /* partly armed is armed: session__free stops it */
 	if (!e && s->unwind.mode == UNWIND_MODE_DWARF) {
@@ -528,6 +554,7 @@ static void release_sampler(struct session *s)
 		epoll_ctl(s->epfd, EPOLL_CTL_DEL, sampler__events_fd(s->sampler), NULL);
 	s->events_watched = false;
 	s->ncpus = sampler__ncpus(s->sampler);
+	sampler__on_py_code(s->sampler, NULL, NULL);
 	if (s->own_sampler)
 		sampler__free(s->sampler);
 	s->sampler = NULL;
@@ -587,7 +614,7 @@ static void finish_job(struct symbolizer *sym, struct symbudget *budget, void *c
 	int e;
 
 	symbolizer__refresh_jit(sym);
-	e = capture_build_profile(s->dump, sym, s->info, &p);
+	e = capture_build_profile(s->dump, sym, s->py, s->info, &p);
 	symbudget__stop_clock(budget);
 	s->info->budget = budget;
 	s->info->snapshots_dropped = symwork__snapshots_dropped(s->work);
@@ -693,7 +720,10 @@ void session__free(struct session *s)
 	unwind_drain__free(s->drain);
 	if (s->own_sampler)
 		sampler__free(s->sampler);
+	else if (s->sampler)
+		sampler__on_py_code(s->sampler, NULL, NULL);
 	symwork__free(s->work); /* waits for a job under way: it uses @s */
+	pyframes__free(s->py);	/* after the worker, which registers with it */
 	sample_dump__free(s->dump);
 	profile__free(s->profile);
 	if (s->epfd >= 0)

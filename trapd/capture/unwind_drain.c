@@ -151,6 +151,7 @@ static int on_copy(void *ctx, void *data, size_t size)
 	key.cgroup_id = c->cgroup_id;
 	memcpy(key.comm, c->comm, sizeof(key.comm));
 	key.kernel_stack = c->kernel_stack;
+	key.py_stack = c->py_stack;
 	key.user_stack = n ? stack_id(d->res.ips, n) : 0;
 	rec.key = &key;
 	rec.count = 1;

@@ -39,6 +39,7 @@
 #include "trapd/symbolize/mapped_file.h"
 #include "trapd/symbolize/perfmap.h"
 #include "trapd/symbolize/procmaps.h"
+#include "trapd/symbolize/pyruntime.h"
 #include "trapd/symbolize/symbudget.h"
 #include "trapd/symbolize/symcache.h"
 #include "trapd/util/log.h"
@@ -88,6 +89,8 @@ struct pid_maps {
 	bool has_jit;			/* it maps anonymous code */
 	int jit_dir;			/* its /tmp, kept to read the map after it exits; -1 */
 	struct perfmap_owner jit_owner; /* whose map is read from @jit_dir */
+	struct pyruntime *py;		/* its CPython interpreter, NULL if none known */
+	bool py_refused;		/* one was found that trapd cannot walk */
 };
 
 struct symbolizer {
@@ -108,6 +111,8 @@ struct symbolizer {
 	struct symbudget *budget;		  /* NULL: the fixed caps only */
 	struct demangle_cache *demangler;	  /* NULL until a mangled name is met */
 	unsigned njit_dirs;			  /* pid_maps.jit_dir kept open */
+	symbolizer_python_fn python_fn;		  /* told of each interpreter found */
+	void *python_ctx;
 };
 
 /* --- the process table ------------------------------------------------ */
@@ -568,6 +573,70 @@ static void update_jit(struct symbolizer *s, struct pid_maps *pm)
 
 static int snapshot(struct symbolizer *s, int pid);
 
+/* might_be_python - a file worth opening to look for an interpreter: the
+ * interpreter's own executable (python3.11, statically linked in Debian)
+ * or its library (libpython3.12.so.1.0), by name. */
+static bool might_be_python(const struct procmaps_entry *e)
+{
+	const char *base;
+
+	if (e->kind != PROCMAPS_FILE)
+		return false;
+	base = strrchr(e->path, '/');
+	base = base ? base + 1 : e->path;
+	return strstr(base, "python") != NULL;
+}
+
+/* probe_python - whether the file of mapping @e of @pm is a CPython
+ * interpreter; one trapd can walk is kept and announced. */
+static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct procmaps_entry *e)
+{
+	struct pyruntime rt;
+	char why[160], ver[32];
+	int fd, err;
+
+	if (!might_be_python(e))
+		return;
+	fd = mapped_file_open(s->proc_root, pm->pid, e);
+	if (fd < 0)
+		return;
+	err = pyruntime__probe(fd, e->start, e->offset, &rt, why, sizeof(why));
+	close(fd);
+	if (err == -ENOENT)
+		return;
+	if (err) {
+		pm->py_refused = true;
+		s->stats.python_refused++;
+		log_info("pid %d: %s (Python %s): %s; its Python frames are not walked", pm->pid,
+			 e->path,
+			 rt.version ? pyruntime__version(rt.version, ver, sizeof(ver)) : "?", why);
+		return;
+	}
+	pm->py = malloc(sizeof(*pm->py));
+	if (!pm->py)
+		return;
+	*pm->py = rt;
+	s->stats.python_found++;
+	log_debug("pid %d: Python %s in %s, _PyRuntime at 0x%llx", pm->pid,
+		  pyruntime__version(rt.version, ver, sizeof(ver)), e->path,
+		  (unsigned long long)rt.runtime);
+	if (s->python_fn)
+		s->python_fn(pm->pid, pm->py, s->python_ctx);
+}
+
+const struct pyruntime *symbolizer__python(const struct symbolizer *s, int pid)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+
+	return pm ? pm->py : NULL;
+}
+
+void symbolizer__on_python(struct symbolizer *s, symbolizer_python_fn fn, void *ctx)
+{
+	s->python_fn = fn;
+	s->python_ctx = ctx;
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -631,6 +700,8 @@ static int snapshot(struct symbolizer *s, int pid)
 		err = add_map(pm, &e, f);
 		if (err)
 			break;
+		if (!pm->py && !pm->py_refused)
+			probe_python(s, pm, &e);
 	}
 	sort_maps(pm);
 	if (jit)
@@ -1074,6 +1145,7 @@ void symbolizer__free(struct symbolizer *s)
 		perfmap__free(&s->pids[i]->jit);
 		if (s->pids[i]->jit_dir >= 0)
 			close(s->pids[i]->jit_dir);
+		free(s->pids[i]->py);
 		free(s->pids[i]);
 	}
 	free(s->pids);

@@ -36,6 +36,8 @@ struct symbolizer_stats {
 	uint64_t files_loaded;	    /* ELF files read and parsed for this symbolizer */
 	uint64_t files_cached;	    /* ... found loaded already (the cache's) */
 	uint64_t snapshot_ns;	    /* time in symbolizer__snapshot (files load there) */
+	uint64_t python_found;	    /* processes with a CPython interpreter trapd walks */
+	uint64_t python_refused;    /* ... with one it cannot (version, build) */
 };
 
 /* symbolizer__new - @proc_root is where proc is mounted ("/proc" unless a
@@ -108,6 +110,17 @@ void symbolizer__refresh_jit(struct symbolizer *s);
 
 /* symbolizer__get_stats - counters since symbolizer__new. */
 void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
+/* CPython: a snapshot that finds an interpreter trapd can walk in a
+ * process (pyruntime.h) keeps it; @fn, if set, is told at once (on the
+ * thread that took the snapshot), so the sampler can start walking its
+ * frames. */
+struct pyruntime;
+typedef void (*symbolizer_python_fn)(int pid, const struct pyruntime *rt, void *ctx);
+void symbolizer__on_python(struct symbolizer *s, symbolizer_python_fn fn, void *ctx);
+
+/* symbolizer__python - the interpreter found in @pid, NULL if none. */
+const struct pyruntime *symbolizer__python(const struct symbolizer *s, int pid);
 
 struct symcache;
 struct symbudget;
