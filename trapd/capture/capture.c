@@ -214,6 +214,33 @@ static int add_context(struct profile *p, const struct capture_info *info)
 	return err;
 }
 
+/* add_python_summary - how the Python frames fared, when there were any
+ * interpreters: a profile without its sidecar should say why a Python
+ * function is missing. */
+static int add_python_summary(struct profile *p, const struct capture_info *info)
+{
+	const struct pyframes_stats *py = &info->python;
+	const uint64_t *v = info->stats.v;
+	char line[512];
+
+	if (!info->symbols.python_found && !info->symbols.python_refused)
+		return 0;
+	snprintf(line, sizeof(line),
+		 "python: %" PRIu64 " interpreters (%" PRIu64 " not walkable); %" PRIu64
+		 " samples walked (no thread state %" PRIu64 ", no Python frame %" PRIu64
+		 ", truncated %" PRIu64 ", unreadable %" PRIu64 "); %" PRIu64 " frames, %" PRIu64
+		 " named, %" PRIu64 " with a line; code objects %" PRIu64 " (lost %" PRIu64
+		 ", dropped %" PRIu64 ", unannounced frames %" PRIu64 ", refused frames %" PRIu64
+		 "); samples without an eval frame %" PRIu64,
+		 info->symbols.python_found, info->symbols.python_refused,
+		 v[SAMPLER_STAT_PY_WALKED], v[SAMPLER_STAT_PY_NO_THREAD],
+		 v[SAMPLER_STAT_PY_NO_FRAME], v[SAMPLER_STAT_PY_TRUNCATED],
+		 v[SAMPLER_STAT_PY_BAD_READ], py->frames, py->named, py->with_line, py->codes,
+		 v[SAMPLER_STAT_PY_CODES_LOST], py->codes_dropped, py->unannounced, py->refused,
+		 py->unplaced);
+	return profile__add_comment(p, line);
+}
+
 /* add_summary - the capture's essentials as pprof comments, so a profile
  * copied without its sidecar still says what it is and what it lost. */
 static int add_summary(struct profile *p, const struct capture_info *info)
@@ -227,12 +254,14 @@ static int add_summary(struct profile *p, const struct capture_info *info)
 		 info->trigger ? info->trigger : "manual");
 	err = profile__add_comment(p, line);
 	off = (size_t)snprintf(line, sizeof(line), "losses:");
-	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
+	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_PY_WALKED; i++)
 		if (i != SAMPLER_STAT_COPIES && info->stats.v[i] && off < sizeof(line))
 			off += (size_t)snprintf(line + off, sizeof(line) - off, " %s=%" PRIu64,
 						sampler__stat_name(i), info->stats.v[i]);
 	if (!err && off < sizeof(line))
 		err = profile__add_comment(p, off > 7 ? line : "losses: none");
+	if (!err)
+		err = add_python_summary(p, info);
 	return err ? err : add_context(p, info);
 }
 
@@ -280,6 +309,8 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 	info->stats = *sample_dump__stats(d);
 	info->unwind = *sample_dump__unwind(d);
 	err = sample_dump__for_each(d, add_record, b);
+	if (py)
+		pyframes__stats(py, &info->python);
 	symbolizer__use_kernel_names(sym, NULL, NULL);
 	knames__free(kn);
 	if (!err)

@@ -15,6 +15,7 @@
 #include "rules/cgroup_path.h"
 #include "trapd/capture/leafcaller.h"
 #include "trapd/capture/sampler.h"
+#include "trapd/capture/pyframes.h"
 #include "trapd/capture/unwind_summary.h"
 #include "trapd/latency/latency_hist.h"
 #include "trapd/symbolize/symbolizer.h"
@@ -88,6 +89,7 @@ struct capture_info {
 	uint64_t leaf[LEAF_NR];		/* samples by what became of their leaf's caller */
 	uint64_t roots[STACK_ROOT_NR];	/* samples by whether their walk reached a root */
 	struct unwind_summary unwind;	/* how user stacks were walked */
+	struct pyframes_stats python;	/* what became of the Python frames */
 	uint64_t user_stacks_cut;	/* samples whose user stack was cut at a word that
 					 * is no user address (symbolizer__user_frames) */
 	uint64_t profile_bytes;		/* size of the written .pb.zst */

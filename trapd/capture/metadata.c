@@ -288,6 +288,35 @@ static void emit_budget(struct json_writer *w, const struct symbudget *b)
 	json_object_end(w);
 }
 
+/* emit_python - the Python frames: what the sampler walked and what
+ * became of them (a section of its own: none of it loses a sample). */
+static void emit_python(struct json_writer *w, const struct capture_info *info)
+{
+	const struct pyframes_stats *py = &info->python;
+	const uint64_t *v = info->stats.v;
+
+	json_key(w, "python");
+	json_object_begin(w);
+	json_kv_u64(w, "interpreters", info->symbols.python_found);
+	json_kv_u64(w, "interpreters_not_walkable", info->symbols.python_refused);
+	json_kv_u64(w, "samples_walked", v[SAMPLER_STAT_PY_WALKED]);
+	json_kv_u64(w, "samples_with_frames", py->samples);
+	json_kv_u64(w, "no_thread_state", v[SAMPLER_STAT_PY_NO_THREAD]);
+	json_kv_u64(w, "no_python_frame", v[SAMPLER_STAT_PY_NO_FRAME]);
+	json_kv_u64(w, "truncated", v[SAMPLER_STAT_PY_TRUNCATED]);
+	json_kv_u64(w, "unreadable", v[SAMPLER_STAT_PY_BAD_READ]);
+	json_kv_u64(w, "frames", py->frames);
+	json_kv_u64(w, "frames_named", py->named);
+	json_kv_u64(w, "frames_with_line", py->with_line);
+	json_kv_u64(w, "frames_unannounced", py->unannounced);
+	json_kv_u64(w, "frames_refused", py->refused);
+	json_kv_u64(w, "samples_without_eval_frame", py->unplaced);
+	json_kv_u64(w, "code_objects", py->codes);
+	json_kv_u64(w, "code_objects_lost", v[SAMPLER_STAT_PY_CODES_LOST]);
+	json_kv_u64(w, "code_objects_dropped", py->codes_dropped);
+	json_object_end(w);
+}
+
 static void emit_counts(struct json_writer *w, const struct capture_info *info)
 {
 	int i;
@@ -302,10 +331,11 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	/* Every loss counter, zero or not, so consumers need no defaults. */
 	json_key(w, "losses");
 	json_object_begin(w);
-	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_NR; i++)
+	for (i = SAMPLER_STAT_OVER_CAP; i < SAMPLER_STAT_PY_WALKED; i++)
 		if (i != SAMPLER_STAT_COPIES)
 			json_kv_u64(w, sampler__stat_name(i), info->stats.v[i]);
 	json_object_end(w);
+	emit_python(w, info);
 	json_key(w, "symbols");
 	json_object_begin(w);
 	json_kv_u64(w, "user_frames", info->symbols.user_frames);

@@ -342,6 +342,31 @@ static void print_completeness(FILE *out, const struct json_value *root)
 			     : "");
 }
 
+/* print_python - one line when the capture met CPython interpreters: how
+ * many samples had their Python frames walked and how many of those
+ * frames got a name and a line. */
+static void print_python(FILE *out, const struct json_value *root)
+{
+	uint64_t found = u64_at(root, "python.interpreters");
+	uint64_t refused = u64_at(root, "python.interpreters_not_walkable");
+	uint64_t frames = u64_at(root, "python.frames"),
+		 named = u64_at(root, "python.frames_named");
+	uint64_t lines = u64_at(root, "python.frames_with_line");
+
+	if (!found && !refused)
+		return;
+	fprintf(out,
+		"Python: %" PRIu64 " samples with Python frames, %" PRIu64
+		" frames, %.1f %% named, %.1f %% with a line",
+		u64_at(root, "python.samples_with_frames"), frames,
+		frames ? 100.0 * (double)named / (double)frames : 0.0,
+		frames ? 100.0 * (double)lines / (double)frames : 0.0);
+	if (refused)
+		fprintf(out, "; %" PRIu64 " interpreter%s of an unsupported version or build",
+			refused, refused == 1 ? "" : "s");
+	fprintf(out, "\n");
+}
+
 /* print_sidecar - what the capture's sidecar (FILE.json) adds to the
  * table when there is one: how complete the stacks are, and the latency
  * windows that fired the capture, the distribution next to the
@@ -360,6 +385,7 @@ static void print_sidecar(FILE *out, const char *file)
 		return;
 	}
 	print_completeness(out, root);
+	print_python(out, root);
 	trigs = json_get(root, "triggers");
 	for (i = 0; i < json_len(trigs); i++)
 		print_trigger_latency(out, sidecar, json_index(trigs, i), i);
