@@ -54,6 +54,7 @@ const struct rules_key rules_global_keys[GK_NR] = {
 	[GK_MANUAL_UNWIND] = { "manual_unwind", KEY_UNWIND, G(manual_unwind), 0, 0, "auto" },
 	[GK_MANUAL_STACK_COPY] = { "manual_stack_copy", KEY_SIZE, G(manual_stack_copy_bytes),
 				   RULE_STACK_COPY_MIN, RULE_STACK_COPY_MAX, "16KiB" },
+	[GK_MANUAL_PYTHON] = { "manual_python", KEY_BOOL, G(manual_python), 0, 0, "true" },
 	[GK_SYMBOL_CACHE] = { "symbol_cache", KEY_SIZE, G(symbol_cache_bytes), 0, 1ull << 40,
 			      "16MiB" },
 	/* The defaults are trapd/symbolize/symbudget.h's SYMBUDGET_DEFAULT_*. */
@@ -93,6 +94,7 @@ const struct rules_key rules_rule_keys[RK_NR] = {
 	[RK_UNWIND] = { "unwind", KEY_UNWIND, R(unwind), 0, 0, "auto" },
 	[RK_STACK_COPY] = { "stack_copy", KEY_SIZE, R(stack_copy_bytes), RULE_STACK_COPY_MIN,
 			    RULE_STACK_COPY_MAX, "16KiB" },
+	[RK_PYTHON] = { "python", KEY_BOOL, R(python), 0, 0, "true" },
 	[RK_COOLDOWN] = { "cooldown", KEY_DURATION0, R(cooldown_ns), 0, 7 * DAY, "5m" },
 	[RK_MAX_PER_HOUR] = { "max_per_hour", KEY_COUNT, R(max_per_hour), 0, EVAL_FIRES_MAX, "0" },
 	[RK_MAX_PER_DAY] = { "max_per_day", KEY_COUNT, R(max_per_day), 0, EVAL_FIRES_MAX, "0" },

@@ -175,6 +175,7 @@ struct rule {
 				   * for host-wide PSI) */
 	enum rule_unwind unwind;
 	uint64_t stack_copy_bytes; /* DWARF mode (not fp) */
+	bool python;		   /* walk CPython interpreters' frames (python =) */
 
 	/* how often it may */
 	uint64_t cooldown_ns;
@@ -201,6 +202,7 @@ struct rules_global {
 	struct rule_scope manual_sample;
 	enum rule_unwind manual_unwind;
 	uint64_t manual_stack_copy_bytes;
+	bool manual_python;
 	uint64_t symbol_cache_bytes; /* symbol tables kept between captures */
 	/* what symbolizing one capture may cost (trapd/symbolize/symbudget.h) */
 	uint64_t symbolize_bytes;	   /* symbol tables read, debug files hashed */

@@ -239,7 +239,7 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 	sym = symbolizer__new("/proc");
 	if (sym && o->symcache)
 		symbolizer__use_cache(sym, o->symcache);
-	if (sym)
+	if (sym && !o->no_python)
 		symbolizer__on_python(sym, python_found, s->py);
 	s->work = sym ? symwork__start(sym, o->budget) : NULL;
 	if (!s->work) {

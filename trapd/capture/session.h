@@ -74,6 +74,9 @@ struct session_opts {
 	 * a borrowed sampler must have been opened with copies). */
 	enum unwind_mode unwind;
 	uint32_t stack_copy_bytes; /* per sample in DWARF mode; 0: SESSION_STACK_COPY_DEFAULT */
+	/* Do not walk the frames of CPython interpreters (pyframes.h): the
+	 * profile shows their native frames only. */
+	bool no_python;
 	/* An open, disarmed sampler to use, kept by the caller (the daemon's,
 	 * loaded once so arming takes microseconds): the session retargets it
 	 * and never frees it. NULL: the session opens one sized for its window

@@ -39,6 +39,7 @@ struct capture_cmd {
 	const char *cgroup_name;
 	enum unwind_mode unwind;
 	uint32_t stack_copy_bytes; /* 0: the session's default */
+	bool no_python;
 	struct capture_target target;
 	int targets_given;
 };
@@ -74,6 +75,8 @@ static void usage(FILE *out)
 		"                        (default: dwarf unless the copy rate is too high)\n"
 		"      --stack-copy SIZE user stack copied per sample in dwarf mode\n"
 		"                        (default 16KiB, at most 32KiB)\n"
+		"      --no-python       do not walk CPython's frames: Python processes\n"
+		"                        show their interpreter's native frames only\n"
 		"  -h, --help            this text\n\n"
 		"Examples:\n"
 		"  trapd capture -p $(pidof nginx) -d 30s -F 999Hz\n"
@@ -98,7 +101,7 @@ static int max_frequency(void)
 	return v > 0 ? (int)v : 100000;
 }
 
-enum { OPT_UNWIND = 0x100, OPT_STACK_COPY };
+enum { OPT_UNWIND = 0x100, OPT_STACK_COPY, OPT_NO_PYTHON };
 
 static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 {
@@ -152,6 +155,9 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 	case OPT_STACK_COPY:
 		err = cli_parse_stack_copy(arg, &c->stack_copy_bytes);
 		break;
+	case OPT_NO_PYTHON:
+		c->no_python = true;
+		break;
 	default:
 		err = -EINVAL;
 	}
@@ -171,6 +177,7 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 		{ "max-samples", required_argument, NULL, 'm' },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
+		{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -290,6 +297,7 @@ static struct session *open_session(struct capture_cmd *c, int *ret)
 		.max_samples = c->max_samples,
 		.unwind = c->unwind,
 		.stack_copy_bytes = c->stack_copy_bytes,
+		.no_python = c->no_python,
 	};
 	struct session *s;
 	char err[512];

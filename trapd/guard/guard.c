@@ -309,6 +309,7 @@ static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t 
 		.freq_hz = wr->rule->freq_hz,
 		.unwind = wr->rule->unwind,
 		.stack_copy_bytes = wr->rule->stack_copy_bytes,
+		.no_python = !wr->rule->python,
 	};
 	char err[512] = "";
 

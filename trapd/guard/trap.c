@@ -147,6 +147,7 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		.duration_ns = f->duration_ns,
 		.unwind = unwind_mode_from_rule(f->unwind),
 		.stack_copy_bytes = (uint32_t)f->stack_copy_bytes,
+		.no_python = f->no_python,
 		.sampler = t->sampler,
 		.symcache = t->symcache,
 		.unwinder = t->unwinder,

@@ -40,6 +40,7 @@ struct trap_fire {
 	uint64_t freq_hz;
 	enum rule_unwind unwind;   /* how user stacks are walked (a rule's, or manual_unwind) */
 	uint64_t stack_copy_bytes; /* ...and copied, in DWARF mode */
+	bool no_python;		   /* do not walk Python interpreters' frames */
 	const struct lat_hist *latency; /* a latency rule's window when it fired, or NULL */
 	uint64_t latency_span_ns;
 };
