@@ -68,6 +68,7 @@ struct sym_file {
 	bool retry;		    /* opening failed for want of access: try again */
 	bool over_budget;	    /* not loaded: the capture's time was spent */
 	bool is_file;		    /* a real file, not "[vdso]" and the like */
+	bool not_python;	    /* probed: no CPython interpreter in it */
 	uint64_t frames, named;	    /* user frames in it, and those named */
 	uint64_t fde_grouped;	    /* ... unnamed but grouped by FDE */
 	struct sym_file *next;
@@ -573,37 +574,58 @@ static void update_jit(struct symbolizer *s, struct pid_maps *pm)
 
 static int snapshot(struct symbolizer *s, int pid);
 
+/* read_exe - the path of @pid's executable as its maps name it ("" if
+ * unknown). */
+static void read_exe(const struct symbolizer *s, int pid, char *out, size_t len)
+{
+	char link[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "%s/%d/exe", s->proc_root, pid);
+	n = readlink(link, out, len - 1);
+	out[n > 0 ? n : 0] = '\0';
+	/* as maps says of a file gone */
+	if (n > 10 && !strcmp(out + n - 10, " (deleted)"))
+		out[n - 10] = '\0';
+}
+
 /* might_be_python - a file worth opening to look for an interpreter: the
- * interpreter's own executable (python3.11, statically linked in Debian)
- * or its library (libpython3.12.so.1.0), by name. */
-static bool might_be_python(const struct procmaps_entry *e)
+ * process's executable (python3.11 is statically linked in Debian; an
+ * application may embed the interpreter under its own name) or a library
+ * named like CPython's (libpython3.12.so.1.0). Each file once. */
+static bool might_be_python(const struct procmaps_entry *e, const struct sym_file *f,
+			    const char *exe)
 {
 	const char *base;
 
-	if (e->kind != PROCMAPS_FILE)
+	if (e->kind != PROCMAPS_FILE || f->not_python)
 		return false;
 	base = strrchr(e->path, '/');
 	base = base ? base + 1 : e->path;
-	return strstr(base, "python") != NULL;
+	return strstr(base, "python") != NULL || !strcmp(e->path, exe);
 }
 
-/* probe_python - whether the file of mapping @e of @pm is a CPython
- * interpreter; one trapd can walk is kept and announced. */
-static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct procmaps_entry *e)
+/* probe_python - whether the file @f of mapping @e of @pm (whose
+ * executable is @exe) is a CPython interpreter; one trapd can walk is
+ * kept and announced. */
+static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct procmaps_entry *e,
+			 struct sym_file *f, const char *exe)
 {
 	struct pyruntime rt;
 	char why[160], ver[32];
 	int fd, err;
 
-	if (!might_be_python(e))
+	if (!might_be_python(e, f, exe))
 		return;
 	fd = mapped_file_open(s->proc_root, pm->pid, e);
 	if (fd < 0)
 		return;
 	err = pyruntime__probe(fd, e->start, e->offset, &rt, why, sizeof(why));
 	close(fd);
-	if (err == -ENOENT)
+	if (err == -ENOENT) {
+		f->not_python = true;
 		return;
+	}
 	if (err) {
 		pm->py_refused = true;
 		s->stats.python_refused++;
@@ -657,6 +679,7 @@ int symbolizer__snapshot(struct symbolizer *s, int pid)
 static int snapshot(struct symbolizer *s, int pid)
 {
 	struct procmaps pmaps = { 0 };
+	char exe[PROCMAPS_MAX_PATH + 1];
 	struct pid_maps *pm;
 	struct sym_file *f;
 	size_t i, nsorted;
@@ -666,6 +689,7 @@ static int snapshot(struct symbolizer *s, int pid)
 	err = procmaps__read(s->proc_root, pid, PROCMAPS_EXEC_ONLY, &pmaps);
 	if (err)
 		return err;
+	read_exe(s, pid, exe, sizeof(exe));
 	if (pmaps.nbad || pmaps.truncated)
 		log_debug("symbolizer: pid %d: %zu bad maps lines%s", pid, pmaps.nbad,
 			  pmaps.truncated ? ", truncated" : "");
@@ -701,7 +725,7 @@ static int snapshot(struct symbolizer *s, int pid)
 		if (err)
 			break;
 		if (!pm->py && !pm->py_refused)
-			probe_python(s, pm, &e);
+			probe_python(s, pm, &e, f, exe);
 	}
 	sort_maps(pm);
 	if (jit)
