@@ -144,7 +144,10 @@ struct {
 } py_procs SEC(".maps");
 
 /* Python: the thread state found for a thread (by host tid), checked at
- * each use, so a thread's samples search the thread list once. */
+ * each use, so a thread's samples search the thread list once. Not LRU
+ * maps, here and below: those are preallocated, which would cost every
+ * start of trapd megabytes of the kernel's memory; user space empties
+ * them at each window's start instead (a full map only costs a search). */
 struct py_thread {
 	__u32 pid;
 	__u32 pad;
@@ -152,30 +155,26 @@ struct py_thread {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 8192);
 	__type(key, __u32);
 	__type(value, struct py_thread);
 } py_threads SEC(".maps");
 
-/* Python: the code objects announced on py_codes in this window. */
-struct py_code_key {
-	__u64 code;
-	__u32 pid;
-	__u32 window;
-	__u64 info;
-};
-
+/* Python: the code objects announced on py_codes in this window (when it
+ * is full, new ones are not announced: counted as lost). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
-	__type(key, struct py_code_key);
+	__type(key, struct sampler_py_seen_key);
 	__type(value, __u8);
 } py_seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1024 * 1024);
+	__uint(max_entries, 512 * 1024);
 } py_codes SEC(".maps");
 
 /* DWARF mode: the stack copies, sized from the window before load. */
@@ -514,13 +513,21 @@ static __always_inline __u64 read_word(__u64 addr)
 	return v;
 }
 
+/* struct bpf_pidns_info (a stable UAPI layout), declared here: vmlinux.h's
+ * would make reading it a CO-RE relocation, and libbpf would then parse
+ * the kernel's BTF (see the top of this file). */
+struct pidns_info {
+	__u32 pid;
+	__u32 tgid;
+};
+
 /* py_tid - the sampled thread's id as its own pid namespace sees it: what
  * the interpreter recorded as its native_thread_id. 0 if unknown. */
 static __always_inline __u32 py_tid(const struct sampler_py_proc *proc)
 {
-	struct bpf_pidns_info ns = {};
+	struct pidns_info ns = {};
 
-	if (bpf_get_ns_current_pid_tgid(proc->pidns_dev, proc->pidns_ino, &ns, sizeof(ns)))
+	if (bpf_get_ns_current_pid_tgid(proc->pidns_dev, proc->pidns_ino, (void *)&ns, sizeof(ns)))
 		return 0;
 	return ns.pid;
 }
@@ -644,7 +651,7 @@ static long py_step(__u32 i, void *arg)
 	struct scratch *sc = c->sc;
 	const struct sampler_py_proc *proc = c->proc;
 	struct py_walk *w = &sc->walk;
-	struct py_code_key seen = {};
+	struct sampler_py_seen_key seen = {};
 	__u64 code, instr, info, qualname = 0;
 	__s32 firstlineno = 0;
 	__u32 n = w->n, slot;
@@ -676,8 +683,9 @@ static long py_step(__u32 i, void *arg)
 	seen.window = window_seq;
 	seen.info = info;
 	if (!bpf_map_lookup_elem(&py_seen, &seen) &&
-	    py_announce(proc, w->pid, code, info, firstlineno))
-		bpf_map_update_elem(&py_seen, &seen, &one, BPF_ANY);
+	    py_announce(proc, w->pid, code, info, firstlineno) &&
+	    bpf_map_update_elem(&py_seen, &seen, &one, BPF_ANY))
+		stat_inc(SAMPLER_STAT_PY_CODES_LOST); /* announced again at the next sample */
 	info |= instr >= code && instr - code < SAMPLER_PY_INSTR_UNKNOWN ? instr - code
 									 : SAMPLER_PY_INSTR_UNKNOWN;
 	if (proc->fr_entry != SAMPLER_PY_NONE && frame_byte(w->buf, proc->fr_entry))

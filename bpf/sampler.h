@@ -201,6 +201,14 @@ struct sampler_py_frame {
 #define SAMPLER_PY_ENTRY (1ull << 63)
 #define SAMPLER_PY_INSTR_UNKNOWN 0xffffffffu
 
+/* The key of the py_seen map: a code object announced in a window. */
+struct sampler_py_seen_key {
+	__u64 code;
+	__u32 pid;
+	__u32 window;
+	__u64 info; /* its fingerprint */
+};
+
 #define SAMPLER_PY_NAME_MAX 256	  /* bytes of a name or file name sent */
 #define SAMPLER_PY_LINES_MAX 4096 /* bytes of a line table sent */
 

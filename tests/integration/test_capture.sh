@@ -125,3 +125,15 @@ test_capture_window_shorter_than_command() {
 	grep -q '"end_reason": "duration"' cap.json || { fail "window did not end at its duration"; return 1; }
 	grep -q '"exit_status": -1' cap.json || { fail "sidecar should say the command outlived the window"; return 1; }
 }
+
+# The sampler's object has no CO-RE relocation (bpf/sampler.bpf.c): a
+# capture never has libbpf parse the kernel's BTF, which costs trapd
+# ~8 MiB of memory and milliseconds of every start. One type taken from
+# vmlinux.h by mistake (the Python walker's bpf_pidns_info once) is enough.
+test_capture_loads_no_kernel_btf() {
+	need_root_bpf || return
+	"$TRAPD" -v -v capture -d 200ms -o out.pb.zst -- true >out.log 2>&1 ||
+		{ fail "capture: $(tail -3 out.log)"; return 1; }
+	grep -q 'libbpf' out.log || { fail "no libbpf debug output to check"; return 1; }
+	! grep -i 'kernel BTF' out.log || { fail "libbpf loaded the kernel's BTF"; return 1; }
+}

@@ -531,6 +531,8 @@ static void clear_window(struct sampler *s)
 	clear_map(bpf_map__fd(s->skel->maps.counts), sizeof(struct sampler_key));
 	clear_map(bpf_map__fd(s->skel->maps.stacks), sizeof(__u64));
 	clear_map(bpf_map__fd(s->skel->maps.seen_pids), sizeof(__u32));
+	clear_map(bpf_map__fd(s->skel->maps.py_threads), sizeof(__u32));
+	clear_map(bpf_map__fd(s->skel->maps.py_seen), sizeof(struct sampler_py_seen_key));
 	for (i = 0; zeros && i < SAMPLER_STAT_NR; i++)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.stats), &i, zeros, BPF_ANY);
 	free(zeros);
