@@ -80,11 +80,12 @@ test_python_names_functions_with_their_callers() {
 		{ fail "--no-python still walked: $(py_field off.json samples_walked)"; return 1; }
 }
 
-# Threads, a generator and C code called from Python (json, re).
+# Threads, a generator, coroutines on an asyncio loop and C code called
+# from Python (json, re); the Python names reach the SVG and trapd diff.
 test_python_threads_generators_and_c_extensions() {
 	need_root_bpf || return
 	need_python311 || return
-	local a b wrong gen sre
+	local a b wrong gen sre coro
 	py_capture mixed -F 499 -- "$PY311" "$PYWORK/pymixed.py" 3 || return 1
 	# each thread's samples show its own function, never the other's
 	a=$(py_share mixed.folded ';alpha_loop(;|$)' '^py-alpha;')
@@ -94,13 +95,22 @@ test_python_threads_generators_and_c_extensions() {
 	gen=$(py_share mixed.folded ';consume_generator;.*;consume_generator.<locals>.<genexpr>;.*;gen_values(;|$)' ';gen_values(;|$)')
 	# re's C matcher under re.findall under regex_work
 	sre=$(py_count mixed.folded ';regex_work;findall;[^;]*(sre|python3\.11\+0x)')
-	echo "    py-alpha $a % in alpha_loop, py-beta $b % in beta_loop, $wrong on the wrong thread; gen_values under its callers $gen %; $sre samples in re's C code under regex_work;findall"
+	# the running coroutine under the one awaiting it, under the task's step
+	coro=$(py_share mixed.folded ';coro_middle;(.*;)?coro_leaf(;|$)' '^py-async;.*;coro_leaf(;|$)')
+	echo "    py-alpha $a % in alpha_loop, py-beta $b % in beta_loop, $wrong on the wrong thread; gen_values under its callers $gen %; coro_leaf under coro_middle $coro %; $sre samples in re's C code under regex_work;findall"
 	[ "$a" -ge 90 ] && [ "$b" -ge 90 ] || { fail "threads: $a %, $b %"; return 1; }
 	[ "$wrong" -eq 0 ] || { fail "$wrong samples named another thread's function"; return 1; }
 	[ "$gen" -ge 90 ] || { fail "generator: $gen %: $(grep gen_values mixed.folded | head -2)"; return 1; }
+	[ "$coro" -ge 90 ] || { fail "coroutines: $coro %: $(grep coro_leaf mixed.folded | head -2)"; return 1; }
 	[ "$sre" -gt 0 ] || { fail "no native re frame under findall: $(grep regex_work mixed.folded | head -2)"; return 1; }
 	[ "$(py_count mixed.folded ';json_work;dumps;JSONEncoder.encode;JSONEncoder.iterencode;')" -gt 0 ] ||
 		{ fail "no json.dumps chain: $(grep json_work mixed.folded | head -2)"; return 1; }
+	# every view: the flame graph, and trapd diff against a capture without the walker
+	"$TRAPD" report mixed.pb.zst --svg mixed.svg >/dev/null 2>&1 && grep -q 'alpha_loop' mixed.svg ||
+		{ fail "no Python function in the SVG"; return 1; }
+	py_capture native --no-python -F 499 -- "$PY311" "$PYWORK/pymixed.py" 2 || return 1
+	"$TRAPD" diff native.pb.zst mixed.pb.zst --top 0 >diff.txt 2>&1
+	grep -q 'alpha_loop' diff.txt || { fail "trapd diff names no Python function: $(head -20 diff.txt)"; return 1; }
 }
 
 # A Python process in its own pid and mount namespaces, running its own

@@ -277,8 +277,7 @@ static bool is_eval(const struct pyruntime *rt, const uint64_t *ips, uint32_t i)
 
 /* code_function - the profile function of code entry @e, named on first
  * use; 0 when it cannot be named. */
-static uint32_t code_function(struct pyframes *pf, struct profile *p, const struct pyruntime *rt,
-			      struct code_entry *e)
+static uint32_t code_function(struct profile *p, const struct pyruntime *rt, struct code_entry *e)
 {
 	struct pycode c;
 	int64_t name, file, fn;
@@ -330,7 +329,7 @@ static int64_t frame_location(struct pyframes *pf, struct profile *p, const stru
 	pf->st.frames += count;
 	if (!e)
 		pf->st.unannounced += count;
-	fn = e ? code_function(pf, p, rt, e) : 0;
+	fn = e ? code_function(p, rt, e) : 0;
 	if (e && !fn)
 		pf->st.refused += count;
 	if (fn) {
@@ -354,7 +353,7 @@ static int64_t frame_location(struct pyframes *pf, struct profile *p, const stru
 	return profile__add_location_lines(p, 0, 0, &line, 1);
 }
 
-/* emit_group - the Python frames @py[from..to) (frame indexes) to @out. */
+/* emit_frames - the Python frames @py[from..to) (frame indexes) to @out. */
 static int emit_frames(struct pyframes *pf, struct profile *p, const struct pyruntime *rt, int pid,
 		       const struct sampler_py_frame *py, uint32_t from, uint32_t to,
 		       uint64_t count, uint32_t *out, uint32_t *n)

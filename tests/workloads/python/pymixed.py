@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 # pymixed.py SECONDS - two named threads (py-alpha, py-beta) in their own
-# functions, and the main thread in a generator, json and re (C code
-# called from Python), for the Python frame tests.
+# functions, a third (py-async) running coroutines on an asyncio loop, and
+# the main thread in a generator, json and re (C code called from Python),
+# for the Python frame tests.
+import asyncio
 import ctypes
 import json
 import re
@@ -32,6 +34,28 @@ def beta_loop(end):
             s ^= i
 
 
+async def coro_leaf(end):
+    s = 0
+    for i in range(20000):
+        s += i
+    await asyncio.sleep(0)
+    return s
+
+
+async def coro_middle(end):
+    while time.monotonic() < end:
+        await coro_leaf(end)
+
+
+async def coro_outer(end):
+    await asyncio.gather(coro_middle(end))
+
+
+def async_thread(end):
+    name_thread("py-async")
+    asyncio.run(coro_outer(end))
+
+
 def gen_values(n):
     for i in range(n):
         yield i * 3
@@ -46,12 +70,12 @@ def json_work():
 
 
 def regex_work():
-    return len(re.findall(r"(a|b)+c", "ab" * 3000 + "c"))
+    return len(re.findall(r"(a|b)+c", "ab" * 20000 + "c"))
 
 
 def main():
     end = time.monotonic() + float(sys.argv[1])
-    threads = [threading.Thread(target=f, args=(end,)) for f in (alpha_loop, beta_loop)]
+    threads = [threading.Thread(target=f, args=(end,)) for f in (alpha_loop, beta_loop, async_thread)]
     for t in threads:
         t.start()
     while time.monotonic() < end:
