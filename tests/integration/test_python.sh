@@ -196,3 +196,21 @@ test_python_corrupt_frames_are_counted_never_misnamed() {
 	[ "$(py_count corrupt.folded ';broken_link_loop(;|$)')" -gt 0 ] || { fail "the frame before the broken link is lost"; return 1; }
 	[ "$healthy" -ge 90 ] || { fail "healthy thread: $healthy %"; return 1; }
 }
+
+# CPython 3.12 (its own frame layout, entry frames marked by their owner)
+# and 3.13 (the layout read from its _Py_DebugOffsets), as libpython3.X.so,
+# where this machine has them (pyenv builds); Debian 12 packages 3.11 only.
+test_python_other_versions() {
+	need_root_bpf || return
+	local py v share found=0
+	for py in "$HOME"/.pyenv/versions/3.1[23].*/bin/python3.1[23]; do
+		[ -x "$py" ] || continue
+		found=$((found + 1))
+		v=$(basename "$py")
+		py_capture "$v" -F 499 -- "$py" "$PYWORK/pychain.py" 2 || return 1
+		share=$(py_share "$v.folded" ";main;(held_outer;held_middle;held_leaf|${PY_DEEP#main;})(;|\$)" ';main(;|$)')
+		echo "    $py: $share % of main's samples in the right chain"
+		[ "$share" -ge 90 ] || { fail "$v: $share %: $(sort -t' ' -k2 -nr "$v.folded" | head -2)"; return 1; }
+	done
+	[ "$found" -gt 0 ] || echo "    no CPython 3.12 or 3.13 on this machine: Debian's 3.11 is tested above"
+}
