@@ -274,21 +274,40 @@ int proc_stat_count_fds(const char *proc_root, pid_t pid, uint64_t *n, char *err
 
 int proc_stat_read_comm(const char *proc_root, pid_t pid, char comm[PROC_STAT_COMM_LEN])
 {
-	char path[PATH_MAX], buf[64], *nl;
+	char path[PATH_MAX], buf[64];
 	int ret;
 
 	ret = read_pid_file(proc_root, pid, "comm", buf, sizeof(buf), path, sizeof(path));
 	if (ret)
 		return ret == -EFBIG ? -EINVAL : ret;
-	nl = strrchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	buf[PROC_STAT_COMM_LEN - 1] = '\0';
-	memcpy(comm, buf, strlen(buf) + 1);
+	proc_stat_comm_text(buf, comm);
 	return 0;
 }
 
+void proc_stat_comm_text(char *text, char comm[PROC_STAT_COMM_LEN])
+{
+	char *nl = strrchr(text, '\n');
+
+	if (nl)
+		*nl = '\0';
+	if (strlen(text) >= PROC_STAT_COMM_LEN)
+		text[PROC_STAT_COMM_LEN - 1] = '\0';
+	memcpy(comm, text, strlen(text) + 1);
+}
+
+static int read_comm(void *rctx, const char *proc_root, pid_t pid, char comm[PROC_STAT_COMM_LEN])
+{
+	(void)rctx;
+	return proc_stat_read_comm(proc_root, pid, comm);
+}
+
 int proc_stat_scan(const char *proc_root, proc_stat_scan_fn fn, void *ctx, char *err, size_t errlen)
+{
+	return proc_stat_scan_with(proc_root, read_comm, NULL, fn, ctx, err, errlen);
+}
+
+int proc_stat_scan_with(const char *proc_root, proc_stat_comm_fn read_fn, void *rctx,
+			proc_stat_scan_fn fn, void *ctx, char *err, size_t errlen)
 {
 	char have[PROC_STAT_COMM_LEN];
 	size_t scanned = 0;
@@ -302,8 +321,7 @@ int proc_stat_scan(const char *proc_root, proc_stat_scan_fn fn, void *ctx, char 
 	while (scanned++ < PROC_STAT_SCAN_MAX && (de = readdir(d))) {
 		if (!all_digits(de->d_name, &pid) || pid == 0)
 			continue;
-		if (proc_stat_read_comm(proc_root, (pid_t)pid, have) == 0 &&
-		    fn((pid_t)pid, have, ctx))
+		if (read_fn(rctx, proc_root, (pid_t)pid, have) == 0 && fn((pid_t)pid, have, ctx))
 			break;
 	}
 	closedir(d);

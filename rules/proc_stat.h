@@ -101,6 +101,10 @@ int proc_stat_find_comm(const char *proc_root, const char *comm, pid_t *pids, si
  * kernel keeps it, at most 15 bytes). Return nonzero to stop the scan. */
 typedef int (*proc_stat_scan_fn)(pid_t pid, const char *comm, void *ctx);
 
+/* proc_stat_comm_text - the comm in @text (the contents of a comm file,
+ * NUL-terminated), without its newline, cut as the kernel cuts it. */
+void proc_stat_comm_text(char *text, char comm[PROC_STAT_COMM_LEN]);
+
 /* proc_stat_scan - one pass over @proc_root: @fn for every process, in
  * /proc order, looking at no more than PROC_STAT_SCAN_MAX entries;
  * processes that exit during the scan are skipped. The one directory
@@ -109,5 +113,16 @@ typedef int (*proc_stat_scan_fn)(pid_t pid, const char *comm, void *ctx);
  * @proc_root cannot be read, with @err. */
 int proc_stat_scan(const char *proc_root, proc_stat_scan_fn fn, void *ctx, char *err,
 		   size_t errlen);
+
+/* proc_stat_comm_fn - how a scan reads a process's comm: as
+ * proc_stat_read_comm does (0, or a negative errno: the process is
+ * skipped). */
+typedef int (*proc_stat_comm_fn)(void *rctx, const char *proc_root, pid_t pid,
+				 char comm[PROC_STAT_COMM_LEN]);
+
+/* proc_stat_scan_with - proc_stat_scan, each comm read by @read(@rctx)
+ * (proc_comms.h keeps the files open between scans). */
+int proc_stat_scan_with(const char *proc_root, proc_stat_comm_fn read_fn, void *rctx,
+			proc_stat_scan_fn fn, void *ctx, char *err, size_t errlen);
 
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rules/cgroup_stat.h"
+#include "rules/proc_comms.h"
 #include "rules/proc_match.h"
 #include "rules/proc_stat.h"
 #include "rules/psi.h"
@@ -599,7 +600,7 @@ static int tick_one(pid_t pid, const char *comm, void *ctx)
 }
 
 int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char *proc_root,
-			 char *err, size_t errlen)
+			 struct proc_comms **comms, char *err, size_t errlen)
 {
 	struct tick_scan t = { 0 };
 	size_t i;
@@ -620,7 +621,10 @@ int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char
 		t.by_name[t.n++] = srcs[i];
 	}
 	qsort(t.by_name, t.n, sizeof(*t.by_name), cmp_name);
-	ret = proc_stat_scan(proc_root, tick_one, &t, err, errlen);
+	if (comms && !*comms)
+		*comms = proc_comms__new(); /* NULL: read the plain way */
+	ret = comms && *comms ? proc_comms__scan(*comms, proc_root, tick_one, &t, err, errlen)
+			      : proc_stat_scan(proc_root, tick_one, &t, err, errlen);
 	for (i = 0; !ret && i < t.n; i++)
 		t.by_name[i]->fed = true;
 	free(t.by_name);

@@ -95,11 +95,16 @@ pid_t signal_source__pid(const struct signal_source *s);
  * process name are skipped) that follows processes by name: each is
  * handed the pids of its name that hold its rule's pins, which its next
  * signal_source__read uses instead of scanning /proc itself. So N such
- * rules cost one directory listing and one comm read per process, not N.
+ * rules cost one directory listing and one comm read per process, not N;
+ * with @comms (may be NULL), where the caller keeps between ticks the
+ * comm files opened (created at the first scan that needs them; the
+ * caller frees it with proc_comms__free), that read is one pread
+ * (proc_comms.h).
  * Returns 0, or a negative errno with @err when @proc_root cannot be
  * read (each source then scans at its read, and says why it fails). */
+struct proc_comms;
 int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char *proc_root,
-			 char *err, size_t errlen);
+			 struct proc_comms **comms, char *err, size_t errlen);
 
 /* signal_source__trigger_fd - for a PSI rule over a custom window: open a
  * kernel PSI trigger ("some|full STALL_US WINDOW_US" written to the

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "rules/proc_comms.h"
 #include "rules/units.h"
 #include "trapd/util/log.h"
 
@@ -92,6 +93,7 @@ void watch__free(struct watch *w)
 	}
 	free(w->w);
 	free(w->srcs);
+	proc_comms__free(w->comms);
 	rules__free(w->rules);
 	free(w);
 }
@@ -261,7 +263,7 @@ static void scan_processes(struct watch *w)
 		return;
 	for (i = 0; i < w->n; i++)
 		w->srcs[i] = w->w[i].src;
-	if (signal_sources__scan(w->srcs, w->n, w->env.proc_root, err, sizeof(err)))
+	if (signal_sources__scan(w->srcs, w->n, w->env.proc_root, &w->comms, err, sizeof(err)))
 		log_debug("process scan: %s", err);
 }
 

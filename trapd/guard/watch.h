@@ -35,6 +35,8 @@ struct watched_rule {
 	char err[256];		    /* why the last read failed, "" if it did not */
 };
 
+struct proc_comms;
+
 struct watch {
 	struct rules *rules; /* owned */
 	struct watched_rule *w;
@@ -44,6 +46,7 @@ struct watch {
 	struct latency_set *latency; /* the daemon's probes, not owned */
 	struct signal_source **srcs; /* every rule's src in a row, for the tick's scan */
 	size_t nsrcs;
+	struct proc_comms *comms; /* the scan's comm files, kept open between ticks */
 };
 
 /* A rule fired (EVAL_FIRE) or would have (EVAL_DRY_RUN). */
