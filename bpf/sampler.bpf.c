@@ -172,9 +172,12 @@ struct {
 	__type(value, __u8);
 } py_seen SEC(".maps");
 
+/* A code object's announcement is 4.7 KiB: 55 fit, drained as they come
+ * (each wakes the event loop). The daemon keeps it mapped: its size is
+ * twice the daemon's resident memory. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 512 * 1024);
+	__uint(max_entries, 256 * 1024);
 } py_codes SEC(".maps");
 
 /* DWARF mode: the stack copies, sized from the window before load. */
