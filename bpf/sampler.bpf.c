@@ -732,10 +732,10 @@ static __always_inline __u64 py_stack(struct scratch *sc, __u32 pid, __u32 tid)
 		stat_inc(SAMPLER_STAT_PY_BAD_READ);
 	else if (sc->walk.frame)
 		stat_inc(SAMPLER_STAT_PY_TRUNCATED);
-	if (!sc->walk.n || sc->walk.n > SAMPLER_PY_MAX_FRAMES) {
+	else if (!sc->walk.n)
 		stat_inc(SAMPLER_STAT_PY_NO_FRAME);
+	if (!sc->walk.n || sc->walk.n > SAMPLER_PY_MAX_FRAMES)
 		return 0;
-	}
 	stat_inc(SAMPLER_STAT_PY_WALKED);
 	sc->py.len = 2 * sc->walk.n;
 	sc->py.leaf.ret = sc->py.leaf.ret_target = sc->py.leaf.caller_target = 0;
