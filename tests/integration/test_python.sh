@@ -157,6 +157,20 @@ test_python_in_consecutive_daemon_captures() {
 	done
 }
 
+# A Python process that execs the interpreter again (same pid, the new
+# image mapped elsewhere): the frames of both images are named.
+test_python_after_an_exec() {
+	need_root_bpf || return
+	need_python311 || return
+	local before after
+	py_capture exec -F 499 -- "$PY311" "$PYWORK/pyexec.py" 1.5 || return 1
+	before=$(py_count exec.folded ';main;before_exec_leaf(;|$)')
+	after=$(py_count exec.folded ';main;held_outer;held_middle;held_leaf(;|$)')
+	echo "    before the exec $before samples in before_exec_leaf, after it $after in held_leaf"
+	[ "$before" -gt 100 ] && [ "$after" -gt 100 ] ||
+		{ fail "before $before, after $after: $(sort -t' ' -k2 -nr exec.folded | head -3)"; return 1; }
+}
+
 # An interpreter of a version trapd does not know (a copy of python3.11
 # whose Py_Version symbol is renamed): native frames, and the sidecar and
 # the log say why.

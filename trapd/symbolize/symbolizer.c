@@ -646,6 +646,50 @@ static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct
 		s->python_fn(pm->pid, pm->py, s->python_ctx);
 }
 
+/* eval_mapped - whether the eval loop of @rt is in one of the process's
+ * current executable mappings @m: not after an exec. */
+static bool eval_mapped(const struct pyruntime *rt, const struct procmaps *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (rt->eval_start >= m->entries[i].start && rt->eval_start < m->entries[i].end)
+			return true;
+	return false;
+}
+
+/* find_python - after a snapshot of @pm (whose current executable
+ * mappings are @m): the interpreter it runs. One found before is
+ * forgotten once its code is no longer mapped (the process exec'd) and
+ * looked for again; one still there is told again, as after an exec of
+ * the same interpreter at the same place the sampler dropped it. */
+static void find_python(struct symbolizer *s, struct pid_maps *pm, const struct procmaps *m,
+			const char *exe)
+{
+	struct sym_file *f;
+	size_t i;
+
+	if (pm->py && !eval_mapped(pm->py, m)) {
+		free(pm->py);
+		pm->py = NULL;
+		pm->py_refused = false;
+	}
+	if (pm->py) {
+		if (s->python_fn)
+			s->python_fn(pm->pid, pm->py, s->python_ctx);
+		return;
+	}
+	for (i = 0; i < m->n && !pm->py && !pm->py_refused; i++) {
+		const struct procmaps_entry *e = &m->entries[i];
+
+		if (e->kind != PROCMAPS_FILE)
+			continue;
+		f = file_get(s, pm->pid, e);
+		if (f)
+			probe_python(s, pm, e, f, exe);
+	}
+}
+
 const struct pyruntime *symbolizer__python(const struct symbolizer *s, int pid)
 {
 	const struct pid_maps *pm = pid_find(s, pid);
@@ -724,10 +768,10 @@ static int snapshot(struct symbolizer *s, int pid)
 		err = add_map(pm, &e, f);
 		if (err)
 			break;
-		if (!pm->py && !pm->py_refused)
-			probe_python(s, pm, &e, f, exe);
 	}
 	sort_maps(pm);
+	if (!err)
+		find_python(s, pm, &pmaps, exe);
 	if (jit)
 		pm->has_jit = true;
 	keep_jit_dir(s, pm, jit);
