@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rules/proc_comms.h"
 #include "rules/signal.h"
 
 #define SEC 1000000000ll
@@ -800,6 +801,7 @@ static void test_process_pins(void **state)
 
 static void test_one_proc_scan_per_tick(void **state)
 {
+	struct proc_comms *comms = NULL;
 	struct fix *f = *state;
 	struct signal_source *s[60];
 	struct rule r;
@@ -820,7 +822,10 @@ static void test_one_proc_scan_per_tick(void **state)
 	}
 	snprintf(opendir_watched, sizeof(opendir_watched), "%s", f->proc);
 	opendir_count = 0;
-	assert_int_equal(signal_sources__scan(s, 60, f->proc, f->err, sizeof(f->err)), 0);
+	/* the comm files are kept open for the next tick (proc_comms.h) */
+	assert_int_equal(signal_sources__scan(s, 60, f->proc, &comms, f->err, sizeof(f->err)), 0);
+	assert_non_null(comms);
+	assert_true(proc_comms__kept(comms) > 0);
 	assert_int_equal(opendir_count, 1);
 	for (i = 0; i < 60; i++) {
 		f->err[0] = '\0';
@@ -838,7 +843,14 @@ static void test_one_proc_scan_per_tick(void **state)
 	assert_int_equal(signal_source__read(s[0], 2 * SEC, &v, f->err, sizeof(f->err)), 0);
 	assert_int_equal(opendir_count, 2);
 	assert_int_equal(signal_source__pid(s[0]), 7001);
+	/* the next tick, through the kept files: the same processes */
+	assert_int_equal(signal_sources__scan(s, 60, f->proc, &comms, f->err, sizeof(f->err)), 0);
+	assert_int_equal(opendir_count, 3);
+	assert_int_equal(signal_source__read(s[1], 3 * SEC, &v, f->err, sizeof(f->err)), 0);
+	assert_true(signal_source__pid(s[1]) == 4242 || signal_source__pid(s[1]) == 4243);
+	assert_int_equal(opendir_count, 3);
 	opendir_watched[0] = '\0';
+	proc_comms__free(comms);
 	for (i = 0; i < 60; i++)
 		signal_source__free(s[i]);
 }
