@@ -341,10 +341,12 @@ frequency = 199Hz
 EOF2
 	} >rules.ini
 	start_daemon || return 1
-	# a process named fdleaker that opens an fd every 20 ms and burns CPU
+	# a process named fdleaker that opens an fd every 20 ms and burns CPU;
+	# it never forks (no $(seq)): a forked child is named fdleaker too, and
+	# holds one more fd (its pipe), so the rule would rightly pick it
 	cp "$(command -v bash)" ./fdleaker
-	start_bg leaker ./fdleaker -c 'for i in $(seq 3 80); do eval "exec $i</dev/null"; \
-		for j in $(seq 300); do :; done; done; while :; do :; done'
+	start_bg leaker ./fdleaker -c 'for ((i = 3; i <= 80; i++)); do eval "exec $i</dev/null"; \
+		for ((j = 0; j < 300; j++)); do :; done; done; while :; do :; done'
 	wait_for 15 has_captures 1 || { fail "fd rule did not fire: $(cat daemon.log)"; rc=1; }
 	cap=$(ls spool/*.pb.zst 2>/dev/null | head -1)
 	if [ -n "$cap" ]; then
