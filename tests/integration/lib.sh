@@ -72,3 +72,14 @@ expect_status() {
 	[ "$got" -eq "$want" ] || { fail "'$*' exited $got, expected $want: $LAST_STDERR"; return 1; }
 	return 0
 }
+
+# capture_into OUT ARGS... - trapd capture ARGS into OUT.pb.zst (its
+# sidecar OUT.json, its log OUT.log), its folded stacks in OUT.folded.
+capture_into() {
+	local out=$1
+	shift
+	"$TRAPD" capture -o "$out.pb.zst" "$@" >"$out.log" 2>&1 ||
+		{ fail "capture $*: $(tail -3 "$out.log")"; return 1; }
+	"$TRAPD" report "$out.pb.zst" --folded "$out.folded" >/dev/null 2>&1 ||
+		{ fail "report of $out"; return 1; }
+}

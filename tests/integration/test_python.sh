@@ -36,17 +36,6 @@ py_field() {
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["python"][sys.argv[2]])' "$1" "$2"
 }
 
-# py_capture OUT ARGS... - trapd capture ARGS into OUT.pb.zst, folded
-# stacks in OUT.folded, the sidecar OUT.json.
-py_capture() {
-	local out=$1
-	shift
-	"$TRAPD" capture -o "$out.pb.zst" "$@" >"$out.log" 2>&1 ||
-		{ fail "capture $*: $(tail -3 "$out.log")"; return 1; }
-	"$TRAPD" report "$out.pb.zst" --folded "$out.folded" >/dev/null 2>&1 ||
-		{ fail "report of $out"; return 1; }
-}
-
 # The known call chains of pychain.py, in both unwinding modes: of the
 # samples under main, >= 90 % name the right function under the right
 # Python callers (the rest is main's own loop), the 31-deep recursion is
@@ -56,7 +45,7 @@ test_python_names_functions_with_their_callers() {
 	need_python311 || return
 	local mode share deep lines
 	for mode in dwarf fp; do
-		py_capture "chain-$mode" --unwind "$mode" -F 499 -- "$PY311" "$PYWORK/pychain.py" 3 || return 1
+		capture_into "chain-$mode" --unwind "$mode" -F 499 -- "$PY311" "$PYWORK/pychain.py" 3 || return 1
 		share=$(py_share "chain-$mode.folded" \
 			";main;(held_outer;held_middle;held_leaf|${PY_DEEP#main;})(;|\$)" ';main(;|$)')
 		deep=$(py_share "chain-$mode.folded" ";$PY_DEEP(;|\$)" ';deep_leaf(;|$)')
@@ -75,7 +64,7 @@ test_python_names_functions_with_their_callers() {
 			{ fail "pprof: no held_leaf pychain.py:11/12: $(go tool pprof -lines -top chain.pb.gz 2>&1 | head -12)"; return 1; }
 	fi
 	# turned off: the interpreter's native frames only
-	py_capture off --no-python -F 199 -- "$PY311" "$PYWORK/pychain.py" 1 || return 1
+	capture_into off --no-python -F 199 -- "$PY311" "$PYWORK/pychain.py" 1 || return 1
 	[ "$(py_count off.folded 'held_leaf')" -eq 0 ] && [ "$(py_field off.json samples_walked)" -eq 0 ] ||
 		{ fail "--no-python still walked: $(py_field off.json samples_walked)"; return 1; }
 }
@@ -86,7 +75,7 @@ test_python_threads_generators_and_c_extensions() {
 	need_root_bpf || return
 	need_python311 || return
 	local a b wrong gen sre coro
-	py_capture mixed -F 499 -- "$PY311" "$PYWORK/pymixed.py" 3 || return 1
+	capture_into mixed -F 499 -- "$PY311" "$PYWORK/pymixed.py" 3 || return 1
 	# each thread's samples show its own function, never the other's
 	a=$(py_share mixed.folded ';alpha_loop(;|$)' '^py-alpha;')
 	b=$(py_share mixed.folded ';beta_loop(;|$)' '^py-beta;')
@@ -108,7 +97,7 @@ test_python_threads_generators_and_c_extensions() {
 	# every view: the flame graph, and trapd diff against a capture without the walker
 	"$TRAPD" report mixed.pb.zst --svg mixed.svg >/dev/null 2>&1 && grep -q 'alpha_loop' mixed.svg ||
 		{ fail "no Python function in the SVG"; return 1; }
-	py_capture native --no-python -F 499 -- "$PY311" "$PYWORK/pymixed.py" 2 || return 1
+	capture_into native --no-python -F 499 -- "$PY311" "$PYWORK/pymixed.py" 2 || return 1
 	"$TRAPD" diff native.pb.zst mixed.pb.zst --top 0 >diff.txt 2>&1
 	grep -q 'alpha_loop' diff.txt || { fail "trapd diff names no Python function: $(head -20 diff.txt)"; return 1; }
 }
@@ -121,7 +110,7 @@ test_python_in_its_own_namespaces() {
 	need_python311 || return
 	local share
 	mkdir -p nsroot
-	py_capture ns -F 499 -- unshare --pid --mount --fork sh -c \
+	capture_into ns -F 499 -- unshare --pid --mount --fork sh -c \
 		"mount -t tmpfs none $PWD/nsroot && cp $PY311 $PWD/nsroot/py311 &&
 		 cp $PYWORK/pychain.py $PWD/nsroot/ && exec $PWD/nsroot/py311 $PWD/nsroot/pychain.py 2" || return 1
 	[ ! -e nsroot/py311 ] || { fail "the namespace's file is visible outside"; return 1; }
@@ -163,7 +152,7 @@ test_python_after_an_exec() {
 	need_root_bpf || return
 	need_python311 || return
 	local before after
-	py_capture exec -F 499 -- "$PY311" "$PYWORK/pyexec.py" 1.5 || return 1
+	capture_into exec -F 499 -- "$PY311" "$PYWORK/pyexec.py" 1.5 || return 1
 	before=$(py_count exec.folded ';main;before_exec_leaf(;|$)')
 	after=$(py_count exec.folded ';main;held_outer;held_middle;held_leaf(;|$)')
 	echo "    before the exec $before samples in before_exec_leaf, after it $after in held_leaf"
@@ -184,7 +173,7 @@ assert b.count(b"Py_Version\0") == 1
 open(sys.argv[2], "wb").write(b.replace(b"Py_Version\0", b"Py_Versiom\0"))
 PY
 	chmod +x python3.11-unknown
-	py_capture unknown -F 199 -- ./python3.11-unknown "$PYWORK/pychain.py" 1 || return 1
+	capture_into unknown -F 199 -- ./python3.11-unknown "$PYWORK/pychain.py" 1 || return 1
 	echo "    not walkable: $(py_field unknown.json interpreters_not_walkable); $(grep -c . unknown.folded) stacks"
 	[ "$(py_field unknown.json interpreters_not_walkable)" -eq 1 ] || { fail "not counted"; return 1; }
 	[ "$(py_count unknown.folded 'held_leaf|<unknown Python code>')" -eq 0 ] || { fail "Python names from an unknown interpreter"; return 1; }
@@ -201,7 +190,7 @@ test_python_corrupt_frames_are_counted_never_misnamed() {
 	need_root_bpf || return
 	need_python311 || return
 	local healthy
-	py_capture corrupt -F 499 -- "$PY311" "$PYWORK/pycorrupt.py" 2 || return 1
+	capture_into corrupt -F 499 -- "$PY311" "$PYWORK/pycorrupt.py" 2 || return 1
 	healthy=$(py_share corrupt.folded ';main;healthy_caller;healthy_leaf(;|$)' ';healthy_leaf(;|$)')
 	echo "    unreadable $(py_field corrupt.json unreadable), refused frames $(py_field corrupt.json frames_refused), healthy chain $healthy %"
 	[ "$(py_field corrupt.json unreadable)" -gt 0 ] || { fail "the broken link was not counted"; return 1; }
@@ -221,7 +210,7 @@ test_python_other_versions() {
 		[ -x "$py" ] || continue
 		found=$((found + 1))
 		v=$(basename "$py")
-		py_capture "$v" -F 499 -- "$py" "$PYWORK/pychain.py" 2 || return 1
+		capture_into "$v" -F 499 -- "$py" "$PYWORK/pychain.py" 2 || return 1
 		share=$(py_share "$v.folded" ";main;(held_outer;held_middle;held_leaf|${PY_DEEP#main;})(;|\$)" ';main(;|$)')
 		echo "    $py: $share % of main's samples in the right chain"
 		[ "$share" -ge 90 ] || { fail "$v: $share %: $(sort -t' ' -k2 -nr "$v.folded" | head -2)"; return 1; }

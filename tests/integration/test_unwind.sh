@@ -33,24 +33,13 @@ print(100 * u["ended"]["entry"] // max(u["unwound"], 1))
 PY
 }
 
-# unwind_capture OUT ARGS... - trapd capture ARGS into OUT.pb.zst, its
-# folded stacks in OUT.folded.
-unwind_capture() {
-	local out=$1
-	shift
-	"$TRAPD" capture -o "$out.pb.zst" "$@" >"$out.log" 2>&1 ||
-		{ fail "capture $*: $(tail -3 "$out.log")"; return 1; }
-	"$TRAPD" report "$out.pb.zst" --folded "$out.folded" >/dev/null 2>&1 ||
-		{ fail "report of $out"; return 1; }
-}
-
 # The chain main -> dispatch -> outer -> leaf, built -O2 without frame
 # pointers: the frame-pointer walk loses main and dispatch; DWARF mode
 # finds every frame down to the entry in the main thread and in threads.
 test_unwind_nofp_chain_is_complete() {
 	need_root_bpf || return
 	local chain=$WORKLOADS/nofp/chain share entry fp
-	unwind_capture dw --unwind dwarf -d 2 -F 199 -- "$chain" 2.5 1 || return 1
+	capture_into dw --unwind dwarf -d 2 -F 199 -- "$chain" 2.5 1 || return 1
 	share=$(unwind_share dw.folded '(__libc_start_call_main;main;run|start_thread;run);dispatch;outer;leaf$')
 	entry=$(unwind_entry_share dw.json)
 	echo "    dwarf: $share % of samples read the whole chain, $entry % of walks reached an entry"
@@ -63,7 +52,7 @@ import json, sys
 m = {e["path"]: e for e in json.load(open(sys.argv[1]))["unwind"]["by_mapping"]}
 sys.exit(0 if m.get(sys.argv[2], {}).get("entry", 0) > 0 else 1)
 PY
-	unwind_capture fp --unwind fp -d 1 -F 199 -- "$chain" 1.5 || return 1
+	capture_into fp --unwind fp -d 1 -F 199 -- "$chain" 1.5 || return 1
 	fp=$(unwind_share fp.folded ';dispatch;outer;leaf$')
 	echo "    fp: $fp % of samples have dispatch"
 	[ "$(unwind_field fp.json mode)" = fp ] || { fail "sidecar mode is not fp"; return 1; }
@@ -96,7 +85,7 @@ test_unwind_debian_xz_against_perf_dwarf() {
 	command -v perf >/dev/null || { skip "needs perf"; return 77; }
 	local entry ours theirs perf_entry
 	head -c 12M /dev/urandom >rand.bin
-	unwind_capture xz --unwind dwarf -F 199 -- xz -T1 -6 -k -f -c rand.bin || return 1
+	capture_into xz --unwind dwarf -F 199 -- xz -T1 -6 -k -f -c rand.bin || return 1
 	entry=$(unwind_entry_share xz.json)
 	ours=$(awk '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
 		if (f[k] ~ /^(liblzma\.so|lzma_)/) h += n } END { printf "%.1f", t ? 100 * h / t : 0 }' xz.folded)
@@ -115,7 +104,7 @@ test_unwind_debian_python_reaches_main() {
 	need_root_bpf || return
 	[ -x /usr/bin/python3.11 ] || { skip "needs /usr/bin/python3.11"; return 77; }
 	local share entry
-	unwind_capture py --unwind dwarf -F 199 -- /usr/bin/python3.11 -c '
+	capture_into py --unwind dwarf -F 199 -- /usr/bin/python3.11 -c '
 import json, re
 def f(n):
     return n if n < 2 else f(n - 1) + f(n - 2)
@@ -137,7 +126,7 @@ for i in range(12):
 test_unwind_short_copy_is_counted() {
 	need_root_bpf || return
 	local short
-	unwind_capture sc --unwind dwarf --stack-copy 1KiB -d 1 -F 199 -- \
+	capture_into sc --unwind dwarf --stack-copy 1KiB -d 1 -F 199 -- \
 		/usr/bin/python3.11 -c 'def f(n): return n if n < 2 else f(n-1) + f(n-2)
 f(27)' || return 1
 	short=$(unwind_field sc.json ended stack_short)
