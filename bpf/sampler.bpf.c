@@ -38,15 +38,23 @@ volatile __u64 max_samples;  /* cap per window; 0 = none */
 volatile __u64 taken;	     /* samples taken in this window (against the cap) */
 volatile __u32 copy_bytes;   /* DWARF mode: user stack bytes to copy; 0 = frame pointers */
 volatile __u32 window_seq;   /* which arming this is, stamped on every copy */
+volatile __u32 offcpu;	     /* the switch hook records off-CPU time (sampler.h) */
 /* Entries added to stacks and counts in this window: user space, which
  * moves entries out (sampler__move), tells from them how full they are. */
 volatile __u64 stacks_added;
 volatile __u64 counts_added;
+volatile __u64 spares_added; /* ...and to the spare maps */
 
 /* Set before load from tracefs: where sched_process_fork's child_pid is in
  * its record (it moved when the comms became dynamic strings). 0: the
  * fork hook does nothing. */
 const volatile __u32 fork_child_pid_offset;
+
+/* Set before load from tracefs: where sched_switch's record keeps the
+ * state the previous task left in and the next task's pid. 0: the switch
+ * hook is not loaded. */
+const volatile __u32 switch_prev_state_offset;
+const volatile __u32 switch_next_pid_offset;
 
 /* Set before load: bpf_task_pt_regs and bpf_get_current_task_btf exist
  * (5.15+, with BTF). When false the verifier never sees them called. */
@@ -70,6 +78,29 @@ struct {
 	__type(key, __u64);
 	__type(value, struct sampler_stack);
 } stacks SEC(".maps");
+
+/* The spares: when the BPF allocator's per-CPU cache is empty (it refills
+ * only once interrupts are on again, and the scheduler hook runs with
+ * them off), an insert into stacks or counts fails; these small
+ * preallocated maps take the entry instead, so a burst of new stacks (a
+ * service's threads blocking at once) costs nothing. User space moves
+ * them with the others. */
+#define SPARE_STACKS 256
+#define SPARE_COUNTS 1024
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SPARE_STACKS);
+	__type(key, __u64);
+	__type(value, struct sampler_stack);
+} stacks_spare SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SPARE_COUNTS);
+	__type(key, struct sampler_key);
+	__type(value, __u64);
+} counts_spare SEC(".maps");
 
 /* The state of one Python walk (py_step), in the scratch value. */
 struct py_walk {
@@ -180,6 +211,16 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } py_codes SEC(".maps");
 
+/* Off-CPU: the watched tasks away from a CPU, by thread id (sampler.h).
+ * Not preallocated: it holds the tasks of one target. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct sampler_offcpu_start);
+} offcpu_tasks SEC(".maps");
+
 /* DWARF mode: the stack copies, sized from the window before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -285,22 +326,29 @@ struct user_regs_x86 {
 		__v;                                                                               \
 	})
 
-/* user_sp - the user stack pointer of the interrupted task: from the
- * sample's registers when it was in user mode, else from the registers
- * saved when it entered the kernel. 0 if unknown. */
-static __always_inline __u64 user_sp(struct bpf_perf_event_data *ctx)
+/* saved_user_sp - the user stack pointer saved when the current task
+ * entered the kernel; 0 if unknown. */
+static __always_inline __u64 saved_user_sp(void)
 {
 	struct user_regs_x86 *saved;
 	__u64 sp = 0;
 
-	if ((ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, cs)) & 3) == 3)
-		return ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
 	if (!have_task_pt_regs)
 		return 0;
 	saved = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (saved)
 		bpf_probe_read_kernel(&sp, sizeof(sp), &saved->sp);
 	return sp;
+}
+
+/* user_sp - the user stack pointer of the interrupted task: from the
+ * sample's registers when it was in user mode, else from the registers
+ * saved when it entered the kernel. 0 if unknown. */
+static __always_inline __u64 user_sp(struct bpf_perf_event_data *ctx)
+{
+	if ((ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, cs)) & 3) == 3)
+		return ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
+	return saved_user_sp();
 }
 
 /* call_target - where the direct call (e8 rel32) that returns to @ret
@@ -351,10 +399,11 @@ static __always_inline __u64 through_plt(__u64 target)
 	return dest;
 }
 
-/* find_leaf - fill st->leaf for the user stack @st (see sampler.h). */
-static __always_inline void find_leaf(struct bpf_perf_event_data *ctx, struct sampler_stack *st)
+/* find_leaf - fill st->leaf for the user stack @st, whose stack pointer
+ * is @sp (0: unknown) (see sampler.h). */
+static __always_inline void find_leaf(__u64 sp, struct sampler_stack *st)
 {
-	__u64 sp = user_sp(ctx), w, target;
+	__u64 w, target;
 
 	if (st->len >= 2)
 		st->leaf.caller_target = through_plt(call_target(st->ips[1]));
@@ -373,7 +422,17 @@ static __always_inline void find_leaf(struct bpf_perf_event_data *ctx, struct sa
 	}
 }
 #else
-static __always_inline void find_leaf(struct bpf_perf_event_data *ctx, struct sampler_stack *st)
+static __always_inline __u64 saved_user_sp(void)
+{
+	return 0;
+}
+
+static __always_inline __u64 user_sp(struct bpf_perf_event_data *ctx)
+{
+	return 0;
+}
+
+static __always_inline void find_leaf(__u64 sp, struct sampler_stack *st)
 {
 }
 #endif
@@ -475,17 +534,27 @@ static __always_inline __u64 keep_stack(struct sampler_stack *st)
 	n = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
 	if (n == 0)
 		__sync_fetch_and_add(&stacks_added, 1);
-	else if (n != -EEXIST) {
-		stat_inc(n == -E2BIG ? SAMPLER_STAT_STACKS_FULL : SAMPLER_STAT_STACKS_ALLOC_FAILED);
+	else if (n == -E2BIG) {
+		stat_inc(SAMPLER_STAT_STACKS_FULL);
 		return 0;
+	} else if (n != -EEXIST) {
+		/* the allocator's cache was empty: the spare map */
+		n = bpf_map_update_elem(&stacks_spare, &id, st, BPF_NOEXIST);
+		if (n && n != -EEXIST) {
+			stat_inc(SAMPLER_STAT_STACKS_ALLOC_FAILED);
+			return 0;
+		}
+		if (!n)
+			__sync_fetch_and_add(&spares_added, 1);
 	}
 	return id;
 }
 
 /* store_stack - fetch one stack into @st and store it; returns its id or 0
- * when there is none or it could not be stored (the reason is counted). */
-static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct sampler_stack *st,
-					 __u64 flags, __u32 fault_stat, __u32 trunc_stat)
+ * when there is none or it could not be stored (the reason is counted).
+ * @sp is the user stack pointer for a user stack's leaf hint (0: none). */
+static __always_inline __u64 store_stack(void *ctx, struct sampler_stack *st, __u64 flags,
+					 __u32 fault_stat, __u32 trunc_stat, __u64 sp)
 {
 	long n;
 
@@ -501,7 +570,7 @@ static __always_inline __u64 store_stack(struct bpf_perf_event_data *ctx, struct
 		stat_inc(trunc_stat);
 	st->leaf.ret = st->leaf.ret_target = st->leaf.caller_target = 0;
 	if (flags & BPF_F_USER_STACK)
-		find_leaf(ctx, st);
+		find_leaf(sp, st);
 	return keep_stack(st);
 }
 
@@ -742,29 +811,59 @@ static __always_inline __u64 py_stack(struct scratch *sc, __u32 pid, __u32 tid)
 	return keep_stack(&sc->py);
 }
 
-static __always_inline void count_sample(struct sampler_key *key)
+/* count_add - add @n to the count of @key; false when it could not be
+ * stored (counted: under @full_stat or @alloc_stat). */
+static __always_inline bool count_add(struct sampler_key *key, __u64 n, __u32 full_stat,
+				      __u32 alloc_stat)
 {
-	__u64 one = 1, *v;
+	__u64 *v;
 	long err;
 
 	v = bpf_map_lookup_elem(&counts, key);
 	if (v) {
-		__sync_fetch_and_add(v, 1);
-		return;
+		__sync_fetch_and_add(v, n);
+		return true;
 	}
-	err = bpf_map_update_elem(&counts, key, &one, BPF_NOEXIST);
+	err = bpf_map_update_elem(&counts, key, &n, BPF_NOEXIST);
 	if (err == -EEXIST) {
 		v = bpf_map_lookup_elem(&counts, key);
 		if (v)
-			__sync_fetch_and_add(v, 1);
-		return;
+			__sync_fetch_and_add(v, n);
+		return v != NULL;
+	}
+	if (err == -E2BIG) {
+		stat_inc(full_stat);
+		return false;
 	}
 	if (err) {
-		stat_inc(err == -E2BIG ? SAMPLER_STAT_COUNTS_FULL
-				       : SAMPLER_STAT_COUNTS_ALLOC_FAILED);
-		return;
+		/* the allocator's cache was empty: the spare map */
+		v = bpf_map_lookup_elem(&counts_spare, key);
+		if (v) {
+			__sync_fetch_and_add(v, n);
+			return true;
+		}
+		err = bpf_map_update_elem(&counts_spare, key, &n, BPF_NOEXIST);
+		if (err == -EEXIST) {
+			v = bpf_map_lookup_elem(&counts_spare, key);
+			if (v) {
+				__sync_fetch_and_add(v, n);
+				return true;
+			}
+		}
+		if (err) {
+			stat_inc(alloc_stat);
+			return false;
+		}
+		__sync_fetch_and_add(&spares_added, 1);
+		return true;
 	}
 	__sync_fetch_and_add(&counts_added, 1);
+	return true;
+}
+
+static __always_inline void count_sample(struct sampler_key *key)
+{
+	count_add(key, 1, SAMPLER_STAT_COUNTS_FULL, SAMPLER_STAT_COUNTS_ALLOC_FAILED);
 }
 
 /* copy_wakeup - the flags of a copy's submission. Waking the drain thread
@@ -846,7 +945,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		return 0;
 
 	key.kernel_stack = store_stack(ctx, &sc->kernel, 0, SAMPLER_STAT_KERNEL_STACK_FAULT,
-				       SAMPLER_STAT_KERNEL_TRUNCATED);
+				       SAMPLER_STAT_KERNEL_TRUNCATED, 0);
 	key.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	key.py_stack = py_stack(sc, key.pid, key.tid);
@@ -857,8 +956,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	}
 	/* A kernel thread has no user stack: bpf_get_stack returns 0 frames
 	 * for it, which is no loss. */
-	key.user_stack = store_stack(ctx, &sc->user, BPF_F_USER_STACK,
-				     SAMPLER_STAT_USER_STACK_FAULT, SAMPLER_STAT_USER_TRUNCATED);
+	key.user_stack =
+		store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
+			    SAMPLER_STAT_USER_TRUNCATED, user_sp(ctx));
 	count_sample(&key);
 	stat_inc(SAMPLER_STAT_SAMPLES);
 	/* Only processes with user code have a memory map worth a snapshot. */
@@ -901,5 +1001,101 @@ int on_exec(void *ctx)
 	bpf_map_delete_elem(&py_procs, &pid);
 	if (armed && bpf_map_lookup_elem(&seen_pids, &pid))
 		announce(SAMPLER_EVENT_EXEC, pid);
+	return 0;
+}
+
+/* --- off-CPU time (sampler.h) --------------------------------------- */
+
+/* offcpu_state - what the classic record's prev_state says: one bit of
+ * the state the task left in (S 1, D 2, T 4, t 8, X 16, Z 32, P 64, I
+ * 128), 0 for a runnable task that yielded, 256 for one preempted. A
+ * task that exits leaves for good (X, Z): SAMPLER_ON_CPU, not counted. */
+static __always_inline __u32 offcpu_state(__s64 state)
+{
+	if (state & (16 | 32))
+		return SAMPLER_ON_CPU;
+	if (!(state & 0xff))
+		return SAMPLER_OFFCPU_RUNNABLE;
+	if (state & (1 | 128))
+		return SAMPLER_OFFCPU_SLEEPING;
+	if (state & 2)
+		return SAMPLER_OFFCPU_UNINTERRUPTIBLE;
+	return SAMPLER_OFFCPU_OTHER;
+}
+
+/* offcpu_end - thread @tid runs again at @now: count the time it was
+ * away under the stacks it left with. */
+static __always_inline void offcpu_end(__u32 tid, __u64 now)
+{
+	struct sampler_offcpu_start *st = bpf_map_lookup_elem(&offcpu_tasks, &tid);
+	struct sampler_key key;
+	__u64 since;
+
+	if (!st)
+		return;
+	/* the task runs on this CPU: nothing else touches its entry now */
+	__builtin_memcpy(&key, &st->key, sizeof(key));
+	since = st->since;
+	bpf_map_delete_elem(&offcpu_tasks, &tid);
+	if (now > since)
+		count_add(&key, now - since, SAMPLER_STAT_OFFCPU_LOST, SAMPLER_STAT_OFFCPU_LOST);
+}
+
+/* offcpu_begin - the current task (watched, thread group @pid, thread
+ * @tid) leaves the CPU in @state: take its stacks, as a sample would. */
+static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 state, __u64 now)
+{
+	struct sampler_offcpu_start start = {};
+	struct sampler_key *key = &start.key;
+	struct scratch *sc;
+	__u32 zero = 0;
+
+	sc = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!sc)
+		return;
+	key->pid = pid;
+	key->tid = tid;
+	key->offcpu = state;
+	key->kernel_stack = store_stack(ctx, &sc->kernel, 0, SAMPLER_STAT_KERNEL_STACK_FAULT,
+					SAMPLER_STAT_KERNEL_TRUNCATED, 0);
+	key->cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	key->py_stack = py_stack(sc, pid, tid);
+	key->user_stack =
+		store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
+			    SAMPLER_STAT_USER_TRUNCATED, saved_user_sp());
+	start.since = now;
+	if (bpf_map_update_elem(&offcpu_tasks, &tid, &start, BPF_ANY)) {
+		stat_inc(SAMPLER_STAT_OFFCPU_TASKS_FULL);
+		return;
+	}
+	stat_inc(SAMPLER_STAT_OFFCPU_SWITCHES);
+	if (key->user_stack)
+		note_process(pid);
+}
+
+/* The scheduler switches from the current task to the next one. A
+ * classic tracepoint, its fields found in tracefs: a BTF-typed hook would
+ * have libbpf parse the kernel's BTF (see the top of this file). The hook
+ * is attached only for windows that record off-CPU time. */
+SEC("tracepoint/sched/sched_switch")
+int on_switch(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now;
+	__u32 next = 0, tid = (__u32)id;
+	__s64 state = 0;
+
+	if (!armed || !offcpu)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (!bpf_probe_read_kernel(&next, sizeof(next), (char *)ctx + switch_next_pid_offset) &&
+	    next)
+		offcpu_end(next, now);
+	if (!tid || !watched(id >> 32))
+		return 0;
+	if (bpf_probe_read_kernel(&state, sizeof(state), (char *)ctx + switch_prev_state_offset) ||
+	    offcpu_state(state) == SAMPLER_ON_CPU)
+		return 0;
+	offcpu_begin(ctx, id >> 32, tid, offcpu_state(state), now);
 	return 0;
 }

@@ -30,6 +30,32 @@ struct sampler_key {
 	__u64 cgroup_id; /* cgroup v2 id (inode of its directory) */
 	char comm[SAMPLER_COMM_LEN];
 	__u64 py_stack; /* Python frames (struct sampler_py_frame pairs), 0 if none */
+	/* 0: on-CPU samples, counted. Else time off the CPU in nanoseconds,
+	 * in this state (enum sampler_offcpu_state). */
+	__u32 offcpu;
+	__u32 pad;
+};
+
+/* Off-CPU time: while a window that asked for it is armed, the scheduler
+ * hook takes a watched task's stacks when it leaves a CPU (keeping them in
+ * the offcpu_tasks map, by thread) and, when it next runs, adds the time
+ * it was away to the counts entry of those stacks and the state it left
+ * in. Tasks still away when the window closes are counted up to the close
+ * by user space (sampler__stop). */
+enum sampler_offcpu_state {
+	SAMPLER_ON_CPU = 0,
+	SAMPLER_OFFCPU_SLEEPING = 1,	    /* S (and I): waiting for an event */
+	SAMPLER_OFFCPU_UNINTERRUPTIBLE = 2, /* D: waiting for I/O, uninterruptibly */
+	SAMPLER_OFFCPU_RUNNABLE = 3,	    /* R: preempted or yielded, waiting for a CPU */
+	SAMPLER_OFFCPU_OTHER = 4,	    /* stopped, traced, dead */
+	SAMPLER_OFFCPU_NR,
+};
+
+/* A task away from the CPU: what it will be counted under, and since when
+ * (bpf_ktime_get_ns, CLOCK_MONOTONIC). */
+struct sampler_offcpu_start {
+	struct sampler_key key;
+	__u64 since;
 };
 
 /* Stack words read at the user stack pointer, looking for the return
@@ -91,6 +117,10 @@ enum sampler_stat {
 	SAMPLER_STAT_PY_TRUNCATED,  /* ... deeper than SAMPLER_PY_MAX_FRAMES */
 	SAMPLER_STAT_PY_BAD_READ,   /* ... whose frame chain could not be read */
 	SAMPLER_STAT_PY_CODES_LOST, /* py_codes ring full: a code object unnamed */
+	/* Off-CPU (struct sampler_offcpu_start) */
+	SAMPLER_STAT_OFFCPU_SWITCHES,	/* a watched task left a CPU: its stacks taken */
+	SAMPLER_STAT_OFFCPU_TASKS_FULL, /* ... but offcpu_tasks was full: its time lost */
+	SAMPLER_STAT_OFFCPU_LOST,	/* its time could not be counted (counts map) */
 	SAMPLER_STAT_NR,
 };
 
@@ -240,7 +270,8 @@ struct sampler_py_code {
 
 #ifndef __bpf__
 _Static_assert(sizeof(struct sampler_copy) == 80, "sampler_copy layout");
-_Static_assert(sizeof(struct sampler_key) == 56, "sampler_key layout");
+_Static_assert(sizeof(struct sampler_key) == 64, "sampler_key layout");
+_Static_assert(sizeof(struct sampler_offcpu_start) == 72, "sampler_offcpu_start layout");
 _Static_assert(sizeof(struct sampler_py_proc) == 72, "sampler_py_proc layout");
 _Static_assert(sizeof(struct sampler_py_frame) == 16, "sampler_py_frame layout");
 _Static_assert(sizeof(struct sampler_py_code) == 56 + 2 * 280 + SAMPLER_PY_LINES_MAX,

@@ -303,6 +303,39 @@ const char *rule_scope__value(const struct rule_scope *s, char *buf, size_t len)
 	return buf;
 }
 
+const char *rule_record__name(enum rule_record r)
+{
+	switch (r) {
+	case RULE_RECORD_OFFCPU:
+		return "offcpu";
+	case RULE_RECORD_BOTH:
+		return "cpu+offcpu";
+	default:
+		return "cpu";
+	}
+}
+
+int rule_record__parse(const char *s, enum rule_record *out)
+{
+	static const struct {
+		const char *name;
+		enum rule_record r;
+	} words[] = {
+		{ "cpu", RULE_RECORD_CPU },	     { "offcpu", RULE_RECORD_OFFCPU },
+		{ "off-cpu", RULE_RECORD_OFFCPU },   { "cpu+offcpu", RULE_RECORD_BOTH },
+		{ "cpu+off-cpu", RULE_RECORD_BOTH },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!strcmp(s, words[i].name)) {
+			*out = words[i].r;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static const char *const unwind_names[] = {
 	[RULE_UNWIND_AUTO] = "auto",
 	[RULE_UNWIND_DWARF] = "dwarf",

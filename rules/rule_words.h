@@ -72,6 +72,12 @@ const char *rule_scope__format(const struct rule_scope *s, char *buf, size_t len
  * Returns @buf. */
 const char *rule_scope__value(const struct rule_scope *s, char *buf, size_t len);
 
+/* rule_record__name - "cpu", "offcpu", "cpu+offcpu": @r as the file
+ * writes it; rule_record__parse - the reverse (-EINVAL: none of them;
+ * "off-cpu" is taken for "offcpu"). */
+const char *rule_record__name(enum rule_record r);
+int rule_record__parse(const char *s, enum rule_record *out);
+
 /* rule_unwind__name - "auto", "dwarf", "fp": @u as the file writes it in
  * unwind = and manual_unwind =. */
 const char *rule_unwind__name(enum rule_unwind u);

@@ -55,6 +55,7 @@ const struct rules_key rules_global_keys[GK_NR] = {
 	[GK_MANUAL_STACK_COPY] = { "manual_stack_copy", KEY_SIZE, G(manual_stack_copy_bytes),
 				   RULE_STACK_COPY_MIN, RULE_STACK_COPY_MAX, "16KiB" },
 	[GK_MANUAL_PYTHON] = { "manual_python", KEY_BOOL, G(manual_python), 0, 0, "true" },
+	[GK_MANUAL_CAPTURE] = { "manual_capture", KEY_RECORD, G(manual_record), 0, 0, "cpu" },
 	[GK_SYMBOL_CACHE] = { "symbol_cache", KEY_SIZE, G(symbol_cache_bytes), 0, 1ull << 40,
 			      "16MiB" },
 	/* The defaults are trapd/symbolize/symbudget.h's SYMBUDGET_DEFAULT_*. */
@@ -95,6 +96,8 @@ const struct rules_key rules_rule_keys[RK_NR] = {
 	[RK_STACK_COPY] = { "stack_copy", KEY_SIZE, R(stack_copy_bytes), RULE_STACK_COPY_MIN,
 			    RULE_STACK_COPY_MAX, "16KiB" },
 	[RK_PYTHON] = { "python", KEY_BOOL, R(python), 0, 0, "true" },
+	/* default: from the rule's signal and scope, once it is all read */
+	[RK_CAPTURE] = { "capture", KEY_RECORD, R(record), 0, 0, NULL },
 	[RK_COOLDOWN] = { "cooldown", KEY_DURATION0, R(cooldown_ns), 0, 7 * DAY, "5m" },
 	[RK_MAX_PER_HOUR] = { "max_per_hour", KEY_COUNT, R(max_per_hour), 0, EVAL_FIRES_MAX, "0" },
 	[RK_MAX_PER_DAY] = { "max_per_day", KEY_COUNT, R(max_per_day), 0, EVAL_FIRES_MAX, "0" },
@@ -518,6 +521,12 @@ int rules_key__parse(const struct rules_key *k, void *base, const char *v, char 
 			return -EINVAL;
 		}
 		return 0;
+	case KEY_RECORD:
+		if (rule_record__parse(v, f)) {
+			snprintf(msg, len, "expected cpu, offcpu or cpu+offcpu");
+			return -EINVAL;
+		}
+		return 0;
 	case KEY_SPECIAL:
 		snprintf(msg, len, "not a plain key");
 		return -EINVAL;
@@ -572,6 +581,9 @@ void rules_key__print(const struct rules_key *k, const void *base, FILE *out)
 	case KEY_UNWIND:
 		fprintf(out, "%s = %s\n", k->name, rule_unwind__name(*(const enum rule_unwind *)f));
 		break;
+	case KEY_RECORD:
+		fprintf(out, "%s = %s\n", k->name, rule_record__name(*(const enum rule_record *)f));
+		break;
 	default:
 		break;
 	}
@@ -595,6 +607,8 @@ bool rules_key__equal(const struct rules_key *k, const void *a, const void *b)
 		return rule_scope__equal(fa, fb);
 	case KEY_UNWIND:
 		return *(const enum rule_unwind *)fa == *(const enum rule_unwind *)fb;
+	case KEY_RECORD:
+		return *(const enum rule_record *)fa == *(const enum rule_record *)fb;
 	case KEY_SPECIAL:
 		return true;
 	default:

@@ -45,6 +45,7 @@ enum key_type {
 	KEY_GROUP,     /* char *: an existing group; NULL ("none") */
 	KEY_SCOPE,     /* struct rule_scope: system, cgroup:, pid:, process: */
 	KEY_UNWIND,    /* enum rule_unwind: auto, dwarf, fp */
+	KEY_RECORD,    /* enum rule_record: cpu, offcpu, cpu+offcpu */
 	KEY_SPECIAL,   /* checked by rules_rule.c */
 };
 
@@ -74,6 +75,7 @@ enum global_key {
 	GK_MANUAL_UNWIND,
 	GK_MANUAL_STACK_COPY,
 	GK_MANUAL_PYTHON,
+	GK_MANUAL_CAPTURE,
 	GK_SYMBOL_CACHE,
 	GK_SYMBOLIZE_BYTES,
 	GK_SYMBOLIZE_SYMBOLS,
@@ -135,6 +137,7 @@ enum rule_key {
 	RK_UNWIND,
 	RK_STACK_COPY,
 	RK_PYTHON,
+	RK_CAPTURE,
 	RK_COOLDOWN,
 	RK_MAX_PER_HOUR,
 	RK_MAX_PER_DAY,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* rules_model.c - questions about loaded rules that need only the data
  * (rules_model.h): finding a rule, whether a process is pinned by more
- * than its name, whether [upload] sends credentials in clear text. */
+ * than its name, what it captures by default, whether [upload] sends
+ * credentials in clear text. */
 #include "rules/rules_model.h"
 
 #include <string.h>
@@ -26,6 +27,26 @@ bool rule__pinned_by_name_only(const struct rule *r)
 		return false;
 
 	return named && !r->pin.user && !r->pin.exe && !r->pin.cgroup;
+}
+
+enum rule_record rules__record_default(const struct rule *r)
+{
+	bool waits;
+
+	if (r->sample.kind == RULE_SCOPE_SYSTEM)
+		return RULE_RECORD_CPU;
+	switch (r->signal) {
+	case RULE_SIGNAL_PSI:
+	case RULE_SIGNAL_THROTTLED:
+	case RULE_SIGNAL_THROTTLED_TIME:
+	case RULE_SIGNAL_THROTTLED_RATE:
+	case RULE_SIGNAL_LATENCY:
+		waits = true;
+		break;
+	default:
+		waits = !r->above;
+	}
+	return waits ? RULE_RECORD_BOTH : RULE_RECORD_CPU;
 }
 
 bool rules_upload__insecure(const struct rules_upload *u)

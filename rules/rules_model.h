@@ -114,6 +114,14 @@ enum rule_unwind {
 	RULE_UNWIND_FP,	   /* "fp": frame pointers, walked by the kernel */
 };
 
+/* What a capture records (capture =): bits, as the sampler's
+ * SAMPLER_RECORD_* (trapd/guard asserts they agree). */
+enum rule_record {
+	RULE_RECORD_CPU = 1,	/* "cpu": on-CPU samples */
+	RULE_RECORD_OFFCPU = 2, /* "offcpu": the time the target's threads wait off the CPU */
+	RULE_RECORD_BOTH = 3,	/* "cpu+offcpu" */
+};
+
 /* Bytes of user stack a sample copies in DWARF mode (stack_copy =).
  * The most is the sampler's SAMPLER_COPY_MAX (bpf/sampler.h), the
  * default the capture's SESSION_STACK_COPY_DEFAULT: rules/ includes
@@ -176,6 +184,10 @@ struct rule {
 	enum rule_unwind unwind;
 	uint64_t stack_copy_bytes; /* DWARF mode (not fp) */
 	bool python;		   /* walk CPython interpreters' frames (python =) */
+	/* what the capture records (capture =); unset: both for a rule that
+	 * fires on waiting (below, PSI, throttling, latency) with a sample
+	 * scope narrower than the host, else on-CPU only (rules__record_default) */
+	enum rule_record record;
 
 	/* how often it may */
 	uint64_t cooldown_ns;
@@ -203,6 +215,7 @@ struct rules_global {
 	enum rule_unwind manual_unwind;
 	uint64_t manual_stack_copy_bytes;
 	bool manual_python;
+	enum rule_record manual_record;
 	uint64_t symbol_cache_bytes; /* symbol tables kept between captures */
 	/* what symbolizing one capture may cost (trapd/symbolize/symbudget.h) */
 	uint64_t symbolize_bytes;	   /* symbol tables read, debug files hashed */
@@ -295,6 +308,14 @@ struct rules_errors {
 
 /* rules__find - the rule of @r named @name, or NULL. */
 const struct rule *rules__find(const struct rules *r, const char *name);
+
+/* rules__record_default - what @r captures when capture = is not given:
+ * on-CPU samples and off-CPU time when it fires on waiting (a below rule,
+ * PSI, CPU throttling, a latency histogram), on-CPU samples only when it
+ * fires on use (above on CPU, memory, threads, fds), and on-CPU samples
+ * only when it samples the whole host, whose every context switch the
+ * off-CPU hook would pay for. */
+enum rule_record rules__record_default(const struct rule *r);
 
 /* rule__pinned_by_name_only - whether @r finds a process by its name
  * (its signal's scope or its sample) with no process_user, process_exe

@@ -36,6 +36,7 @@ struct rules_rule_meta {
 	int duration_line; /* 0: the default */
 	bool duration_ok;  /* window_ns holds a parsed value */
 	bool dry_run_set;
+	bool record_set; /* capture = was given (and good) */
 };
 
 enum section {

@@ -81,6 +81,8 @@ static void check_plain(struct rules_parser *p, const struct rules_raw_rule *raw
 		}
 		if (k == RK_DRY_RUN)
 			meta->dry_run_set = !err;
+		if (k == RK_CAPTURE)
+			meta->record_set = !err;
 	}
 }
 

@@ -428,6 +428,8 @@ void rules_sections__end(struct rules_parser *p)
 
 		if (!m->dry_run_set)
 			rule->dry_run = r->global.dry_run;
+		if (!m->record_set)
+			rule->record = rules__record_default(rule);
 		if (!m->duration_ok)
 			continue;
 		snprintf(section, sizeof(section), "[rule %s]",

@@ -423,6 +423,96 @@ static void test_go_tool_pprof_reads_our_encoding(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* add_off_cpu - two off-CPU samples on @p's first stack: 3 ms sleeping
+ * and 2 ms waiting for I/O. */
+static void add_off_cpu(struct profile *p)
+{
+	struct profile_sample s = { .pid = 1234, .tid = 1236, .offcpu_ns = 3000000 };
+	const uint32_t *locs = profile__sample_locs(p, &p->samples[0]);
+	uint32_t n = p->samples[0].nlocs;
+
+	s.comm = (uint32_t)profile__string(p, "app");
+	s.state = (uint32_t)profile__string(p, "sleeping");
+	assert_int_equal(profile__add_sample(p, locs, n, &s), 0);
+	s.offcpu_ns = 2000000;
+	s.state = (uint32_t)profile__string(p, "uninterruptible");
+	assert_int_equal(profile__add_sample(p, locs, n, &s), 0);
+}
+
+static void test_off_cpu_samples_round_trip(void **state)
+{
+	struct profile *p = build_profile(), *q;
+	char why[128];
+
+	add_off_cpu(p);
+	q = round_trip(p);
+	assert_false(profile_diff(p, q, why, sizeof(why)));
+	assert_int_equal(q->samples[q->nsamples - 1].offcpu_ns, 2000000);
+	assert_string_equal(profile__str(q, q->samples[q->nsamples - 1].state), "uninterruptible");
+	assert_int_equal(q->samples[0].offcpu_ns, 0);
+	assert_int_equal(q->samples[0].state, 0);
+	profile__free(p);
+	profile__free(q);
+}
+
+/* An off_cpu value is found by its sample type's name, wherever it is;
+ * the first value stays the count. */
+static void test_off_cpu_value_is_found_by_its_type(void **state)
+{
+	/* sample_type off_cpu/ns then samples/count; one sample [5ms, 2] */
+	static const uint8_t pb[] = {
+		0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, /* sample_type off_cpu nanoseconds */
+		0x0a, 0x04, 0x08, 0x03, 0x10, 0x04, /* sample_type samples count */
+		0x12, 0x06, 0x12, 0x04, 0xc0, 0x96, 0xb1, 0x02, /* value [5000000] */
+		0x32, 0x00, 0x32, 0x07, 'o',  'f',  'f',  '_',	'c', 'p', 'u',	0x32, 0x0b, 'n',
+		'a',  'n',  'o',  's',	'e',  'c',  'o',  'n',	'd', 's', 0x32, 0x07, 's',  'a',
+		'm',  'p',  'l',  'e',	's',  0x32, 0x05, 'c',	'o', 'u', 'n',	't',
+	};
+	struct profile *q = NULL;
+	char err[256];
+
+	assert_int_equal(pprof_decode(pb, sizeof(pb), &q, err, sizeof(err)), 0);
+	assert_int_equal(q->nsamples, 1);
+	assert_int_equal(q->samples[0].offcpu_ns, 5000000);
+	assert_int_equal(q->samples[0].count, 0);
+	profile__free(q);
+}
+
+static void test_go_tool_pprof_reads_off_cpu(void **state)
+{
+	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], *out;
+	struct profile *p;
+	void *buf = NULL;
+	size_t len;
+
+	if (!go_available())
+		skip();
+	p = build_profile();
+	add_off_cpu(p);
+	assert_int_equal(pprof_encode(p, &buf, &len), 0);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/test.pb.gz", dir);
+	write_gzip(path, buf, len);
+
+	out = run_pprof("-raw -symbolize=none", path);
+	/* cpu stays what pprof tools show unasked */
+	assert_contains(out, "samples/count cpu/nanoseconds[dflt] off_cpu/nanoseconds");
+	assert_contains(out, "state:[uninterruptible]");
+	free(out);
+	out = run_pprof("-top -symbolize=none -sample_index=off_cpu", path);
+	assert_contains(out, "Type: off_cpu");
+	assert_contains(out, "Total samples = 5ms");
+	free(out);
+	out = run_pprof("-tags -symbolize=none -sample_index=off_cpu", path);
+	assert_contains(out, "3.0ms (60.00%): sleeping");
+	free(out);
+
+	free(buf);
+	profile__free(p);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_go_tool_pprof_shows_run_labels(void **state)
 {
 	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], *out;
@@ -1062,6 +1152,9 @@ int main(void)
 		cmocka_unit_test(test_profile_of_empty_stacks_round_trips),
 		cmocka_unit_test(test_empty_input_is_an_empty_profile),
 		cmocka_unit_test(test_run_labels_round_trip),
+		cmocka_unit_test(test_off_cpu_samples_round_trip),
+		cmocka_unit_test(test_off_cpu_value_is_found_by_its_type),
+		cmocka_unit_test(test_go_tool_pprof_reads_off_cpu),
 		cmocka_unit_test(test_profile_without_runs_encodes_as_before),
 		cmocka_unit_test(test_run_labels_decode_like_pid_and_tid),
 		cmocka_unit_test(test_go_tool_pprof_reads_our_encoding),

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "trapd/profile/profile_view.h"
 #include "trapd/profile/report.h"
 
 struct want_row {
@@ -186,6 +187,68 @@ static void test_summary_line(void **state)
 	stacktree__free(tb);
 	stacktree__free(t);
 	profile__free(bare);
+	profile__free(p);
+}
+
+/* waits - off-CPU time: 60 ms in a read (kernel frames above it), 30 ms
+ * in a futex wait, 10 ms of a kernel thread; 5 samples on the CPU. */
+static struct profile *waits(void)
+{
+	static const char *const rd[] = { "main", "load", "read", "k:vfs_read", "k:schedule" };
+	static const char *const fx[] = { "main", "lock", "k:futex_wait", "k:schedule" };
+	static const char *const kt[] = { "k:kthread", "k:schedule" };
+	static const char *const on[] = { "main", "load" };
+	struct profile *p = profile__new();
+
+	assert_non_null(p);
+	p->period_ns = 10000000;
+	p->duration_ns = 1000000000;
+	fx_stackv(p, "app", 7, 5, on, 2);
+	fx_stackv(p, "app", 7, 0, rd, 5);
+	p->samples[1].offcpu_ns = 60000000;
+	fx_stackv(p, "app", 7, 0, fx, 4);
+	p->samples[2].offcpu_ns = 30000000;
+	fx_stackv(p, "kworker", 9, 0, kt, 2);
+	p->samples[3].offcpu_ns = 10000000;
+	return p;
+}
+
+/* Off the CPU every stack ends in the scheduler: the table's self goes to
+ * the user function that waited (a kernel thread's stays its own). */
+static void test_offcpu_table_ranks_the_code_that_waited(void **state)
+{
+	static const struct want_row want[] = {
+		{ "read", 60000000, 60000000 },
+		{ "lock", 30000000, 30000000 },
+		{ "schedule_[k]", 10000000, 100000000 },
+		{ "futex_wait_[k]", 0, 30000000 },
+		{ "kthread_[k]", 0, 10000000 },
+		{ "load", 0, 60000000 },
+		{ "main", 0, 90000000 },
+		{ "vfs_read_[k]", 0, 60000000 },
+	};
+	struct profile *p = waits();
+	struct stacktree *t;
+	struct report_row *rows;
+	struct golden_buf b;
+	size_t n, i;
+	char *text;
+
+	assert_int_equal(profile_view__apply(p, PROFILE_VIEW_OFFCPU), 0);
+	t = tree_of(p);
+	assert_int_equal(report_functions_waiting(t, &rows, &n), 0);
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < n; i++) {
+		assert_string_equal(rows[i].name, want[i].name);
+		assert_int_equal(rows[i].self, want[i].self);
+		assert_int_equal(rows[i].total, want[i].total);
+	}
+	free(rows);
+	assert_int_equal(report_write_top(golden_open(&b), p, t, REPORT_DEFAULT_TOP), 0);
+	text = golden_text(&b);
+	golden_check("report_offcpu.txt", text);
+	free(text);
+	stacktree__free(t);
 	profile__free(p);
 }
 
@@ -379,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_outlined_functions_own_their_inlined_code),
 		cmocka_unit_test(test_summary_line),
 		cmocka_unit_test(test_top_table_golden),
+		cmocka_unit_test(test_offcpu_table_ranks_the_code_that_waited),
 		cmocka_unit_test(test_long_names_fit_80_columns),
 		cmocka_unit_test(test_empty_profile_table),
 		cmocka_unit_test(test_huge_counts_saturate),

@@ -15,6 +15,7 @@
 #include "trapd/capture/leafcaller.h"
 #include "trapd/capture/metadata.h"
 #include "trapd/profile/profile_file.h"
+#include "trapd/profile/profile_view.h"
 #include "trapd/symbolize/knames.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
@@ -80,6 +81,8 @@ struct build_ctx {
 	uint64_t user_cut;	       /* samples whose user stack was cut */
 	int pid;		       /* of the record being added */
 	struct pyframes *py;	       /* the window's Python code objects; NULL: none */
+	uint64_t offcpu_ns[SAMPLER_OFFCPU_NR];
+	uint32_t states[SAMPLER_OFFCPU_NR]; /* their labels' string indexes; 0: not yet */
 	uint64_t user[SAMPLER_MAX_DEPTH + 1];
 	uint32_t native[SAMPLER_MAX_DEPTH + 1]; /* user frames before Python's are spliced in */
 	uint32_t locs[3 * SAMPLER_MAX_DEPTH + 1];
@@ -90,6 +93,46 @@ static int function_start(void *ctx, uint64_t addr, uint64_t *start)
 	struct build_ctx *b = ctx;
 
 	return symbolizer__function_start(b->sym, b->pid, addr, start);
+}
+
+static const char *const state_names[SAMPLER_OFFCPU_NR] = {
+	[SAMPLER_OFFCPU_SLEEPING] = PROFILE_STATE_SLEEPING,
+	[SAMPLER_OFFCPU_UNINTERRUPTIBLE] = PROFILE_STATE_UNINTERRUPTIBLE,
+	[SAMPLER_OFFCPU_RUNNABLE] = PROFILE_STATE_RUNNABLE,
+	[SAMPLER_OFFCPU_OTHER] = PROFILE_STATE_OTHER,
+};
+
+/* weigh - @rec's count into @tmpl: samples, or nanoseconds off the CPU
+ * in a state (labelled); returns 0 or a negative errno. */
+static int weigh(struct build_ctx *b, const struct sampler_record *rec, struct profile_sample *tmpl)
+{
+	uint32_t st = rec->key->offcpu;
+	int64_t idx;
+
+	if (st == SAMPLER_ON_CPU) {
+		tmpl->count = (int64_t)rec->count;
+		b->stored += rec->count;
+		return 0;
+	}
+	if (st >= SAMPLER_OFFCPU_NR)
+		st = SAMPLER_OFFCPU_OTHER;
+	if (!b->states[st]) {
+		idx = profile__string(b->p, state_names[st]);
+		if (idx < 0)
+			return (int)idx;
+		b->states[st] = (uint32_t)idx;
+	}
+	tmpl->state = b->states[st];
+	tmpl->offcpu_ns = rec->count > INT64_MAX ? INT64_MAX : (int64_t)rec->count;
+	b->offcpu_ns[st] += rec->count;
+	return 0;
+}
+
+/* samples - what @rec weighs in the statistics of samples: its count, or
+ * nothing for off-CPU time (the symbolizer's statistics are of samples). */
+static uint64_t samples(const struct sampler_record *rec)
+{
+	return rec->key->offcpu ? 0 : rec->count;
 }
 
 /* user_locations - the locations of the @nuser native user frames of
@@ -109,7 +152,7 @@ static int user_locations(struct build_ctx *b, const struct sampler_record *rec,
 	if (err)
 		return err;
 	err = pyframes__splice(b->py, b->p, symbolizer__python(b->sym, b->pid), b->pid, b->user,
-			       b->native, nuser, rec->py, rec->py_len, rec->count, out);
+			       b->native, nuser, rec->py, rec->py_len, samples(rec), out);
 	if (err < 0)
 		return err;
 	*n = (uint32_t)err;
@@ -131,9 +174,11 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	 * symbolized first so the program's mapping is the profile's first,
 	 * which pprof tools take as the main binary. */
 	b->pid = (int)rec->key->pid;
-	nkept = symbolizer__user_frames(rec->user_ips, rec->user_len);
+	nkept = rec->unwound
+			? symbolizer__user_frames(rec->user_ips, rec->user_len)
+			: symbolizer__walked_frames(b->sym, b->pid, rec->user_ips, rec->user_len);
 	if (nkept < rec->user_len)
-		b->user_cut += rec->count;
+		b->user_cut += samples(rec);
 	if (rec->unwound) {
 		/* a DWARF walk has every frame: no leaf caller to recover */
 		nuser = nkept < SAMPLER_MAX_DEPTH ? nkept : SAMPLER_MAX_DEPTH;
@@ -142,12 +187,12 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	} else {
 		v = leafcaller_fix(rec->user_ips, nkept, rec->user_leaf, function_start, b, b->user,
 				   SAMPLER_MAX_DEPTH + 1, &nuser);
-		b->leaf[v] += rec->count;
+		b->leaf[v] += samples(rec);
 	}
 	if (nuser)
 		b->roots[stack_root_of(symbolizer__name(
 			b->sym, b->pid, nuser > 1 ? b->user[nuser - 1] - 1 : b->user[0]))] +=
-			rec->count;
+			samples(rec);
 	err = user_locations(b, rec, nuser, &nuser);
 	if (!err)
 		err = symbolizer__kernel_stack(b->sym, b->p, rec->kernel_ips, rec->kernel_len,
@@ -163,10 +208,11 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	err = cgroup_label(&b->cgroups, b->p, rec->key->cgroup_id, &tmpl.cgroup);
 	if (err)
 		return err;
-	tmpl.count = (int64_t)rec->count;
+	err = weigh(b, rec, &tmpl);
+	if (err)
+		return err;
 	tmpl.pid = rec->key->pid;
 	tmpl.tid = rec->key->tid;
-	b->stored += rec->count;
 	return profile__add_sample(b->p, b->locs, rec->kernel_len + nuser, &tmpl);
 }
 
@@ -241,6 +287,27 @@ static int add_python_summary(struct profile *p, const struct capture_info *info
 	return profile__add_comment(p, line);
 }
 
+/* add_offcpu_summary - the off-CPU time by state, when the window
+ * recorded it. */
+static int add_offcpu_summary(struct profile *p, const struct capture_info *info)
+{
+	const uint64_t *v = info->stats.v, *ns = info->offcpu_ns;
+	char line[512];
+
+	if (!(info->record & SAMPLER_RECORD_OFFCPU))
+		return 0;
+	snprintf(
+		line, sizeof(line),
+		"off-cpu: %.3fs sleeping, %.3fs uninterruptible, %.3fs runnable, %.3fs other; %" PRIu64
+		" switches (lost: %" PRIu64 " tasks over the table, %" PRIu64 " uncounted)",
+		(double)ns[SAMPLER_OFFCPU_SLEEPING] / 1e9,
+		(double)ns[SAMPLER_OFFCPU_UNINTERRUPTIBLE] / 1e9,
+		(double)ns[SAMPLER_OFFCPU_RUNNABLE] / 1e9, (double)ns[SAMPLER_OFFCPU_OTHER] / 1e9,
+		v[SAMPLER_STAT_OFFCPU_SWITCHES], v[SAMPLER_STAT_OFFCPU_TASKS_FULL],
+		v[SAMPLER_STAT_OFFCPU_LOST]);
+	return profile__add_comment(p, line);
+}
+
 /* add_summary - the capture's essentials as pprof comments, so a profile
  * copied without its sidecar still says what it is and what it lost. */
 static int add_summary(struct profile *p, const struct capture_info *info)
@@ -262,6 +329,8 @@ static int add_summary(struct profile *p, const struct capture_info *info)
 		err = profile__add_comment(p, off > 7 ? line : "losses: none");
 	if (!err)
 		err = add_python_summary(p, info);
+	if (!err)
+		err = add_offcpu_summary(p, info);
 	return err ? err : add_context(p, info);
 }
 
@@ -313,9 +382,10 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 		pyframes__stats(py, &info->python);
 	symbolizer__use_kernel_names(sym, NULL, NULL);
 	knames__free(kn);
+	info->samples_stored = b->stored;
+	memcpy(info->offcpu_ns, b->offcpu_ns, sizeof(info->offcpu_ns));
 	if (!err)
 		err = add_summary(b->p, info);
-	info->samples_stored = b->stored;
 	info->stacks_distinct = sample_dump__nstacks(d);
 	memcpy(info->leaf, b->leaf, sizeof(info->leaf));
 	memcpy(info->roots, b->roots, sizeof(info->roots));

@@ -70,6 +70,7 @@ struct capture_info {
 	struct capture_target target;
 	uint64_t freq_hz;
 	uint64_t period_ns;
+	uint32_t record;	/* what the window recorded: SAMPLER_RECORD_* bits */
 	int64_t start_ns;	/* window start, ns since the epoch */
 	int64_t duration_ns;	/* window length as measured */
 	const char *end_reason; /* "duration", "target exited", "interrupted", ... */
@@ -82,17 +83,18 @@ struct capture_info {
 	/* per mapped object: frames named and why not (the symbolizer's) */
 	const struct symbolizer_file_stats *sym_files;
 	size_t nsym_files;
-	const struct symbudget *budget; /* what symbolizing cost and refused; NULL if none */
-	uint64_t snapshots_dropped;	/* processes announced past the worker's queue */
-	uint64_t samples_stored;	/* sum of the counts read back */
-	uint64_t stacks_distinct;	/* distinct stacks (user and kernel) read back */
-	uint64_t leaf[LEAF_NR];		/* samples by what became of their leaf's caller */
-	uint64_t roots[STACK_ROOT_NR];	/* samples by whether their walk reached a root */
-	struct unwind_summary unwind;	/* how user stacks were walked */
-	struct pyframes_stats python;	/* what became of the Python frames */
-	uint64_t user_stacks_cut;	/* samples whose user stack was cut at a word that
+	const struct symbudget *budget;	       /* what symbolizing cost and refused; NULL if none */
+	uint64_t snapshots_dropped;	       /* processes announced past the worker's queue */
+	uint64_t samples_stored;	       /* sum of the on-CPU counts read back */
+	uint64_t offcpu_ns[SAMPLER_OFFCPU_NR]; /* off-CPU time read back, by state */
+	uint64_t stacks_distinct;	       /* distinct stacks (user and kernel) read back */
+	uint64_t leaf[LEAF_NR];		       /* samples by what became of their leaf's caller */
+	uint64_t roots[STACK_ROOT_NR];	       /* samples by whether their walk reached a root */
+	struct unwind_summary unwind;	       /* how user stacks were walked */
+	struct pyframes_stats python;	       /* what became of the Python frames */
+	uint64_t user_stacks_cut;	       /* samples whose user stack was cut at a word that
 					 * is no user address (symbolizer__user_frames) */
-	uint64_t profile_bytes;		/* size of the written .pb.zst */
+	uint64_t profile_bytes;		       /* size of the written .pb.zst */
 	const struct run_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
 };
 

@@ -9,6 +9,7 @@
 
 #include "trapd/capture/run_record.h"
 #include "trapd/latency/latency_report.h"
+#include "trapd/profile/profile_view.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/json.h"
 
@@ -317,6 +318,37 @@ static void emit_python(struct json_writer *w, const struct capture_info *info)
 	json_object_end(w);
 }
 
+/* emit_off_cpu - the time the target spent off the CPU, by the state it
+ * waited in, when the window recorded it (its own section: a capture
+ * without it is an on-CPU capture, as before). */
+static void emit_off_cpu(struct json_writer *w, const struct capture_info *info)
+{
+	static const char *const states[SAMPLER_OFFCPU_NR] = {
+		[SAMPLER_OFFCPU_SLEEPING] = PROFILE_STATE_SLEEPING,
+		[SAMPLER_OFFCPU_UNINTERRUPTIBLE] = PROFILE_STATE_UNINTERRUPTIBLE,
+		[SAMPLER_OFFCPU_RUNNABLE] = PROFILE_STATE_RUNNABLE,
+		[SAMPLER_OFFCPU_OTHER] = PROFILE_STATE_OTHER,
+	};
+	const uint64_t *v = info->stats.v;
+	int i;
+
+	if (!(info->record & SAMPLER_RECORD_OFFCPU))
+		return;
+	json_key(w, "off_cpu");
+	json_object_begin(w);
+	json_key(w, "on_cpu_samples");
+	json_bool(w, info->record & SAMPLER_RECORD_CPU);
+	json_key(w, "ns");
+	json_object_begin(w);
+	for (i = SAMPLER_OFFCPU_SLEEPING; i < SAMPLER_OFFCPU_NR; i++)
+		json_kv_u64(w, states[i], info->offcpu_ns[i]);
+	json_object_end(w);
+	json_kv_u64(w, "switches", v[SAMPLER_STAT_OFFCPU_SWITCHES]);
+	json_kv_u64(w, "tasks_full", v[SAMPLER_STAT_OFFCPU_TASKS_FULL]);
+	json_kv_u64(w, "lost", v[SAMPLER_STAT_OFFCPU_LOST]);
+	json_object_end(w);
+}
+
 static void emit_counts(struct json_writer *w, const struct capture_info *info)
 {
 	int i;
@@ -336,6 +368,7 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 			json_kv_u64(w, sampler__stat_name(i), info->stats.v[i]);
 	json_object_end(w);
 	emit_python(w, info);
+	emit_off_cpu(w, info);
 	json_key(w, "symbols");
 	json_object_begin(w);
 	json_kv_u64(w, "user_frames", info->symbols.user_frames);

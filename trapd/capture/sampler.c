@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sampler.skel.h"
+#include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 #include "trapd/util/tracefs.h"
 
@@ -39,6 +40,7 @@ struct sampler {
 	int ncpus;		 /* CPUs sampled */
 	int npossible;		 /* for per-CPU map values */
 	uint64_t freq_hz;	 /* the perf events' frequency (sampler__retarget changes it) */
+	uint32_t record;	 /* SAMPLER_RECORD_* of the next window */
 	uint32_t copy_max;	 /* stack copy bytes the copies ring was sized for; 0: none */
 	struct ring_buffer *rb;
 	sampler_event_fn event_fn;
@@ -47,6 +49,7 @@ struct sampler {
 	void *py_code_ctx;
 	uint64_t stacks_moved; /* entries sampler__move took out this window */
 	uint64_t counts_moved;
+	uint64_t spares_moved;
 };
 
 static const char *const stat_names[SAMPLER_STAT_NR] = {
@@ -74,6 +77,9 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_PY_TRUNCATED] = "python_truncated",
 	[SAMPLER_STAT_PY_BAD_READ] = "python_bad_read",
 	[SAMPLER_STAT_PY_CODES_LOST] = "python_codes_lost",
+	[SAMPLER_STAT_OFFCPU_SWITCHES] = "offcpu_switches",
+	[SAMPLER_STAT_OFFCPU_TASKS_FULL] = "offcpu_tasks_full",
+	[SAMPLER_STAT_OFFCPU_LOST] = "offcpu_lost",
 };
 
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
@@ -289,6 +295,26 @@ int sampler__py_procs_fd(const struct sampler *s)
 	return bpf_map__fd(s->skel->maps.py_procs);
 }
 
+/* setup_switch_hook - the off-CPU hook reads sched_switch's record: find
+ * its fields, or leave it unloaded (no window can record off-CPU time). */
+static void setup_switch_hook(struct sampler *s, const char *dir)
+{
+	int state = -ENOENT, next = -ENOENT, state_size = 0, next_size = 0;
+
+	if (dir) {
+		state = tracefs_field_offset(dir, "sched/sched_switch", "prev_state", &state_size);
+		next = tracefs_field_offset(dir, "sched/sched_switch", "next_pid", &next_size);
+	}
+	if (state < 0 || next < 0 || state_size != 8 || next_size != 4) {
+		log_debug("no off-CPU time: tracefs %s",
+			  dir ? "has no usable sched_switch" : "is not mounted");
+		bpf_program__set_autoload(s->skel->progs.on_switch, false);
+		return;
+	}
+	s->skel->rodata->switch_prev_state_offset = (__u32)state;
+	s->skel->rodata->switch_next_pid_offset = (__u32)next;
+}
+
 /* setup_fork_hook - the fork and exec hooks are classic tracepoints; find
  * where the fork record keeps the child's pid. Without tracefs they stay
  * unloaded: sampling works, children are not followed. */
@@ -314,6 +340,7 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 			 "be symbolized from its old image");
 		bpf_program__set_autoload(s->skel->progs.on_exec, false);
 	}
+	setup_switch_hook(s, dir);
 	/* Linux 5.15+ with BTF: the user stack pointer of a sample taken in
 	 * the kernel, for leaf hints; without it only samples in user mode
 	 * get them (the verifier drops the branch that would call it). */
@@ -372,6 +399,13 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 		return -EINVAL;
 	}
 	s->skel->bss->copy_bytes = o->stack_copy_bytes;
+	if ((o->record & SAMPLER_RECORD_OFFCPU) && !sampler__can_offcpu(s)) {
+		snprintf(err, errlen,
+			 "off-CPU time needs the sched_switch tracepoint in tracefs, which this "
+			 "system does not offer (see -vv)");
+		return -ENOTSUP;
+	}
+	s->record = o->record ? o->record : SAMPLER_RECORD_CPU;
 	if (o->target != SAMPLER_TARGET_CGROUP)
 		return 0;
 	e = bpf_map_update_elem(bpf_map__fd(s->skel->maps.cgroup_filter), &zero, &fd, BPF_ANY);
@@ -512,6 +546,11 @@ int sampler__retarget(struct sampler *s, const struct sampler_opts *o, char *err
 	return set_target(s, o, err, errlen);
 }
 
+bool sampler__can_offcpu(const struct sampler *s)
+{
+	return bpf_program__autoload(s->skel->progs.on_switch);
+}
+
 int sampler__add_pid(struct sampler *s, int pid)
 {
 	__u32 key = (__u32)pid;
@@ -530,29 +569,87 @@ static void clear_window(struct sampler *s)
 
 	clear_map(bpf_map__fd(s->skel->maps.counts), sizeof(struct sampler_key));
 	clear_map(bpf_map__fd(s->skel->maps.stacks), sizeof(__u64));
+	clear_map(bpf_map__fd(s->skel->maps.stacks_spare), sizeof(__u64));
+	clear_map(bpf_map__fd(s->skel->maps.counts_spare), sizeof(struct sampler_key));
 	clear_map(bpf_map__fd(s->skel->maps.seen_pids), sizeof(__u32));
 	clear_map(bpf_map__fd(s->skel->maps.py_threads), sizeof(__u32));
 	clear_map(bpf_map__fd(s->skel->maps.py_seen), sizeof(struct sampler_py_seen_key));
+	clear_map(bpf_map__fd(s->skel->maps.offcpu_tasks), sizeof(__u32));
 	for (i = 0; zeros && i < SAMPLER_STAT_NR; i++)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.stats), &i, zeros, BPF_ANY);
 	free(zeros);
 	s->skel->bss->taken = 0;
 	s->skel->bss->stacks_added = 0;
 	s->skel->bss->counts_added = 0;
-	s->stacks_moved = s->counts_moved = 0;
+	s->skel->bss->spares_added = 0;
+	s->stacks_moved = s->counts_moved = s->spares_moved = 0;
+}
+
+/* attach_switch - the off-CPU hook, for this window only: attached, it
+ * runs at every context switch of the host. */
+static int attach_switch(struct sampler *s)
+{
+	s->skel->links.on_switch = bpf_program__attach(s->skel->progs.on_switch);
+	if (!s->skel->links.on_switch)
+		return -errno;
+	return 0;
 }
 
 int sampler__start(struct sampler *s)
 {
-	int i;
+	bool offcpu = s->record & SAMPLER_RECORD_OFFCPU;
+	int i, e;
 
 	clear_window(s);
 	s->skel->bss->window_seq++;
+	s->skel->bss->offcpu = offcpu;
+	if (offcpu && !s->skel->links.on_switch) {
+		e = attach_switch(s);
+		if (e)
+			return e;
+	}
 	__atomic_store_n(&s->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
+	if (!(s->record & SAMPLER_RECORD_CPU))
+		return 0;
 	for (i = 0; i < s->ncpus; i++)
 		if (ioctl(s->pfds[i], PERF_EVENT_IOC_ENABLE, 0))
 			return -errno;
 	return 0;
+}
+
+/* add_offcpu - add @ns to the count of @key (user space's side of the
+ * program's count_add, for the window's close). */
+static void add_offcpu(struct sampler *s, const struct sampler_key *key, __u64 ns)
+{
+	int fd = bpf_map__fd(s->skel->maps.counts);
+	__u64 v = 0;
+
+	if (!bpf_map_lookup_elem(fd, key, &v)) {
+		v += ns;
+		bpf_map_update_elem(fd, key, &v, BPF_EXIST);
+		return;
+	}
+	if (bpf_map_update_elem(fd, key, &ns, BPF_NOEXIST))
+		log_debug("off-CPU time of thread %u lost at the close: %s", key->tid,
+			  strerror(errno));
+	else
+		s->skel->bss->counts_added++;
+}
+
+/* close_offcpu - after the hook stopped: the tasks still off the CPU are
+ * counted up to @now. Bounded by the size of offcpu_tasks. */
+static void close_offcpu(struct sampler *s, uint64_t now)
+{
+	int fd = bpf_map__fd(s->skel->maps.offcpu_tasks);
+	struct sampler_offcpu_start st;
+	__u32 tid;
+
+	while (bpf_map_get_next_key(fd, NULL, &tid) == 0) {
+		if (!bpf_map_lookup_elem(fd, &tid, &st) && now > st.since)
+			add_offcpu(s, &st.key, now - st.since);
+		if (bpf_map_delete_elem(fd, &tid))
+			break;
+	}
 }
 
 int sampler__stop(struct sampler *s)
@@ -563,6 +660,13 @@ int sampler__stop(struct sampler *s)
 	for (i = 0; i < s->ncpus; i++)
 		if (ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0) && !err)
 			err = -errno;
+	if (s->skel->links.on_switch) {
+		/* disarmed: the hook adds no task now (bpf_ktime_get_ns is
+		 * CLOCK_MONOTONIC, as clock_mono_ns) */
+		bpf_link__destroy(s->skel->links.on_switch);
+		s->skel->links.on_switch = NULL;
+		close_offcpu(s, (uint64_t)clock_mono_ns());
+	}
 	return err;
 }
 
@@ -647,23 +751,37 @@ bool sampler__spill_due(const struct sampler *s)
 	uint64_t stacks = s->skel->bss->stacks_added - s->stacks_moved;
 	uint64_t counts = s->skel->bss->counts_added - s->counts_moved;
 
+	uint64_t spares = s->skel->bss->spares_added - s->spares_moved;
+
 	return stacks > bpf_map__max_entries(s->skel->maps.stacks) / SPILL_AT ||
-	       counts > bpf_map__max_entries(s->skel->maps.counts) / SPILL_AT;
+	       counts > bpf_map__max_entries(s->skel->maps.counts) / SPILL_AT ||
+	       spares > bpf_map__max_entries(s->skel->maps.stacks_spare) / 2;
 }
 
 int sampler__move(struct sampler *s, size_t max_stacks, size_t max_counts, sampler_move_fn stack_fn,
 		  sampler_move_fn count_fn, void *ctx)
 {
-	size_t moved;
+	size_t moved = 0, spared = 0;
 	int err;
 
-	err = move_map(bpf_map__fd(s->skel->maps.stacks), sizeof(__u64),
-		       sizeof(struct sampler_stack), max_stacks, stack_fn, ctx, &moved);
+	/* the spares first: they are small, and a stack must not be lost */
+	err = move_map(bpf_map__fd(s->skel->maps.stacks_spare), sizeof(__u64),
+		       sizeof(struct sampler_stack), max_stacks, stack_fn, ctx, &spared);
+	s->spares_moved += spared;
+	max_stacks -= spared;
+	if (!err)
+		err = move_map(bpf_map__fd(s->skel->maps.stacks), sizeof(__u64),
+			       sizeof(struct sampler_stack), max_stacks, stack_fn, ctx, &moved);
 	s->stacks_moved += moved;
 	if (err)
 		return err;
-	err = move_map(bpf_map__fd(s->skel->maps.counts), sizeof(struct sampler_key), sizeof(__u64),
-		       max_counts, count_fn, ctx, &moved);
+	err = move_map(bpf_map__fd(s->skel->maps.counts_spare), sizeof(struct sampler_key),
+		       sizeof(__u64), max_counts, count_fn, ctx, &spared);
+	s->spares_moved += spared;
+	max_counts -= spared;
+	if (!err)
+		err = move_map(bpf_map__fd(s->skel->maps.counts), sizeof(struct sampler_key),
+			       sizeof(__u64), max_counts, count_fn, ctx, &moved);
 	s->counts_moved += moved;
 	return err;
 }

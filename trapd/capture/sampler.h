@@ -42,6 +42,15 @@ struct sampler_opts {
 	 * frame pointers. At open it sizes the copies ring and is the most a
 	 * retarget may ask for. */
 	uint32_t stack_copy_bytes;
+	/* What a window records: SAMPLER_RECORD_* bits; 0 means on-CPU
+	 * samples only. Off-CPU time needs sampler__can_offcpu. */
+	uint32_t record;
+};
+
+/* What a window records (sampler_opts.record). */
+enum sampler_record_what {
+	SAMPLER_RECORD_CPU = 1,	   /* on-CPU samples at freq_hz */
+	SAMPLER_RECORD_OFFCPU = 2, /* the time watched tasks spend off the CPU (sampler.h) */
 };
 
 /* What one window recorded and lost, summed over CPUs. */
@@ -88,14 +97,22 @@ void sampler__free(struct sampler *s);
  * negative errno with @err filled. */
 int sampler__retarget(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen);
 
+/* sampler__can_offcpu - whether @s loaded its scheduler hook, so a
+ * window can record off-CPU time (it needs tracefs and the sched_switch
+ * tracepoint). */
+bool sampler__can_offcpu(const struct sampler *s);
+
 /* sampler__add_pid - watch thread group @pid (SAMPLER_TARGET_PIDS). */
 int sampler__add_pid(struct sampler *s, int pid);
 
-/* sampler__start - arm: samples count from now. Clears the previous
- * window's data. Returns 0 or a negative errno. */
+/* sampler__start - arm: samples count from now (and off-CPU time, when
+ * the target asked for it: the scheduler hook is attached until
+ * sampler__stop). Clears the previous window's data. Returns 0 or a
+ * negative errno. */
 int sampler__start(struct sampler *s);
 
-/* sampler__stop - disarm: no sample is taken after it returns. */
+/* sampler__stop - disarm: no sample is taken after it returns. The time
+ * of tasks still off the CPU is counted up to now. */
 int sampler__stop(struct sampler *s);
 
 /* sampler__events_fd - an fd that polls readable when announcements are
@@ -137,9 +154,9 @@ typedef int (*sampler_move_fn)(const void *key, const void *value, void *ctx);
  * (a read of mapped memory: cheap enough for every tick). */
 bool sampler__spill_due(const struct sampler *s);
 
-/* sampler__move - take up to @max_stacks entries out of the stacks map and
- * then up to @max_counts out of the counts map, each handed to @stack_fn
- * or @count_fn. While armed, the program adds entries again as it meets
+/* sampler__move - take up to @max_stacks entries out of the stacks maps
+ * (the spare one first, sampler.bpf.c) and then up to @max_counts out of
+ * the counts maps, each handed to @stack_fn or @count_fn. While armed, the program adds entries again as it meets
  * them (a stack already moved comes back under the same id; a count comes
  * back as a new entry to be added to the old). The work is bounded by the
  * maps' sizes, which sampler__open chose. An increment racing with the

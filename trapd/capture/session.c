@@ -211,6 +211,7 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 	int e = 0;
 
 	s->sopts.freq_hz = o->freq_hz;
+	s->sopts.record = o->record ? o->record : SAMPLER_RECORD_CPU;
 	s->sopts.window_ns = o->duration_ns ? o->duration_ns : OPEN_WINDOW_NS;
 	s->sopts.max_samples = o->max_samples;
 	e = choose_unwind(s, o, err, errlen);
@@ -594,6 +595,7 @@ static void fill_info(const struct session *s, struct capture_info *info)
 {
 	info->target = s->target;
 	info->freq_hz = s->sopts.freq_hz;
+	info->record = s->sopts.record;
 	info->period_ns = 1000000000ull / s->sopts.freq_hz;
 	info->start_ns = s->start_ns;
 	info->duration_ns = s->window_ns;

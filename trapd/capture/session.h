@@ -77,6 +77,9 @@ struct session_opts {
 	/* Do not walk the frames of CPython interpreters (pyframes.h): the
 	 * profile shows their native frames only. */
 	bool no_python;
+	/* What the window records: SAMPLER_RECORD_* bits (sampler.h); 0 is
+	 * on-CPU samples only. */
+	uint32_t record;
 	/* An open, disarmed sampler to use, kept by the caller (the daemon's,
 	 * loaded once so arming takes microseconds): the session retargets it
 	 * and never frees it. NULL: the session opens one sized for its window

@@ -40,6 +40,7 @@ struct capture_cmd {
 	enum unwind_mode unwind;
 	uint32_t stack_copy_bytes; /* 0: the session's default */
 	bool no_python;
+	uint32_t record; /* SAMPLER_RECORD_* bits */
 	struct capture_target target;
 	int targets_given;
 };
@@ -77,11 +78,17 @@ static void usage(FILE *out)
 		"                        (default 16KiB, at most 32KiB)\n"
 		"      --no-python       do not walk CPython's frames: Python processes\n"
 		"                        show their interpreter's native frames only\n"
+		"      --off-cpu         also record where the target's threads wait off\n"
+		"                        the CPU (blocked on a lock, I/O, a sleep, or\n"
+		"                        preempted), and for how long: trapd report\n"
+		"                        --view offcpu or wall shows it\n"
+		"      --off-cpu-only    record off-CPU time only, no CPU samples\n"
 		"  -h, --help            this text\n\n"
 		"Examples:\n"
 		"  trapd capture -p $(pidof nginx) -d 30s -F 999Hz\n"
 		"  trapd capture -g system.slice/postgresql.service -o pg.pb.zst\n"
 		"  trapd capture -a -d 5s\n"
+		"  trapd capture -p $(pidof myd) --off-cpu -d 10s -o myd.pb.zst\n"
 		"  trapd capture -o build.pb.zst -- make -j8\n"
 		"  trapd report pg.pb.zst --svg pg.svg\n",
 		DEFAULT_FREQ_HZ);
@@ -101,7 +108,7 @@ static int max_frequency(void)
 	return v > 0 ? (int)v : 100000;
 }
 
-enum { OPT_UNWIND = 0x100, OPT_STACK_COPY, OPT_NO_PYTHON };
+enum { OPT_UNWIND = 0x100, OPT_STACK_COPY, OPT_NO_PYTHON, OPT_OFF_CPU, OPT_OFF_CPU_ONLY };
 
 static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 {
@@ -158,6 +165,12 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 	case OPT_NO_PYTHON:
 		c->no_python = true;
 		break;
+	case OPT_OFF_CPU:
+		c->record = SAMPLER_RECORD_CPU | SAMPLER_RECORD_OFFCPU;
+		break;
+	case OPT_OFF_CPU_ONLY:
+		c->record = SAMPLER_RECORD_OFFCPU;
+		break;
 	default:
 		err = -EINVAL;
 	}
@@ -178,6 +191,8 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 		{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "off-cpu-only", no_argument, NULL, OPT_OFF_CPU_ONLY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -298,6 +313,7 @@ static struct session *open_session(struct capture_cmd *c, int *ret)
 		.unwind = c->unwind,
 		.stack_copy_bytes = c->stack_copy_bytes,
 		.no_python = c->no_python,
+		.record = c->record,
 	};
 	struct session *s;
 	char err[512];

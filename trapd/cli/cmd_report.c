@@ -20,6 +20,7 @@
 #include "trapd/profile/flamegraph.h"
 #include "trapd/profile/folded.h"
 #include "trapd/profile/profile_file.h"
+#include "trapd/profile/profile_view.h"
 #include "trapd/profile/report.h"
 #include "trapd/profile/stacktree.h"
 #include "trapd/util/atomic_file.h"
@@ -35,6 +36,8 @@ struct report_cmd {
 	const char *svg;
 	const char *title;
 	size_t top;
+	enum profile_view view;
+	bool view_set;
 };
 
 /* What the view writers need. */
@@ -49,13 +52,14 @@ enum {
 	OPT_PPROF,
 	OPT_SVG,
 	OPT_TITLE,
+	OPT_VIEW,
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: trapd report FILE [--top N] [--folded OUT] [--pprof OUT] [--svg OUT]\n"
-		"                         [--title T]\n\n"
+		"                         [--title T] [--view cpu|offcpu|wall]\n\n"
 		"Print the functions of capture FILE with the most samples (self: the\n"
 		"function itself was running; total: it was on the stack), and write other\n"
 		"views of it on request. FILE is a trapd capture (.pb.zst) or any gzip or\n"
@@ -68,6 +72,13 @@ static void usage(FILE *out)
 		"      --svg OUT      interactive SVG flame graph (open it in a browser:\n"
 		"                     hover, click to zoom, Ctrl-F to search)\n"
 		"      --title T      the flame graph's title (default 'trapd: FILE')\n"
+		"      --view V       which time the table, folded stacks and flame graph\n"
+		"                     weigh, for a capture that recorded off-CPU time\n"
+		"                     (capture --off-cpu): cpu (on-CPU samples; the\n"
+		"                     default), offcpu (where threads waited, and how\n"
+		"                     long) or wall (both: for one thread, where its\n"
+		"                     wall-clock time went). Time views count\n"
+		"                     nanoseconds, in folded stacks too\n"
 		"  -h, --help         this text\n\n"
 		"OUT '-' writes --folded or --svg to stdout instead of the table.\n\n"
 		"Examples:\n"
@@ -116,6 +127,7 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "view", required_argument, NULL, OPT_VIEW },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -143,6 +155,13 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 			break;
 		case OPT_TITLE:
 			c->title = optarg;
+			break;
+		case OPT_VIEW:
+			if (profile_view__parse(optarg, &c->view)) {
+				log_error("bad --view '%s': expected cpu, offcpu or wall", optarg);
+				return -EINVAL;
+			}
+			c->view_set = true;
 			break;
 		default:
 			cli_bad_option("report", opt, argv[optind - 1]);
@@ -191,9 +210,25 @@ static int write_view(const char *path, view_writer fn, const struct report_view
 	return atomic_file_write_or_stdout(path, fill_view, &job, err, errlen);
 }
 
+/* write_pprof - the gzip copy, of the profile as read (every sample
+ * type: pprof tools choose with -sample_index); returns the exit status. */
+static int write_pprof(const struct report_cmd *c, const struct profile *p)
+{
+	char err[512] = "";
+	int ret;
+
+	if (!c->pprof)
+		return TRAPD_EXIT_OK;
+	ret = profile_file__write_gzip(c->pprof, p, err, sizeof(err));
+	if (ret) {
+		log_error("cannot write pprof: %s", err[0] ? err : strerror(-ret));
+		return TRAPD_EXIT_FAILURE;
+	}
+	return TRAPD_EXIT_OK;
+}
+
 /* write_outputs - every view asked for; returns the exit status. */
-static int write_outputs(const struct report_cmd *c, const struct profile *p,
-			 const struct report_views *v)
+static int write_outputs(const struct report_cmd *c, const struct report_views *v)
 {
 	char err[512] = "";
 	int ret;
@@ -213,13 +248,6 @@ static int write_outputs(const struct report_cmd *c, const struct profile *p,
 		}
 		if (strcmp(c->svg, "-"))
 			log_info("flame graph: %s (open it in a browser)", c->svg);
-	}
-	if (c->pprof) {
-		ret = profile_file__write_gzip(c->pprof, p, err, sizeof(err));
-		if (ret) {
-			log_error("cannot write pprof: %s", err[0] ? err : strerror(-ret));
-			return TRAPD_EXIT_FAILURE;
-		}
 	}
 	return TRAPD_EXIT_OK;
 }
@@ -392,7 +420,59 @@ static void print_sidecar(FILE *out, const char *file)
 	json_free(root);
 }
 
-static int run(const struct report_cmd *c, const struct profile *p, struct stacktree *t)
+/* print_offcpu - the off-CPU time of the profile by the state threads
+ * waited in, and how to see it, when it recorded any. */
+static void print_offcpu(FILE *out, const struct profile *p, const int64_t *by_state,
+			 const char *const *states, size_t nstates)
+{
+	int64_t all = 0;
+	size_t i;
+
+	for (i = 0; i < nstates; i++)
+		all += by_state[i];
+	if (all <= 0)
+		return;
+	fprintf(out, "\nOff-CPU: %.3fs", (double)all / 1e9);
+	for (i = 0; i < nstates; i++)
+		if (by_state[i] > 0)
+			fprintf(out, "%s %.1f%% %s", i ? "," : ":",
+				100.0 * (double)by_state[i] / (double)all, states[i]);
+	fprintf(out, "%s\n",
+		p->view == PROFILE_VIEW_CPU ? " (--view offcpu shows where; --view wall adds "
+					      "the on-CPU time)"
+					    : "");
+}
+
+/* offcpu_by_state - the off-CPU nanoseconds of @p by state (@states
+ * first, everything else last). Read before a view changes the counts. */
+static void offcpu_by_state(const struct profile *p, int64_t *by_state, const char *const *states,
+			    size_t nstates)
+{
+	const struct profile_sample *s;
+	size_t i, k;
+
+	memset(by_state, 0, nstates * sizeof(*by_state));
+	for (i = 0; i < p->nsamples; i++) {
+		s = &p->samples[i];
+		if (s->offcpu_ns <= 0)
+			continue;
+		for (k = 0; k + 1 < nstates && strcmp(profile__str(p, s->state), states[k]); k++)
+			;
+		if (by_state[k] <= INT64_MAX - s->offcpu_ns)
+			by_state[k] += s->offcpu_ns;
+	}
+}
+
+static const char *const offcpu_states[] = {
+	PROFILE_STATE_SLEEPING,
+	PROFILE_STATE_UNINTERRUPTIBLE,
+	PROFILE_STATE_RUNNABLE,
+	PROFILE_STATE_OTHER,
+};
+#define NSTATES (sizeof(offcpu_states) / sizeof(offcpu_states[0]))
+
+static int run(const struct report_cmd *c, const struct profile *p, struct stacktree *t,
+	       const int64_t *by_state)
 {
 	struct report_views v = { .tree = t, .svg = FLAMEGRAPH_OPTIONS_INIT };
 	char title[320], subtitle[256];
@@ -404,9 +484,13 @@ static int run(const struct report_cmd *c, const struct profile *p, struct stack
 		log_error("out of memory");
 		return TRAPD_EXIT_FAILURE;
 	}
-	snprintf(title, sizeof(title), "trapd: %s", base ? base + 1 : c->file);
+	snprintf(title, sizeof(title), "trapd: %s%s%s%s", base ? base + 1 : c->file,
+		 p->view == PROFILE_VIEW_CPU ? "" : " (",
+		 p->view == PROFILE_VIEW_CPU ? "" : profile_view__what((enum profile_view)p->view),
+		 p->view == PROFILE_VIEW_CPU ? "" : ")");
 	v.svg.title = c->title ? c->title : title;
 	v.svg.subtitle = subtitle;
+	v.svg.time_ns = profile_view__is_time(p);
 	/* stdout carries a view; the table would corrupt it. */
 	if (!to_stdout) {
 		ret = report_write_top(stdout, p, t, c->top);
@@ -415,15 +499,31 @@ static int run(const struct report_cmd *c, const struct profile *p, struct stack
 			return TRAPD_EXIT_FAILURE;
 		}
 		print_sidecar(stdout, c->file);
+		print_offcpu(stdout, p, by_state, offcpu_states, NSTATES);
 	} else if (t->truncated) {
 		log_warn("%lld samples had stacks cut by the tree's caps", (long long)t->truncated);
 	}
-	return write_outputs(c, p, &v);
+	return write_outputs(c, &v);
+}
+
+/* choose_view - the view asked for, or the profile's default; a view the
+ * profile has nothing for is said, not refused (a capture's shape is no
+ * usage error). */
+static enum profile_view choose_view(const struct report_cmd *c, const struct profile *p)
+{
+	if (!c->view_set)
+		return profile_view__default(p);
+	if (c->view == PROFILE_VIEW_OFFCPU && !profile_view__has_offcpu(p))
+		log_warn("%s recorded no off-CPU time (capture it with --off-cpu, or a rule's "
+			 "capture = cpu+offcpu)",
+			 c->file);
+	return c->view;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct report_cmd c = { 0 };
+	int64_t by_state[NSTATES];
 	struct profile *p = NULL;
 	struct stacktree *t = NULL;
 	int ret;
@@ -435,14 +535,18 @@ int cmd_report(int argc, char **argv)
 		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
 	}
 	ret = read_capture(&c, &p);
+	if (!ret)
+		ret = write_pprof(&c, p);
 	if (ret)
 		goto cleanup;
+	offcpu_by_state(p, by_state, offcpu_states, NSTATES);
+	profile_view__apply(p, choose_view(&c, p));
 	if (stacktree__from_profile(p, &t)) {
 		log_error("out of memory building the call tree of %s", c.file);
 		ret = TRAPD_EXIT_FAILURE;
 		goto cleanup;
 	}
-	ret = run(&c, p, t);
+	ret = run(&c, p, t, by_state);
 cleanup:
 	stacktree__free(t);
 	profile__free(p);

@@ -172,6 +172,7 @@ static int arm(struct daemon *d, const char *rule_name, uint64_t duration_ns, co
 		f.unwind = wr->rule->unwind;
 		f.stack_copy_bytes = wr->rule->stack_copy_bytes;
 		f.no_python = !wr->rule->python;
+		f.record = wr->rule->record;
 	} else {
 		f.sample = g->manual_sample;
 		f.duration_ns = g->manual_window_ns;
@@ -179,6 +180,7 @@ static int arm(struct daemon *d, const char *rule_name, uint64_t duration_ns, co
 		f.unwind = g->manual_unwind;
 		f.stack_copy_bytes = g->manual_stack_copy_bytes;
 		f.no_python = !g->manual_python;
+		f.record = g->manual_record;
 	}
 	if (duration_ns)
 		f.duration_ns = duration_ns > g->max_window_ns ? g->max_window_ns : duration_ns;

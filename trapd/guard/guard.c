@@ -310,6 +310,7 @@ static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t 
 		.unwind = wr->rule->unwind,
 		.stack_copy_bytes = wr->rule->stack_copy_bytes,
 		.no_python = !wr->rule->python,
+		.record = wr->rule->record,
 	};
 	char err[512] = "";
 

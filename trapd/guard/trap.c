@@ -140,6 +140,10 @@ static int new_id(struct trap *t)
 	return 0;
 }
 
+_Static_assert((int)RULE_RECORD_CPU == SAMPLER_RECORD_CPU &&
+		       (int)RULE_RECORD_OFFCPU == SAMPLER_RECORD_OFFCPU,
+	       "capture = bits are the sampler's");
+
 static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *err, size_t errlen)
 {
 	struct session_opts o = {
@@ -148,6 +152,7 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		.unwind = unwind_mode_from_rule(f->unwind),
 		.stack_copy_bytes = (uint32_t)f->stack_copy_bytes,
 		.no_python = f->no_python,
+		.record = (uint32_t)f->record,
 		.sampler = t->sampler,
 		.symcache = t->symcache,
 		.unwinder = t->unwinder,

@@ -41,6 +41,7 @@ struct trap_fire {
 	enum rule_unwind unwind;   /* how user stacks are walked (a rule's, or manual_unwind) */
 	uint64_t stack_copy_bytes; /* ...and copied, in DWARF mode */
 	bool no_python;		   /* do not walk Python interpreters' frames */
+	enum rule_record record;   /* on-CPU samples, off-CPU time or both */
 	const struct lat_hist *latency; /* a latency rule's window when it fired, or NULL */
 	uint64_t latency_span_ns;
 };

@@ -30,6 +30,7 @@ struct fg_ctx {
 	double avail;	  /* pixels across, padding excluded */
 	unsigned height;
 	bool diff;
+	bool time_ns;	    /* counts are nanoseconds */
 	int64_t base_total; /* the base side's root total */
 	double max_delta;   /* the largest |delta| among the frames drawn */
 };
@@ -182,6 +183,19 @@ static void diff_fill(const struct fg_ctx *c, const struct stacktree_node *n, ch
 	snprintf(buf, len, "rgb(%d,%d,%d)", rgb[0], rgb[1], rgb[2]);
 }
 
+/* write_amount - "N samples", or the time of N nanoseconds. */
+static void write_amount(const struct fg_ctx *c, int64_t n)
+{
+	if (!c->time_ns)
+		fprintf(c->out, "%" PRId64 " sample%s", n, n == 1 ? "" : "s");
+	else if (n >= 1000000000)
+		fprintf(c->out, "%.3f s", (double)n / 1e9);
+	else if (n >= 1000000)
+		fprintf(c->out, "%.2f ms", (double)n / 1e6);
+	else
+		fprintf(c->out, "%.1f us", (double)n / 1e3);
+}
+
 /* write_diff_title - the tail of @n's <title> in a differential graph:
  * " (N samples, P%; was B%, +D pp)", or "; new, not in base" when base
  * has no samples of it. The script cuts the name at the last " (". */
@@ -189,8 +203,9 @@ static void write_diff_title(const struct fg_ctx *c, const struct stacktree_node
 {
 	double pp = 100.0 * diff_delta(c, n);
 
-	fprintf(c->out, " (%" PRId64 " sample%s, %.2f%%; ", n->total, n->total == 1 ? "" : "s",
-		100.0 * share_of(n->total, c->total));
+	fputs(" (", c->out);
+	write_amount(c, n->total);
+	fprintf(c->out, ", %.2f%%; ", 100.0 * share_of(n->total, c->total));
 	if (diff_is_new(n)) {
 		fputs("new, not in base)</title>", c->out);
 		return;
@@ -255,11 +270,13 @@ static void write_frame(struct fg_ctx *c, const struct stacktree_node *n, int64_
 	fprintf(c->out, "<g data-o=\"%" PRId64 "\" data-v=\"%" PRId64 "\" data-d=\"%u\"><title>",
 		offset, n->total, (unsigned)n->depth);
 	xml_put(c->out, n->name);
-	if (c->diff)
+	if (c->diff) {
 		write_diff_title(c, n);
-	else
-		fprintf(c->out, " (%" PRId64 " sample%s, %.2f%%)</title>", n->total,
-			n->total == 1 ? "" : "s", share);
+	} else {
+		fputs(" (", c->out);
+		write_amount(c, n->total);
+		fprintf(c->out, ", %.2f%%)</title>", share);
+	}
 	fprintf(c->out,
 		"<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>"
 		"<text x=\"%.2f\" y=\"%.0f\">",
@@ -456,7 +473,7 @@ int flamegraph_write(FILE *out, const struct stacktree *t, const struct flamegra
 {
 	static const struct flamegraph_options defaults = FLAMEGRAPH_OPTIONS_INIT;
 	const struct flamegraph_options *o = opt ? opt : &defaults;
-	struct fg_ctx c = { .out = out, .total = t->root->total };
+	struct fg_ctx c = { .out = out, .total = t->root->total, .time_ns = o->time_ns };
 	unsigned depths, top_pad;
 
 	if (o->width < FLAMEGRAPH_MIN_WIDTH || o->width > FLAMEGRAPH_MAX_WIDTH ||

@@ -62,12 +62,13 @@ struct flamegraph_options {
 	unsigned width;	      /* pixels, FLAMEGRAPH_MIN_WIDTH .. MAX_WIDTH */
 	double min_pct;	      /* omit frames under this % of all samples, 0 .. 100 */
 	bool diff;	      /* colour by the change from the base side */
+	bool time_ns;	      /* counts are nanoseconds (a time view): tooltips say times */
 };
 
 #define FLAMEGRAPH_OPTIONS_INIT                                                                    \
 	{                                                                                          \
 		.title = NULL, .subtitle = NULL, .width = FLAMEGRAPH_DEFAULT_WIDTH,                \
-		.min_pct = FLAMEGRAPH_DEFAULT_MIN_PCT, .diff = false                               \
+		.min_pct = FLAMEGRAPH_DEFAULT_MIN_PCT, .diff = false, .time_ns = false             \
 	}
 
 /* The other two channels of a fully saturated red or blue: not 0, so the

@@ -3,7 +3,8 @@
  * the decoder is in pprof_decode.c.
  *
  * A single walk over the profile: sample types, samples (stack, [count,
- * count * period], labels pid, tid, comm, cgroup and, when set, run),
+ * count * period] and, when a sample was off the CPU, its nanoseconds
+ * third; labels pid, tid, comm, cgroup and, when set, run and state),
  * mappings, locations, functions, the string table (the profile's own,
  * then any well-known string it lacks), time, duration, period type and
  * period, comments.
@@ -17,7 +18,8 @@
 #include "trapd/profile/pprof_proto.h"
 
 const char *const pprof_well_known[WK_N] = {
-	"samples", "count", "cpu", "nanoseconds", "pid", "tid", "comm", "cgroup", "run",
+	"samples", "count",  "cpu", "nanoseconds", "pid",   "tid",
+	"comm",	   "cgroup", "run", "off_cpu",	   "state",
 };
 
 struct encoder {
@@ -26,6 +28,8 @@ struct encoder {
 	uint32_t wk[WK_N];	 /* index of each well-known string */
 	const char *extra[WK_N]; /* well-known strings appended to the table */
 	uint32_t nextra;
+	bool offcpu; /* a sample was off the CPU: a third sample type */
+	bool oncpu;  /* a sample was on the CPU */
 };
 
 /* has_runs - whether a sample of @p has a run label. */
@@ -39,8 +43,30 @@ static bool has_runs(const struct profile *p)
 	return false;
 }
 
+/* find_kinds - whether samples were on and off the CPU. */
+static void find_kinds(struct encoder *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->p->nsamples; i++) {
+		e->offcpu |= e->p->samples[i].offcpu_ns != 0;
+		e->oncpu |= e->p->samples[i].offcpu_ns == 0;
+	}
+}
+
+/* needed - whether well-known string @k is written for this profile. */
+static bool needed(const struct encoder *e, enum pprof_well_known k, bool runs)
+{
+	if (k == WK_RUN)
+		return runs;
+	if (k == WK_OFF_CPU || k == WK_STATE)
+		return e->offcpu;
+	return true;
+}
+
 /* find_well_known - index the well-known strings: those the profile lacks
- * are appended after its own table ("run" only when a sample needs it). */
+ * are appended after its own table ("run", "off_cpu" and "state" only
+ * when a sample needs them). */
 static void find_well_known(struct encoder *e)
 {
 	const struct profile *p = e->p;
@@ -57,7 +83,7 @@ static void find_well_known(struct encoder *e)
 		}
 	}
 	for (k = 0; k < WK_N; k++) {
-		if (found[k] || (k == WK_RUN && !runs))
+		if (found[k] || !needed(e, k, runs))
 			continue;
 		e->wk[k] = p->nstrings + e->nextra;
 		e->extra[e->nextra++] = pprof_well_known[k];
@@ -102,16 +128,17 @@ static int64_t saturating_mul(int64_t a, int64_t b)
 
 static void encode_sample(struct encoder *e, const struct profile_sample *s)
 {
-	uint64_t values[2];
+	uint64_t values[3];
 	size_t mark;
 
 	values[0] = (uint64_t)s->count;
 	values[1] = (uint64_t)saturating_mul(s->count, e->p->period_ns);
+	values[2] = (uint64_t)s->offcpu_ns;
 	mark = pb_msg_begin(&e->b, F_PROFILE_SAMPLE);
 	if (s->nlocs)
 		pb_put_packed_u32(&e->b, F_SAMPLE_LOCATION_ID, profile__sample_locs(e->p, s),
 				  s->nlocs);
-	pb_put_packed_u64(&e->b, F_SAMPLE_VALUE, values, 2);
+	pb_put_packed_u64(&e->b, F_SAMPLE_VALUE, values, e->offcpu ? 3 : 2);
 	put_label(e, WK_PID, 0, s->pid);
 	put_label(e, WK_TID, 0, s->tid);
 	if (s->run)
@@ -120,6 +147,8 @@ static void encode_sample(struct encoder *e, const struct profile_sample *s)
 		put_label(e, WK_COMM, s->comm, 0);
 	if (s->cgroup)
 		put_label(e, WK_CGROUP, s->cgroup, 0);
+	if (s->state)
+		put_label(e, WK_STATE, s->state, 0);
 	pb_msg_end(&e->b, mark);
 }
 
@@ -211,9 +240,12 @@ int pprof_encode(const struct profile *p, void **out, size_t *len)
 	int err;
 
 	pb_buf_init(&e.b, PPROF_MAX_BYTES);
+	find_kinds(&e);
 	find_well_known(&e);
 	put_value_type(&e.b, F_PROFILE_SAMPLE_TYPE, e.wk[WK_SAMPLES], e.wk[WK_COUNT]);
 	put_value_type(&e.b, F_PROFILE_SAMPLE_TYPE, e.wk[WK_CPU], e.wk[WK_NANOSECONDS]);
+	if (e.offcpu)
+		put_value_type(&e.b, F_PROFILE_SAMPLE_TYPE, e.wk[WK_OFF_CPU], e.wk[WK_NANOSECONDS]);
 	for (i = 0; i < p->nsamples && !e.b.err; i++)
 		encode_sample(&e, &p->samples[i]);
 	encode_tables(&e);
@@ -222,6 +254,9 @@ int pprof_encode(const struct profile *p, void **out, size_t *len)
 	put_value_type(&e.b, F_PROFILE_PERIOD_TYPE, e.wk[WK_CPU], e.wk[WK_NANOSECONDS]);
 	put_nz(&e.b, F_PROFILE_PERIOD, (uint64_t)p->period_ns);
 	encode_comments(&e);
+	/* pprof tools show the last sample type unless told otherwise */
+	if (e.offcpu)
+		put_nz(&e.b, F_PROFILE_DEFAULT_SAMPLE_TYPE, e.wk[e.oncpu ? WK_CPU : WK_OFF_CPU]);
 	err = pb_buf_release(&e.b, out, len);
 	pb_buf_free(&e.b);
 	return err;

@@ -2,15 +2,18 @@
 /* pprof.h - encode and decode pprof's profile.proto (uncompressed bytes).
  *
  * The encoder writes every field of struct profile: sample types
- * [samples/count, cpu/nanoseconds], per-sample labels pid, tid, run (numeric; run only when set),
- * comm and cgroup (strings), mappings with build IDs, locations with a
+ * [samples/count, cpu/nanoseconds] and, when a sample was off the CPU,
+ * off_cpu/nanoseconds (the default sample type is then cpu, or off_cpu
+ * when no sample was on the CPU), per-sample labels pid, tid, run
+ * (numeric; run only when set), comm, cgroup and state (strings), mappings with build IDs, locations with a
  * Line per function of their inline chain (innermost first, with its
  * source line when known), functions (with their start line when known),
  * the string table, time, duration, period type
  * cpu/nanoseconds, period and comments. `go tool pprof` reads the result.
  *
- * The decoder reads any valid profile.proto (not only trapd's): values
- * beyond the first two sample types and unknown fields are skipped,
+ * The decoder reads any valid profile.proto (not only trapd's): the first
+ * value is a sample's count, the one of the sample type named off_cpu its
+ * off-CPU nanoseconds, others and unknown fields are skipped,
  * multi-line (inlined) locations keep every line (up to
  * PROFILE_MAX_INLINE_DEPTH; more is an error). The input
  * is untrusted: every length and index is checked, every table is capped

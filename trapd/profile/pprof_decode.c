@@ -49,6 +49,8 @@ struct decoder {
 	uint32_t *strmap; /* file string index -> profile string index */
 	size_t nstr, strcap;
 	struct id_map mappings, functions, locations;
+	uint32_t nsample_types; /* seen so far */
+	int offcpu_index;	/* of the sample type named off_cpu; -1: none */
 };
 
 /* fail - pb_errorf's "byte N: ..." message, but returning @code. */
@@ -375,7 +377,12 @@ static int pass_mappings(struct decoder *d, struct pb_reader *r, uint32_t field,
 	case F_PROFILE_MAPPING:
 		return decode_mapping(d, r, wire);
 	case F_PROFILE_SAMPLE_TYPE:
-		return read_fields(d, r, wire, "sample_type", value_type_spec, 2, v);
+		err = read_fields(d, r, wire, "sample_type", value_type_spec, 2, v);
+		if (!err && d->offcpu_index < 0 &&
+		    strcmp(profile__str(d->p, (uint32_t)v[0]), pprof_well_known[WK_OFF_CPU]) == 0)
+			d->offcpu_index = (int)d->nsample_types;
+		d->nsample_types++;
+		return err;
 	case F_PROFILE_PERIOD_TYPE:
 		return read_fields(d, r, wire, "period_type", value_type_spec, 2, v);
 	case F_PROFILE_DROP_FRAMES:
@@ -529,6 +536,7 @@ struct sample_acc {
 	uint32_t locs[PROFILE_MAX_DEPTH];
 	uint32_t n;
 	bool have_value;
+	uint32_t nvalues; /* read so far (a packed list may come in pieces) */
 	struct profile_sample s;
 };
 
@@ -557,7 +565,8 @@ static int decode_sample_locs(struct decoder *d, struct pb_reader *r, enum pb_wi
 	return err;
 }
 
-static int decode_sample_values(struct pb_reader *r, enum pb_wire wire, struct sample_acc *a)
+static int decode_sample_values(const struct decoder *d, struct pb_reader *r, enum pb_wire wire,
+				struct sample_acc *a)
 {
 	struct pb_reader vals;
 	uint64_t v;
@@ -567,9 +576,12 @@ static int decode_sample_values(struct pb_reader *r, enum pb_wire wire, struct s
 	while (!err && pb_reader_more(&vals)) {
 		err = pb_read_varint(&vals, &v);
 		/* The first value is the count, whatever the sample type. */
-		if (!err && !a->have_value)
+		if (!err && !a->have_value && d->offcpu_index != 0)
 			a->s.count = (int64_t)v;
+		if (!err && (int)a->nvalues == d->offcpu_index)
+			a->s.offcpu_ns = (int64_t)v;
 		a->have_value = true;
+		a->nvalues++;
 	}
 	return err;
 }
@@ -607,6 +619,8 @@ static int decode_label(struct decoder *d, struct pb_reader *r, enum pb_wire wir
 		s->comm = (uint32_t)v[LABEL_STR];
 	else if (strcmp(key, pprof_well_known[WK_CGROUP]) == 0)
 		s->cgroup = (uint32_t)v[LABEL_STR];
+	else if (strcmp(key, pprof_well_known[WK_STATE]) == 0)
+		s->state = (uint32_t)v[LABEL_STR];
 	return 0;
 }
 
@@ -629,7 +643,7 @@ static int pass_samples(struct decoder *d, struct pb_reader *r, uint32_t field, 
 		if (fnum == F_SAMPLE_LOCATION_ID)
 			err = decode_sample_locs(d, &sub, w, &a);
 		else if (fnum == F_SAMPLE_VALUE)
-			err = decode_sample_values(&sub, w, &a);
+			err = decode_sample_values(d, &sub, w, &a);
 		else if (fnum == F_SAMPLE_LABEL)
 			err = decode_label(d, &sub, w, &a.s);
 		else
@@ -696,6 +710,7 @@ int pprof_decode(const void *buf, size_t len, struct profile **out, char *err, s
 		.mappings = { .what = "mapping", .max = PROFILE_MAX_MAPPINGS },
 		.functions = { .what = "function", .max = PROFILE_MAX_FUNCTIONS },
 		.locations = { .what = "location", .max = PROFILE_MAX_LOCATIONS },
+		.offcpu_index = -1,
 	};
 	int ret;
 

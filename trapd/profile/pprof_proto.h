@@ -64,7 +64,8 @@ enum pprof_field {
 /* Strings the encoder writes whether or not the profile has them (sample
  * and period types, label keys); the decoder recognises the label keys.
  * WK_RUN is the exception: it is written only when a sample has a run, so
- * a profile without runs encodes exactly as it did before runs existed. */
+ * a profile without runs encodes exactly as it did before runs existed;
+ * so are WK_OFF_CPU and WK_STATE, only when a sample was off the CPU. */
 enum pprof_well_known {
 	WK_SAMPLES,
 	WK_COUNT,
@@ -75,6 +76,8 @@ enum pprof_well_known {
 	WK_COMM,
 	WK_CGROUP,
 	WK_RUN,
+	WK_OFF_CPU,
+	WK_STATE,
 	WK_N
 };
 

@@ -12,7 +12,11 @@
  * location ids, leaf first, and carries the
  * labels trapd records for every sample (pid, tid, comm, cgroup), and,
  * when one profile holds several runs of a command (profile_merge.h),
- * the run it came from.
+ * the run it came from. A capture that recorded time off the CPU holds
+ * its off-CPU samples beside the on-CPU ones: their weight is
+ * nanoseconds (offcpu_ns), their count 0, and they carry the state the
+ * task waited in; profile_view.h turns either kind (or both) into the
+ * counts every view reads.
  *
  * Every table has a hard cap (PROFILE_MAX_*) so a hostile capture file
  * cannot make the reader allocate without bound; adders return -E2BIG past
@@ -73,6 +77,10 @@ struct profile_sample {
 	size_t first_loc; /* index into profile.stack_locs */
 	uint32_t nlocs;	  /* number of location ids; leaf first */
 	int64_t count;	  /* samples; value[1] is count * period */
+	/* Time off the CPU in nanoseconds (value[2], "off_cpu"), 0 for an
+	 * on-CPU sample; such a sample has a count of 0. */
+	int64_t offcpu_ns;
+	uint32_t state; /* string index: the task state of @offcpu_ns, 0 = none */
 	int64_t pid;
 	int64_t tid;
 	int64_t run;	 /* 1-based run of `trapd ci --runs`; 0 = not recorded */
@@ -101,6 +109,9 @@ struct profile {
 	int64_t period_ns;   /* sampling period */
 	int64_t time_ns;     /* window start, ns since the epoch */
 	int64_t duration_ns; /* window length */
+	/* What the counts weigh (enum profile_view, profile_view.h): 0 is
+	 * on-CPU samples, as read; a time view makes them nanoseconds. */
+	int view;
 
 	/* private: interning indexes */
 	struct profile_index *string_index;

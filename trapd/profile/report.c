@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapd/profile/profile_view.h"
+
 #define MAX_COMMENT_LINES 16
 
 /* An open-addressing table from name to row index; rows grow alongside.
@@ -19,6 +21,7 @@ struct agg {
 	uint32_t *slots; /* row index + 1; 0 = empty */
 	size_t nslots;	 /* power of two */
 	bool outline;	 /* inlined functions' self time is their caller's */
+	bool waits;	 /* kernel frames' self time is the user frame's below them */
 };
 
 static uint64_t hash_name(const char *s)
@@ -106,7 +109,8 @@ static int64_t agg_row(struct agg *a, const struct stacktree_node *n)
  * holds every sample below it. With @a->outline, an inlined function has
  * no row: its self time is @owner's, the row of the function it was
  * inlined into. */
-static int aggregate(struct agg *a, const struct stacktree_node *n, int64_t owner)
+static int aggregate(struct agg *a, const struct stacktree_node *n, int64_t owner,
+		     int64_t user_owner)
 {
 	struct report_row *r;
 	int64_t idx = -1;
@@ -122,17 +126,22 @@ static int aggregate(struct agg *a, const struct stacktree_node *n, int64_t owne
 		if (idx < 0)
 			return (int)idx;
 		r = &a->rows[idx];
+		if (a->waits && n->kind == STACKTREE_KIND_KERNEL && user_owner >= 0)
+			r = &a->rows[user_owner];
 		r->self = sat_add(r->self, n->self);
 		r->base_self = sat_add(r->base_self, n->base_self);
+		r = &a->rows[idx];
 		if (!a->on_path[idx]) {
 			r->total = sat_add(r->total, n->total);
 			r->base_total = sat_add(r->base_total, n->base_total);
 		}
 		a->on_path[idx]++;
 		owner = idx;
+		if (n->kind != STACKTREE_KIND_KERNEL)
+			user_owner = idx;
 	}
 	for (i = 0; i < n->nchildren; i++) {
-		err = aggregate(a, n->children[i], owner);
+		err = aggregate(a, n->children[i], owner, user_owner);
 		if (err)
 			return err;
 	}
@@ -150,15 +159,15 @@ static int row_cmp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static int functions(const struct stacktree *t, bool outline, struct report_row **rows,
+static int functions(const struct stacktree *t, bool outline, bool waits, struct report_row **rows,
 		     size_t *nrows)
 {
-	struct agg a = { .outline = outline };
+	struct agg a = { .outline = outline, .waits = waits };
 	int err;
 
 	*rows = NULL;
 	*nrows = 0;
-	err = aggregate(&a, t->root, -1);
+	err = aggregate(&a, t->root, -1, -1);
 	free(a.slots);
 	free(a.on_path);
 	if (err) {
@@ -174,12 +183,17 @@ static int functions(const struct stacktree *t, bool outline, struct report_row 
 
 int report_functions(const struct stacktree *t, struct report_row **rows, size_t *nrows)
 {
-	return functions(t, false, rows, nrows);
+	return functions(t, false, false, rows, nrows);
+}
+
+int report_functions_waiting(const struct stacktree *t, struct report_row **rows, size_t *nrows)
+{
+	return functions(t, false, true, rows, nrows);
 }
 
 int report_functions_outlined(const struct stacktree *t, struct report_row **rows, size_t *nrows)
 {
-	return functions(t, true, rows, nrows);
+	return functions(t, true, false, rows, nrows);
 }
 
 /* --- the summary line --- */
@@ -215,9 +229,23 @@ static int64_t count_processes(const struct profile *p)
 	return labelled ? (int64_t)distinct : 0;
 }
 
+/* format_ns - a time for a table cell or summary: "1.234s", "12.3ms",
+ * "45us". */
+static const char *format_ns(char *buf, size_t len, int64_t ns)
+{
+	if (ns >= 1000000000)
+		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.1fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%" PRId64 "us", ns / 1000);
+	return buf;
+}
+
 int report_summary(char *buf, size_t len, const struct profile *p, const struct stacktree *t)
 {
 	int64_t total = t->root->total, procs = count_processes(p);
+	char when[32];
 	double hz;
 	size_t o;
 
@@ -225,12 +253,16 @@ int report_summary(char *buf, size_t len, const struct profile *p, const struct 
 		return (int)procs;
 	if (!len)
 		return 0;
-	snprintf(buf, len, "%" PRId64 " sample%s", total, total == 1 ? "" : "s");
+	if (profile_view__is_time(p))
+		snprintf(buf, len, "%s of %s", format_ns(when, sizeof(when), total),
+			 profile_view__what((enum profile_view)p->view));
+	else
+		snprintf(buf, len, "%" PRId64 " sample%s", total, total == 1 ? "" : "s");
 	o = strlen(buf);
 	if (p->duration_ns > 0 && o < len)
 		snprintf(buf + o, len - o, " over %.2fs", (double)p->duration_ns / 1e9);
 	o = strlen(buf);
-	if (p->period_ns > 0 && o < len) {
+	if (p->period_ns > 0 && !profile_view__is_time(p) && o < len) {
 		hz = 1e9 / (double)p->period_ns;
 		snprintf(buf + o, len - o, hz >= 10 ? " at %.0f Hz" : " at %.3g Hz", hz);
 	}
@@ -303,6 +335,21 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* write_time_rows - the table of a time view: self and total as times. */
+static void write_time_rows(FILE *out, const struct report_row *rows, size_t n, int64_t whole)
+{
+	char self[32], total[32], buf[STACKTREE_MAX_NAME];
+	int cols = REPORT_COLUMNS - (7 + 1 + 9 + 1 + 7 + 1 + 9 + 2);
+	size_t i;
+
+	fprintf(out, "%7s %9s %7s %9s  %s\n", "self%", "self", "total%", "total", "function");
+	for (i = 0; i < n; i++)
+		fprintf(out, "%6.1f%% %9s %6.1f%% %9s  %s\n", pct(rows[i].self, whole),
+			format_ns(self, sizeof(self), rows[i].self), pct(rows[i].total, whole),
+			format_ns(total, sizeof(total), rows[i].total),
+			fit_name(buf, sizeof(buf), rows[i].name, (size_t)cols));
+}
+
 static void write_rows(FILE *out, const struct report_row *rows, size_t n, int64_t whole)
 {
 	char num[24], buf[STACKTREE_MAX_NAME];
@@ -333,14 +380,19 @@ int report_write_top(FILE *out, const struct profile *p, const struct stacktree 
 	err = report_summary(summary, sizeof(summary), p, t);
 	if (err)
 		return err;
-	err = report_functions(t, &rows, &nrows);
+	/* Off the CPU every stack ends in the scheduler: the user function
+	 * that waited is the news. */
+	err = p->view == PROFILE_VIEW_OFFCPU ? report_functions_waiting(t, &rows, &nrows)
+					     : report_functions(t, &rows, &nrows);
 	if (err)
 		return err;
 	fprintf(out, "Total: %s\n", summary);
 	write_comments(out, p);
 	write_notes(out, t);
 	shown = top && top < nrows ? top : nrows;
-	if (nrows)
+	if (nrows && profile_view__is_time(p))
+		write_time_rows(out, rows, shown, t->root->total);
+	else if (nrows)
 		write_rows(out, rows, shown, t->root->total);
 	else
 		fprintf(out, "No stack frames in this profile.\n");

@@ -37,6 +37,12 @@ struct report_row {
  * -ENOMEM. */
 int report_functions(const struct stacktree *t, struct report_row **rows, size_t *nrows);
 
+/* report_functions_waiting - the same, but a kernel frame's self time is
+ * the innermost user frame's below it, when there is one (its total
+ * stays its own): off the CPU, every stack's leaf is the scheduler, and
+ * what the table should rank is the code that waited. */
+int report_functions_waiting(const struct stacktree *t, struct report_row **rows, size_t *nrows);
+
 /* report_functions_outlined - the same, but code inlined into a function
  * is the function's own (as perf counts self time): comparisons judge the
  * function that got slower, which inlining choices do not move. */
@@ -50,10 +56,12 @@ int report_summary(char *buf, size_t len, const struct profile *p, const struct 
 
 /* report_write_top - the table: a "Total:" line (report_summary), the
  * profile's comments as "# " lines, notes on samples cut by the tree's
- * caps, then the @top functions with the most self samples (@top 0: all)
- * and a line saying how many more there are. Names are truncated with
- * "..." so a row fits REPORT_COLUMNS. Returns 0, -ENOMEM, or -EIO when
- * writing @out failed. */
+ * caps, then the @top functions with the most self samples (@top 0: all;
+ * in the off-CPU view self is the user code that waited:
+ * report_functions_waiting) and a line saying how many more there are.
+ * A time view (profile_view.h) shows times instead of sample counts.
+ * Names are truncated with "..." so a row fits REPORT_COLUMNS. Returns 0,
+ * -ENOMEM, or -EIO when writing @out failed. */
 int report_write_top(FILE *out, const struct profile *p, const struct stacktree *t, size_t top);
 
 #endif

@@ -938,6 +938,20 @@ uint32_t symbolizer__user_frames(const uint64_t *ips, uint32_t n)
 	return i;
 }
 
+uint32_t symbolizer__walked_frames(const struct symbolizer *s, int pid, const uint64_t *ips,
+				   uint32_t n)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	uint32_t i, kept = symbolizer__user_frames(ips, n);
+
+	if (!pm || !pm->n)
+		return kept;
+	for (i = 1; i < kept; i++)
+		if (!find_map(pm, ips[i] - 1))
+			return i;
+	return kept;
+}
+
 /* lookup_addr - a return address points after its call; the call belongs
  * to the byte before it. */
 static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)

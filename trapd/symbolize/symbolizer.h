@@ -69,6 +69,16 @@ int symbolizer__user_stack(struct symbolizer *s, struct profile *p, int pid, con
  * pass for kernel code or for a caller. */
 uint32_t symbolizer__user_frames(const uint64_t *ips, uint32_t n);
 
+/* symbolizer__walked_frames - symbolizer__user_frames for a stack walked
+ * by frame pointers in the kernel, which follows any word code without
+ * frame pointers left in the register (a self-referencing one repeats
+ * one address up to the depth limit): also cut before the first return
+ * address outside the executable mappings of @pid's snapshots, when it
+ * has any (code mapped after its last snapshot is cut too: it could not
+ * be named). */
+uint32_t symbolizer__walked_frames(const struct symbolizer *s, int pid, const uint64_t *ips,
+				   uint32_t n);
+
 /* symbolizer__name - the name of the function holding @addr in @pid (for
  * a return address, pass it minus one), NULL if unknown; valid until the
  * next symbolizer call. */
