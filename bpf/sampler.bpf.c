@@ -221,6 +221,15 @@ struct {
 	__type(value, struct sampler_offcpu_start);
 } offcpu_tasks SEC(".maps");
 
+/* DWARF mode off the CPU: the blocking sites copied in this window. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} offcpu_sites SEC(".maps");
+
 /* DWARF mode: the stack copies, sized from the window before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -441,17 +450,13 @@ static __always_inline void find_leaf(__u64 sp, struct sampler_stack *st)
 /* user_regs - the interrupted task's user ip, sp and bp: the sample's own
  * registers in user mode, those saved at kernel entry otherwise. False
  * when there are none (a kernel thread, or no bpf_task_pt_regs). */
-static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct sampler_copy *c)
+/* saved_user_regs - the current task's user ip, sp and bp as saved when
+ * it entered the kernel. False when there are none. */
+static __always_inline bool saved_user_regs(struct sampler_copy *c)
 {
 	struct user_regs_x86 *saved;
 	__u64 cs = 0;
 
-	if ((ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, cs)) & 3) == 3) {
-		c->ip = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, ip));
-		c->sp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
-		c->bp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, bp));
-		return true;
-	}
 	if (!have_task_pt_regs)
 		return false;
 	saved = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -463,7 +468,23 @@ static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct sa
 		return false;
 	return true;
 }
+
+static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct sampler_copy *c)
+{
+	if ((ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, cs)) & 3) == 3) {
+		c->ip = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, ip));
+		c->sp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
+		c->bp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, bp));
+		return true;
+	}
+	return saved_user_regs(c);
+}
 #else
+static __always_inline bool saved_user_regs(struct sampler_copy *c)
+{
+	return false;
+}
+
 static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct sampler_copy *c)
 {
 	return false;
@@ -910,6 +931,7 @@ static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sa
 	b->hdr.window = window_seq;
 	b->hdr.len = len;
 	b->hdr.py_stack = key->py_stack;
+	b->hdr.site = 0;
 	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return false;
@@ -1041,6 +1063,86 @@ static __always_inline void offcpu_end(__u32 tid, __u64 now)
 		count_add(&key, now - since, SAMPLER_STAT_OFFCPU_LOST, SAMPLER_STAT_OFFCPU_LOST);
 }
 
+/* could_be_code - whether stack word @w could be a return address: in
+ * the range where a 64-bit process maps its programs and libraries, and
+ * not a pointer into its own stack (within 64 MiB of @sp). Counters,
+ * times, sizes and floating-point values fail it, so a wait's locals,
+ * which change at every wait, do not make it a new site. */
+static __always_inline bool could_be_code(__u64 w, __u64 sp)
+{
+	return w >= (1ull << 40) && w < (1ull << 47) &&
+	       (w > sp + (64ull << 20) || w + (64ull << 20) < sp);
+}
+
+/* site_hash - the name of a blocking site: @pid, its ip and sp in @b's
+ * header, and the words of the first @len bytes of stack copied into it
+ * that could be return addresses. */
+static __always_inline __u64 site_hash(const struct sampler_copy_buf *b, __u32 pid, __u32 len)
+{
+	__u64 h = 0xcbf29ce484222325ull, w, sp = b->hdr.sp;
+
+	h = (h ^ pid) * 0x100000001b3ull;
+	h = (h ^ b->hdr.ip) * 0x100000001b3ull;
+	h = (h ^ sp) * 0x100000001b3ull;
+	for (int i = 0; i < SAMPLER_SITE_BYTES / 8; i++) {
+		if (8 * i + 8 > len)
+			break;
+		__builtin_memcpy(&w, &b->stack[8 * i], sizeof(w));
+		if (!could_be_code(w, sp))
+			continue;
+		h ^= w;
+		h *= 0x100000001b3ull;
+		h ^= h >> 32;
+	}
+	return h | SAMPLER_SITE_BIT;
+}
+
+/* offcpu_site - DWARF mode: the blocking site of the current task (its
+ * stack copied for user space the first time this window meets it); 0
+ * when it cannot be named or copied (the reason is counted): the caller
+ * walks frame pointers instead. */
+static __always_inline __u64 offcpu_site(const struct sampler_key *key)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
+	struct sampler_copy_buf *b;
+	__u64 site;
+	__u8 one = 1;
+
+	b = bpf_map_lookup_elem(&copy_bufs, &cpu);
+	if (!b)
+		return 0;
+	if (!saved_user_regs(&b->hdr)) {
+		stat_inc(SAMPLER_STAT_COPY_NO_REGS);
+		return 0;
+	}
+	len = copy_stack(b, b->hdr.sp, SAMPLER_SITE_BYTES);
+	site = site_hash(b, key->pid, len);
+	if (bpf_map_lookup_elem(&offcpu_sites, &site))
+		return site;
+	if (want > SAMPLER_COPY_MAX)
+		want = SAMPLER_COPY_MAX;
+	len = copy_stack(b, b->hdr.sp, want);
+	if (len > SAMPLER_COPY_MAX)
+		return 0;
+	b->hdr.pid = key->pid;
+	b->hdr.tid = key->tid;
+	b->hdr.cgroup_id = key->cgroup_id;
+	__builtin_memcpy(b->hdr.comm, key->comm, sizeof(b->hdr.comm));
+	b->hdr.kernel_stack = key->kernel_stack;
+	b->hdr.window = window_seq;
+	b->hdr.len = len;
+	b->hdr.py_stack = key->py_stack;
+	b->hdr.site = site;
+	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
+		stat_inc(SAMPLER_STAT_COPIES_LOST);
+		return 0;
+	}
+	stat_inc(SAMPLER_STAT_OFFCPU_SITES);
+	/* full: the site is copied again next time, which costs, not loses */
+	bpf_map_update_elem(&offcpu_sites, &site, &one, BPF_ANY);
+	return site;
+}
+
 /* offcpu_begin - the current task (watched, thread group @pid, thread
  * @tid) leaves the CPU in @state: take its stacks, as a sample would. */
 static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 state, __u64 now)
@@ -1061,9 +1163,12 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	key->cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	key->py_stack = py_stack(sc, pid, tid);
-	key->user_stack =
-		store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
-			    SAMPLER_STAT_USER_TRUNCATED, saved_user_sp());
+	if (copy_bytes && have_bpf_loop)
+		key->user_stack = offcpu_site(key);
+	if (!key->user_stack)
+		key->user_stack =
+			store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
+				    SAMPLER_STAT_USER_TRUNCATED, saved_user_sp());
 	start.since = now;
 	if (bpf_map_update_elem(&offcpu_tasks, &tid, &start, BPF_ANY)) {
 		stat_inc(SAMPLER_STAT_OFFCPU_TASKS_FULL);

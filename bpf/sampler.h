@@ -121,6 +121,7 @@ enum sampler_stat {
 	SAMPLER_STAT_OFFCPU_SWITCHES,	/* a watched task left a CPU: its stacks taken */
 	SAMPLER_STAT_OFFCPU_TASKS_FULL, /* ... but offcpu_tasks was full: its time lost */
 	SAMPLER_STAT_OFFCPU_LOST,	/* its time could not be counted (counts map) */
+	SAMPLER_STAT_OFFCPU_SITES,	/* DWARF mode: blocking sites copied */
 	SAMPLER_STAT_NR,
 };
 
@@ -156,7 +157,24 @@ struct sampler_copy {
 	__u32 window;	    /* the arming it belongs to (sampler's window_seq) */
 	__u32 len;
 	__u64 py_stack; /* id in the stacks map of its Python frames, 0 if none */
+	/* Off-CPU (struct sampler_offcpu_start): not a sample but the stack
+	 * of a blocking site, named @site in the counts keys that wait there
+	 * (their user_stack); 0 for a sample. */
+	__u64 site;
 };
+
+/* DWARF mode off the CPU: a task leaving the CPU is not copied each time
+ * (a busy service switches tens of thousands of times a second): its
+ * blocking site is named by a hash of its process, its ip and sp, and
+ * the words in the top SAMPLER_SITE_BYTES of its stack that could be
+ * return addresses (sampler.bpf.c), and the stack is copied for user
+ * space to unwind the first time a site is met in a window. Two waits at
+ * the same ip and stack depth with the same return addresses near the
+ * top of the stack are the same wait: a different caller further down
+ * would have to leave the same innermost return addresses at the same
+ * depth. Site ids have SAMPLER_SITE_BIT set. */
+#define SAMPLER_SITE_BYTES 512
+#define SAMPLER_SITE_BIT (1ull << 63)
 
 /* The per-CPU buffer a copy is built in: larger than the ring's record so
  * the verifier can prove every chunk fits. */
@@ -269,7 +287,7 @@ struct sampler_py_code {
 };
 
 #ifndef __bpf__
-_Static_assert(sizeof(struct sampler_copy) == 80, "sampler_copy layout");
+_Static_assert(sizeof(struct sampler_copy) == 88, "sampler_copy layout");
 _Static_assert(sizeof(struct sampler_key) == 64, "sampler_key layout");
 _Static_assert(sizeof(struct sampler_offcpu_start) == 72, "sampler_offcpu_start layout");
 _Static_assert(sizeof(struct sampler_py_proc) == 72, "sampler_py_proc layout");

@@ -70,16 +70,80 @@ test_offcpu_threads_waiting_in_known_ways() {
 		within "$share" 0.5 0.1 ||
 			{ fail "$t waited $share times as long as w-pipe, expected 0.5: $(cat off.shares)"; rc=1; }
 	done
-	# The stacks name where each waited.
-	for want in w-pipe:wait_for_pipe w-disk:read_direct w-mutex:__lll_lock_wait \
-		w-sleep:clock_nanosleep waiter:main w-spin1:spin; do
+	# The stacks name where each waited, whole: DWARF unwinding of each
+	# blocking site reaches past libc's frames, which have no frame
+	# pointers, into the function that called it.
+	for want in w-pipe:wait_for_pipe w-disk:read_direct w-mutex:wait_for_lock \
+		w-mutex:pthread_mutex_lock w-sleep:nap waiter:hold_lock_sleeping w-spin1:spin \
+		w-mutex:start_thread; do
 		frames_of off.folded "${want%%:*}" | grep -qx "${want#*:}" ||
 			{ fail "${want%%:*}'s off-CPU stacks lack ${want#*:}: $(frames_of off.folded "${want%%:*}" | tr '\n' ' ')"; rc=1; }
 	done
 	frames_of off.folded w-mutex | grep -qx 'futex_wait_\[k\]' ||
 		{ fail "w-mutex's off-CPU stacks lack the kernel's futex_wait"; rc=1; }
+	# A site is copied once, not at every switch.
+	python3 - w.json <<'PY' || { fail "blocking sites: $(grep -A8 '"off_cpu"' w.json)"; rc=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+sites, switches = d["off_cpu"]["sites_copied"], d["off_cpu"]["switches"]
+sys.exit(not (switches > 1000 and 0 < sites < switches / 10))
+PY
 	# pprof readers see the third sample type, and cpu by default.
 	go tool pprof -raw w.pb 2>/dev/null | grep -q 'samples/count cpu/nanoseconds\[dflt\] off_cpu/nanoseconds' ||
 		{ fail "go tool pprof does not list off_cpu/nanoseconds with cpu the default: $(go tool pprof -raw w.pb 2>&1 | head -5)"; rc=1; }
+	return $rc
+}
+
+# Frame pointers: the kernel walks the stack at the switch, as bcc's
+# offcputime does; libc has no frame pointers, so the function that
+# called into it is recovered only one level down (the leaf's caller).
+test_offcpu_frame_pointer_stacks() {
+	need_root_bpf || return
+	local rc=0 want
+	capture_into w --off-cpu --unwind fp -F 99 -- "$WORKLOADS/waiter" 2 || return 1
+	"$TRAPD" report w.pb.zst --view offcpu --folded off.folded >/dev/null 2>&1 || { fail "report --view offcpu"; return 1; }
+	for want in w-pipe:wait_for_pipe w-pipe:read w-mutex:__lll_lock_wait w-mutex:thread \
+		w-sleep:clock_nanosleep w-spin1:spin; do
+		frames_of off.folded "${want%%:*}" | grep -qx "${want#*:}" ||
+			{ fail "${want%%:*}'s off-CPU stacks lack ${want#*:}: $(frames_of off.folded "${want%%:*}" | tr '\n' ' ')"; rc=1; }
+	done
+	grep -q '"sites_copied": 0' w.json || { fail "sites copied in fp mode"; rc=1; }
+	return $rc
+}
+
+# Python: the interpreter's frames are walked at the switch as at a
+# sample, so a thread waiting in time.sleep or on a lock shows the Python
+# functions that wait.
+test_offcpu_python_waits_show_python_functions() {
+	need_root_bpf || return
+	[ -x /usr/bin/python3.11 ] || { skip "needs Debian's python3.11"; return 77; }
+	local rc=0 want
+	cat >waits.py <<'PY'
+import threading, time
+
+def nap_in_sleeper():
+    for _ in range(150):
+        time.sleep(0.01)
+
+def wait_in_waiter(ev):
+    ev.wait()
+
+ev = threading.Event()
+threads = [threading.Thread(target=nap_in_sleeper), threading.Thread(target=wait_in_waiter, args=(ev,))]
+for t in threads:
+    t.start()
+threads[0].join()
+ev.set()
+threads[1].join()
+PY
+	capture_into py --off-cpu -F 99 -- /usr/bin/python3.11 waits.py || return 1
+	"$TRAPD" report py.pb.zst --view offcpu --folded off.folded >/dev/null 2>&1 || { fail "report --view offcpu"; return 1; }
+	for want in nap_in_sleeper wait_in_waiter Thread.run; do
+		grep -q ";$want;" off.folded ||
+			{ fail "no off-CPU stack through $want: $(cut -c1-300 off.folded | head -5)"; rc=1; }
+	done
+	# the sleeper waited about 1.5 s of its run in the kernel's nanosleep
+	awk '/nap_in_sleeper/ && /hrtimer_nanosleep/ { t += $NF } END { exit !(t > 1.2e9 && t < 2.5e9) }' off.folded ||
+		{ fail "nap_in_sleeper waited $(awk '/nap_in_sleeper/ && /hrtimer_nanosleep/ { t += $NF } END { print t }' off.folded) ns in nanosleep, expected about 1.5 s"; rc=1; }
 	return $rc
 }

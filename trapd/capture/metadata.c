@@ -344,6 +344,7 @@ static void emit_off_cpu(struct json_writer *w, const struct capture_info *info)
 		json_kv_u64(w, states[i], info->offcpu_ns[i]);
 	json_object_end(w);
 	json_kv_u64(w, "switches", v[SAMPLER_STAT_OFFCPU_SWITCHES]);
+	json_kv_u64(w, "sites_copied", v[SAMPLER_STAT_OFFCPU_SITES]);
 	json_kv_u64(w, "tasks_full", v[SAMPLER_STAT_OFFCPU_TASKS_FULL]);
 	json_kv_u64(w, "lost", v[SAMPLER_STAT_OFFCPU_LOST]);
 	json_object_end(w);

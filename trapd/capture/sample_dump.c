@@ -312,6 +312,21 @@ int sample_dump__add(struct sample_dump *d, const struct sampler_record *rec)
 	return 0;
 }
 
+int sample_dump__add_site(struct sample_dump *d, uint64_t site, const uint64_t *ips, uint32_t n)
+{
+	uint32_t idx;
+
+	if (held(d) + STACK_MAX_BYTES > SPILL_MAX_BYTES)
+		return -ENOSPC;
+	return add_stack(d, site, ips, n, NULL, &idx);
+}
+
+/* is_site - whether stack id @id names a blocking site (bpf/sampler.h). */
+static bool is_site(uint64_t id)
+{
+	return id & SAMPLER_SITE_BIT;
+}
+
 int sample_dump__merge_unwound(struct sample_dump *d, const struct sample_dump *u,
 			       const struct unwind_summary *summary)
 {
@@ -321,6 +336,10 @@ int sample_dump__merge_unwound(struct sample_dump *d, const struct sample_dump *
 	int err = 0;
 
 	d->unwind = *summary;
+	for (i = 0; i < u->nstacks && !err; i++)
+		if (is_site(u->stacks[i].id))
+			err = add_stack(d, u->stacks[i].id, u->ips + u->stacks[i].off,
+					u->stacks[i].len, NULL, &idx);
 	for (i = 0; i < u->nrecs && !err; i++) {
 		ui = find_stack(u, u->recs[i].key.user_stack);
 		st = ui == NO_STACK ? NULL : &u->stacks[ui];
@@ -368,7 +387,8 @@ int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, voi
 		rec.kernel_len = k ? k->len : 0;
 		rec.py = py ? d->ips + py->off : NULL;
 		rec.py_len = py ? py->len : 0;
-		rec.unwound = d->recs[i].unwound;
+		/* a blocking site's stack was unwound from its copy */
+		rec.unwound = d->recs[i].unwound || (u && is_site(u->id));
 		err = fn(&rec, ctx);
 		if (err)
 			return err;

@@ -42,10 +42,16 @@ int sample_dump__collect(struct sample_dump *d, struct sampler *s);
  * another negative errno. */
 int sample_dump__add(struct sample_dump *d, const struct sampler_record *rec);
 
+/* sample_dump__add_site - the unwound stack @ips[0..n) of blocking site
+ * @site (SAMPLER_SITE_BIT set: bpf/sampler.h), which off-CPU records name
+ * as their user stack. The unwinding thread's aggregate. 0, -ENOSPC past
+ * the dump's memory bound, or another negative errno. */
+int sample_dump__add_site(struct sample_dump *d, uint64_t site, const uint64_t *ips, uint32_t n);
+
 /* sample_dump__merge_unwound - after sample_dump__collect: add the samples
  * of @u, whose user stacks were unwound from copies and whose kernel
- * stacks are in @d now, and the @summary of their unwinding. 0 or a
- * negative errno. */
+ * stacks are in @d now, the stacks of its blocking sites, and the
+ * @summary of their unwinding. 0 or a negative errno. */
 int sample_dump__merge_unwound(struct sample_dump *d, const struct sample_dump *u,
 			       const struct unwind_summary *summary);
 

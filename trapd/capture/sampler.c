@@ -80,6 +80,7 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_OFFCPU_SWITCHES] = "offcpu_switches",
 	[SAMPLER_STAT_OFFCPU_TASKS_FULL] = "offcpu_tasks_full",
 	[SAMPLER_STAT_OFFCPU_LOST] = "offcpu_lost",
+	[SAMPLER_STAT_OFFCPU_SITES] = "offcpu_sites",
 };
 
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
@@ -575,6 +576,7 @@ static void clear_window(struct sampler *s)
 	clear_map(bpf_map__fd(s->skel->maps.py_threads), sizeof(__u32));
 	clear_map(bpf_map__fd(s->skel->maps.py_seen), sizeof(struct sampler_py_seen_key));
 	clear_map(bpf_map__fd(s->skel->maps.offcpu_tasks), sizeof(__u32));
+	clear_map(bpf_map__fd(s->skel->maps.offcpu_sites), sizeof(__u64));
 	for (i = 0; zeros && i < SAMPLER_STAT_NR; i++)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.stats), &i, zeros, BPF_ANY);
 	free(zeros);

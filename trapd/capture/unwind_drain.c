@@ -146,6 +146,15 @@ static int on_copy(void *ctx, void *data, size_t size)
 		d->sum.late++;
 	else
 		n = walk(d, c);
+	if (c->site) {
+		/* a blocking site: its stack, for the waits counted there */
+		e = n ? sample_dump__add_site(d->agg, c->site, d->res.ips, n) : 0;
+		if (e == -ENOSPC)
+			d->sum.lost_memory++;
+		else if (e && !d->err)
+			d->err = e;
+		return 0;
+	}
 	key.pid = c->pid;
 	key.tid = c->tid;
 	key.cgroup_id = c->cgroup_id;
