@@ -147,3 +147,49 @@ PY
 		{ fail "nap_in_sleeper waited $(awk '/nap_in_sleeper/ && /hrtimer_nanosleep/ { t += $NF } END { print t }' off.folded) ns in nanosleep, expected about 1.5 s"; rc=1; }
 	return $rc
 }
+
+# A service deadlocks: its CPU falls, a below rule fires, and its capture
+# (off-CPU by default for a below rule) shows the two threads blocked for
+# the whole window on their locks, though they blocked before it opened.
+# Uses new_cgroup, drop_cgroup, write_global, start_daemon, stop_daemon,
+# wait_for and has_captures from test_daemon.sh.
+test_offcpu_below_rule_names_a_deadlock() {
+	need_root_bpf || return
+	new_cgroup || return
+	local rc=0 pid cap t
+	{
+		write_global
+		cat <<EOF2
+[rule starved]
+signal = cpu
+cgroup = $CG_NAME
+below = 5%
+clear = 20%
+for = 1s
+duration = 2s
+EOF2
+	} >rules.ini
+	start_bg pid "$WORKLOADS/deadlock" 2
+	echo "$pid" >"$CG_DIR/cgroup.procs" || { fail "cannot move $pid into $CG_DIR"; drop_cgroup; return 1; }
+	start_daemon || { drop_cgroup; return 1; }
+	wait_for 20 has_captures 1 || { fail "the below rule did not fire: $(cat daemon.log)"; stop_daemon; drop_cgroup; return 1; }
+	stop_daemon
+	cap=$(ls spool/*.pb.zst | head -1)
+	"$TRAPD" report "$cap" --view offcpu --folded off.folded >/dev/null 2>&1 || { fail "report $cap"; drop_cgroup; return 1; }
+	python3 - "${cap%.pb.zst}.json" <<'PY' || { fail "sidecar: $(grep -A12 '"off_cpu"' "${cap%.pb.zst}.json")"; rc=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["off_cpu"]["waiting_at_start"]
+sys.exit(not (w["counted"] >= 2 and d["off_cpu"]["ns"]["sleeping"] > 3e9))
+PY
+	for t in dl-a dl-b; do
+		frames_of off.folded "$t" | grep -qx '__lll_lock_wait' ||
+			{ fail "$t's off-CPU stack lacks the lock it waits on: $(grep "^$t" off.folded | head -3)"; rc=1; }
+		frames_of off.folded "$t" | grep -qx 'futex_wait_\[k\]' ||
+			{ fail "$t's off-CPU stack lacks the kernel's futex_wait: $(grep "^$t" off.folded | head -3)"; rc=1; }
+		awk -v t="$t" 'index($0, t ";") == 1 { n += $NF } END { exit !(n > 1.8e9) }' off.folded ||
+			{ fail "$t waited less than the 2 s window: $(grep "^$t" off.folded | head -3)"; rc=1; }
+	done
+	drop_cgroup
+	return $rc
+}

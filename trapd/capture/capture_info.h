@@ -59,6 +59,16 @@ struct capture_trigger {
 
 struct run_record;
 
+/* The threads already waiting when an off-CPU window opened (waiting.h). */
+struct waiting_stats {
+	uint64_t threads; /* threads looked at */
+	uint64_t waiting; /* ...blocked when the window opened */
+	uint64_t added;	  /* ...told to the sampler */
+	uint64_t skipped; /* processes or threads past the bounds */
+	uint64_t unnamed; /* kernel frames kallsyms did not name */
+	uint64_t gone;	  /* threads that exited while being read */
+};
+
 struct capture_info {
 	char id[33];				/* 128 random bits, hex */
 	const char *trigger;			/* "manual" (`trapd capture`), "rule" (daemon) */
@@ -87,6 +97,7 @@ struct capture_info {
 	uint64_t snapshots_dropped;	       /* processes announced past the worker's queue */
 	uint64_t samples_stored;	       /* sum of the on-CPU counts read back */
 	uint64_t offcpu_ns[SAMPLER_OFFCPU_NR]; /* off-CPU time read back, by state */
+	struct waiting_stats waiting;	       /* threads already waiting at the start */
 	uint64_t stacks_distinct;	       /* distinct stacks (user and kernel) read back */
 	uint64_t leaf[LEAF_NR];		       /* samples by what became of their leaf's caller */
 	uint64_t roots[STACK_ROOT_NR];	       /* samples by whether their walk reached a root */

@@ -345,6 +345,14 @@ static void emit_off_cpu(struct json_writer *w, const struct capture_info *info)
 	json_object_end(w);
 	json_kv_u64(w, "switches", v[SAMPLER_STAT_OFFCPU_SWITCHES]);
 	json_kv_u64(w, "sites_copied", v[SAMPLER_STAT_OFFCPU_SITES]);
+	json_key(w, "waiting_at_start");
+	json_object_begin(w);
+	json_kv_u64(w, "threads_read", info->waiting.threads);
+	json_kv_u64(w, "waiting", info->waiting.waiting);
+	json_kv_u64(w, "counted", info->waiting.added);
+	json_kv_u64(w, "skipped", info->waiting.skipped);
+	json_kv_u64(w, "kernel_frames_unnamed", info->waiting.unnamed);
+	json_object_end(w);
 	json_kv_u64(w, "tasks_full", v[SAMPLER_STAT_OFFCPU_TASKS_FULL]);
 	json_kv_u64(w, "lost", v[SAMPLER_STAT_OFFCPU_LOST]);
 	json_object_end(w);

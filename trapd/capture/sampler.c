@@ -552,6 +552,66 @@ bool sampler__can_offcpu(const struct sampler *s)
 	return bpf_program__autoload(s->skel->progs.on_switch);
 }
 
+/* stack_hash - what the program's hash_stack gives a stack without a leaf
+ * hint, so a stack stored from here and from there is one entry. */
+static __u64 stack_hash(const uint64_t *ips, uint32_t n)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+	uint32_t i;
+
+	h *= 0x100000001b3ull; /* leaf.ret, 0 */
+	h *= 0x100000001b3ull; /* leaf.ret_target, 0 */
+	for (i = 0; i < n; i++) {
+		h ^= ips[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 32;
+	}
+	h ^= n;
+	return h ? h : 1;
+}
+
+/* store_stack - @ips[0..n) into the stacks map; its id, 0 for none. */
+static __u64 store_stack(struct sampler *s, const uint64_t *ips, uint32_t n)
+{
+	struct sampler_stack st = { 0 };
+	__u64 id;
+
+	if (!n)
+		return 0;
+	if (n > SAMPLER_MAX_DEPTH)
+		n = SAMPLER_MAX_DEPTH;
+	st.len = n;
+	memcpy(st.ips, ips, n * sizeof(*ips));
+	id = stack_hash(ips, n);
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.stacks), &id, &st, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		return 0;
+	return id;
+}
+
+int sampler__add_waiting(struct sampler *s, struct sampler_key *key, const uint64_t *kips,
+			 uint32_t kn, const uint64_t *uips, uint32_t un, uint64_t since_mono_ns)
+{
+	struct sampler_offcpu_start st = { .since = since_mono_ns };
+
+	key->kernel_stack = store_stack(s, kips, kn);
+	key->user_stack = store_stack(s, uips, un);
+	st.key = *key;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.offcpu_tasks), &key->tid, &st,
+				BPF_NOEXIST))
+		return -errno;
+	return 0;
+}
+
+void sampler__forget_waiting(struct sampler *s, uint32_t tid, uint64_t since_mono_ns)
+{
+	int fd = bpf_map__fd(s->skel->maps.offcpu_tasks);
+	struct sampler_offcpu_start st;
+
+	if (!bpf_map_lookup_elem(fd, &tid, &st) && st.since == since_mono_ns)
+		bpf_map_delete_elem(fd, &tid);
+}
+
 int sampler__add_pid(struct sampler *s, int pid)
 {
 	__u32 key = (__u32)pid;

@@ -102,6 +102,21 @@ int sampler__retarget(struct sampler *s, const struct sampler_opts *o, char *err
  * tracepoint). */
 bool sampler__can_offcpu(const struct sampler *s);
 
+/* sampler__add_waiting - a task of the target already off the CPU when
+ * the window opened (waiting.h): its time counts from @since_mono_ns
+ * under @key (its off-CPU state set; its stack ids are filled in here
+ * from @kips[0..kn) and @uips[0..un), leaf first, stored as the program
+ * stores stacks), as if the hook had seen it leave. While armed, from any
+ * thread. Returns 0, -EEXIST when the hook has the task already (it ran
+ * and left again since the window opened), or a negative errno. */
+int sampler__add_waiting(struct sampler *s, struct sampler_key *key, const uint64_t *kips,
+			 uint32_t kn, const uint64_t *uips, uint32_t un, uint64_t since_mono_ns);
+
+/* sampler__forget_waiting - undo sampler__add_waiting of @tid when its
+ * entry is still the one added at @since_mono_ns (the task ran meanwhile,
+ * and would otherwise be counted as waiting while it runs). */
+void sampler__forget_waiting(struct sampler *s, uint32_t tid, uint64_t since_mono_ns);
+
 /* sampler__add_pid - watch thread group @pid (SAMPLER_TARGET_PIDS). */
 int sampler__add_pid(struct sampler *s, int pid);
 

@@ -14,6 +14,7 @@
 
 #include "trapd/capture/sample_dump.h"
 #include "trapd/capture/unwind_drain.h"
+#include "trapd/capture/waiting.h"
 #include "trapd/capture/target.h"
 #include "trapd/symbolize/symwork.h"
 #include "trapd/util/clock.h"
@@ -75,7 +76,9 @@ struct session {
 	uint64_t keep_cfi_bytes;
 	struct pyframes *py;	  /* Python interpreters found, code objects announced */
 	struct sample_dump *dump; /* the samples moved out of the maps */
-	bool collected;		  /* ...all of them: the window is closed */
+	struct waiting *waiting;  /* off-CPU: the survey of threads already waiting */
+	struct waiting_stats waiting_st;
+	bool collected; /* ...all of them: the window is closed */
 	/* after the window */
 	int ncpus;
 	bool finishing;		   /* the worker has the final job */
@@ -340,6 +343,12 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	s->start_mono = clock_mono_ns();
 	e = sampler__start(s->sampler);
 	pyframes__window(s->py, sampler__window_seq(s->sampler));
+	if (!e && (s->sopts.record & SAMPLER_RECORD_OFFCPU)) {
+		s->waiting =
+			waiting__start(s->sampler, &s->target, "/proc", (uint64_t)clock_mono_ns());
+		if (!s->waiting && errno)
+			log_warn("cannot look for threads already waiting: %s", strerror(errno));
+	}
 	s->arm_ns = clock_mono_ns() - decided_mono_ns;
 	s->started = true; /* partly armed is armed: session__free stops it */
 	if (!e && s->unwind.mode == UNWIND_MODE_DWARF) {
@@ -533,9 +542,26 @@ const struct capture_target *session__target(const struct session *s)
 	return &s->target;
 }
 
+/* finish_waiting - the survey of threads already waiting when the window
+ * opened is over (stopped if need be): snapshot the processes it found,
+ * which the sampler never announced if none of their threads ran. */
+static void finish_waiting(struct session *s)
+{
+	int pids[64];
+	size_t n, i;
+
+	if (!s->waiting)
+		return;
+	waiting__finish(s->waiting, &s->waiting_st, pids, sizeof(pids) / sizeof(pids[0]), &n);
+	s->waiting = NULL;
+	for (i = 0; i < n; i++)
+		snapshot(s, pids[i]);
+}
+
 /* close_window - disarm (once) and take in what was announced until then. */
 static void close_window(struct session *s)
 {
+	finish_waiting(s);
 	if (!s->stopped) {
 		sampler__stop(s->sampler);
 		s->stopped = true;
@@ -596,6 +622,7 @@ static void fill_info(const struct session *s, struct capture_info *info)
 	info->target = s->target;
 	info->freq_hz = s->sopts.freq_hz;
 	info->record = s->sopts.record;
+	info->waiting = s->waiting_st;
 	info->period_ns = 1000000000ull / s->sopts.freq_hz;
 	info->start_ns = s->start_ns;
 	info->duration_ns = s->window_ns;
@@ -717,6 +744,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	finish_waiting(s);
 	if (s->sampler && s->started && !s->stopped)
 		sampler__stop(s->sampler);
 	unwind_drain__free(s->drain);
