@@ -1053,12 +1053,12 @@ static __always_inline void offcpu_end(__u32 tid, __u64 now)
 	struct sampler_key key;
 	__u64 since;
 
-	if (!st)
+	if (!st || !st->since)
 		return;
 	/* the task runs on this CPU: nothing else touches its entry now */
 	__builtin_memcpy(&key, &st->key, sizeof(key));
 	since = st->since;
-	bpf_map_delete_elem(&offcpu_tasks, &tid);
+	st->since = 0; /* kept: it may leave from the same place again */
 	if (now > since)
 		count_add(&key, now - since, SAMPLER_STAT_OFFCPU_LOST, SAMPLER_STAT_OFFCPU_LOST);
 }
@@ -1147,14 +1147,22 @@ static __always_inline __u64 offcpu_site(const struct sampler_key *key)
  * @tid) leaves the CPU in @state: take its stacks, as a sample would. */
 static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 state, __u64 now)
 {
-	struct sampler_offcpu_start start = {};
+	struct sampler_offcpu_start start = {}, *old;
 	struct sampler_key *key = &start.key;
+	struct sampler_copy regs;
 	struct scratch *sc;
 	__u32 zero = 0;
 
 	sc = bpf_map_lookup_elem(&scratch_map, &zero);
 	if (!sc)
 		return;
+	old = bpf_map_lookup_elem(&offcpu_tasks, &tid);
+	if (saved_user_regs(&regs)) {
+		start.ip = regs.ip;
+		start.sp = regs.sp;
+		start.bp = regs.bp;
+		start.ret = read_word(regs.bp + 8);
+	}
 	key->pid = pid;
 	key->tid = tid;
 	key->offcpu = state;
@@ -1163,14 +1171,22 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	key->cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	key->py_stack = py_stack(sc, pid, tid);
-	if (copy_bytes && have_bpf_loop)
+	/* from the same place as last time: the same user stack (a walk or
+	 * a copy costs microseconds, and a busy thread leaves often) */
+	if (old && start.ip && old->ip == start.ip && old->sp == start.sp && old->bp == start.bp &&
+	    old->ret == start.ret && old->key.pid == pid)
+		key->user_stack = old->key.user_stack;
+	if (!key->user_stack && copy_bytes && have_bpf_loop)
 		key->user_stack = offcpu_site(key);
 	if (!key->user_stack)
 		key->user_stack =
 			store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
 				    SAMPLER_STAT_USER_TRUNCATED, saved_user_sp());
 	start.since = now;
-	if (bpf_map_update_elem(&offcpu_tasks, &tid, &start, BPF_ANY)) {
+	if (old) {
+		/* in place: no allocation at every switch */
+		__builtin_memcpy(old, &start, sizeof(start));
+	} else if (bpf_map_update_elem(&offcpu_tasks, &tid, &start, BPF_NOEXIST)) {
 		stat_inc(SAMPLER_STAT_OFFCPU_TASKS_FULL);
 		return;
 	}
@@ -1198,9 +1214,13 @@ int on_switch(void *ctx)
 		offcpu_end(next, now);
 	if (!tid || !watched(id >> 32))
 		return 0;
-	if (bpf_probe_read_kernel(&state, sizeof(state), (char *)ctx + switch_prev_state_offset) ||
-	    offcpu_state(state) == SAMPLER_ON_CPU)
+	if (bpf_probe_read_kernel(&state, sizeof(state), (char *)ctx + switch_prev_state_offset))
 		return 0;
+	if (offcpu_state(state) == SAMPLER_ON_CPU) {
+		/* it exits: its entry goes with it */
+		bpf_map_delete_elem(&offcpu_tasks, &tid);
+		return 0;
+	}
 	offcpu_begin(ctx, id >> 32, tid, offcpu_state(state), now);
 	return 0;
 }

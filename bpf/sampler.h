@@ -51,11 +51,17 @@ enum sampler_offcpu_state {
 	SAMPLER_OFFCPU_NR,
 };
 
-/* A task away from the CPU: what it will be counted under, and since when
- * (bpf_ktime_get_ns, CLOCK_MONOTONIC). */
+/* A watched task of the window (the offcpu_tasks map, by thread id): what
+ * its wait is counted under, and since when (bpf_ktime_get_ns,
+ * CLOCK_MONOTONIC; 0 while it runs). The entry stays while it runs, with
+ * the user registers it last left with: a task that leaves again from the
+ * same place (a server's threads wait at a few) takes the user stack it
+ * had, instead of walking or copying it again. */
 struct sampler_offcpu_start {
 	struct sampler_key key;
 	__u64 since;
+	__u64 ip, sp, bp; /* user registers when it left; 0: none */
+	__u64 ret;	  /* the word at bp + 8 then (a caller's return address) */
 };
 
 /* Stack words read at the user stack pointer, looking for the return
@@ -289,7 +295,7 @@ struct sampler_py_code {
 #ifndef __bpf__
 _Static_assert(sizeof(struct sampler_copy) == 88, "sampler_copy layout");
 _Static_assert(sizeof(struct sampler_key) == 64, "sampler_key layout");
-_Static_assert(sizeof(struct sampler_offcpu_start) == 72, "sampler_offcpu_start layout");
+_Static_assert(sizeof(struct sampler_offcpu_start) == 104, "sampler_offcpu_start layout");
 _Static_assert(sizeof(struct sampler_py_proc) == 72, "sampler_py_proc layout");
 _Static_assert(sizeof(struct sampler_py_frame) == 16, "sampler_py_frame layout");
 _Static_assert(sizeof(struct sampler_py_code) == 56 + 2 * 280 + SAMPLER_PY_LINES_MAX,

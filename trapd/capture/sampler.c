@@ -707,7 +707,8 @@ static void close_offcpu(struct sampler *s, uint64_t now)
 	__u32 tid;
 
 	while (bpf_map_get_next_key(fd, NULL, &tid) == 0) {
-		if (!bpf_map_lookup_elem(fd, &tid, &st) && now > st.since)
+		/* since 0: it runs */
+		if (!bpf_map_lookup_elem(fd, &tid, &st) && st.since && now > st.since)
 			add_offcpu(s, &st.key, now - st.since);
 		if (bpf_map_delete_elem(fd, &tid))
 			break;

@@ -275,10 +275,24 @@ static void print_summary(const struct capture_cmd *c, const struct capture_info
 	uint64_t lost = sampler__samples_lost(&info->stats);
 	char sidecar[4200];
 
-	log_info("captured %" PRIu64 " samples in %.2fs at %" PRIu64 " Hz on %d CPUs (%s); "
-		 "%" PRIu64 " samples or stacks lost",
-		 info->samples_stored, (double)info->duration_ns / NSEC_PER_SEC, info->freq_hz,
-		 info->ncpus, info->end_reason, lost);
+	uint64_t off = 0;
+	int i;
+
+	for (i = 0; i < SAMPLER_OFFCPU_NR; i++)
+		off += info->offcpu_ns[i];
+	if (info->record & SAMPLER_RECORD_OFFCPU)
+		log_info("captured %" PRIu64 " samples and %.3fs of waits off the CPU (%" PRIu64
+			 " switches) in %.2fs at %" PRIu64 " Hz on %d CPUs (%s); %" PRIu64
+			 " samples or stacks lost",
+			 info->samples_stored, (double)off / NSEC_PER_SEC,
+			 info->stats.v[SAMPLER_STAT_OFFCPU_SWITCHES],
+			 (double)info->duration_ns / NSEC_PER_SEC, info->freq_hz, info->ncpus,
+			 info->end_reason, lost);
+	else
+		log_info("captured %" PRIu64 " samples in %.2fs at %" PRIu64
+			 " Hz on %d CPUs (%s); %" PRIu64 " samples or stacks lost",
+			 info->samples_stored, (double)info->duration_ns / NSEC_PER_SEC,
+			 info->freq_hz, info->ncpus, info->end_reason, lost);
 	if (profile_file__sidecar_path(c->output, sidecar, sizeof(sidecar)))
 		log_info("wrote the profile to %s; no metadata sidecar for a stream", c->output);
 	else
