@@ -105,6 +105,36 @@ static void test_manual_capture_has_empty_context(void **state)
 	free(text);
 }
 
+/* A capture that recorded off-CPU time has an off_cpu section: the time
+ * by state, the switches, what was lost, the threads already waiting. */
+static void test_off_cpu_section(void **state)
+{
+	struct capture_info info;
+	char *text;
+
+	base_info(&info);
+	info.trigger = "manual";
+	info.record = SAMPLER_RECORD_CPU | SAMPLER_RECORD_OFFCPU;
+	info.offcpu_ns[SAMPLER_OFFCPU_SLEEPING] = 8052430951;
+	info.offcpu_ns[SAMPLER_OFFCPU_UNINTERRUPTIBLE] = 1583211;
+	info.offcpu_ns[SAMPLER_OFFCPU_RUNNABLE] = 54051869;
+	info.stats.v[SAMPLER_STAT_OFFCPU_SWITCHES] = 399017;
+	info.stats.v[SAMPLER_STAT_OFFCPU_SITES] = 19;
+	info.stats.v[SAMPLER_STAT_OFFCPU_LOST] = 2;
+	info.waiting.threads = 6;
+	info.waiting.waiting = 3;
+	info.waiting.added = 2;
+	text = emit(&info);
+	golden_check("metadata_offcpu.json", text);
+	assert_non_null(strstr(text, "\"on_cpu_samples\": true"));
+	free(text);
+	/* without it, no section: on-CPU captures read as before */
+	info.record = SAMPLER_RECORD_CPU;
+	text = emit(&info);
+	assert_null(strstr(text, "off_cpu"));
+	free(text);
+}
+
 static const double cpu_t[] = { -60, -30, -10, -0.5 };
 static const double cpu_v[] = { 12.5, 40, 87.25, 93.5 };
 static const double psi_t[] = { -2, -1 };
@@ -213,6 +243,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manual_capture_has_empty_context),
+		cmocka_unit_test(test_off_cpu_section),
 		cmocka_unit_test(test_daemon_capture_records_triggers_history_and_labels),
 		cmocka_unit_test(test_missing_history_is_an_empty_list),
 	};
