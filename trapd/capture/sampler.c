@@ -383,6 +383,8 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	return 0;
 }
 
+static void stop_offcpu(struct sampler *s);
+
 static int set_target(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
 	__u32 zero = 0;
@@ -407,6 +409,8 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 		return -ENOTSUP;
 	}
 	s->record = o->record ? o->record : SAMPLER_RECORD_CPU;
+	if (s->skel->bss->armed && s->skel->bss->offcpu && !(s->record & SAMPLER_RECORD_OFFCPU))
+		stop_offcpu(s);
 	if (o->target != SAMPLER_TARGET_CGROUP)
 		return 0;
 	e = bpf_map_update_elem(bpf_map__fd(s->skel->maps.cgroup_filter), &zero, &fd, BPF_ANY);
@@ -715,6 +719,18 @@ static void close_offcpu(struct sampler *s, uint64_t now)
 	}
 }
 
+/* stop_offcpu - detach the off-CPU hook and count the tasks still away
+ * up to now (bpf_ktime_get_ns is CLOCK_MONOTONIC, as clock_mono_ns). */
+static void stop_offcpu(struct sampler *s)
+{
+	s->skel->bss->offcpu = 0;
+	if (!s->skel->links.on_switch)
+		return;
+	bpf_link__destroy(s->skel->links.on_switch);
+	s->skel->links.on_switch = NULL;
+	close_offcpu(s, (uint64_t)clock_mono_ns());
+}
+
 int sampler__stop(struct sampler *s)
 {
 	int i, err = 0;
@@ -723,13 +739,7 @@ int sampler__stop(struct sampler *s)
 	for (i = 0; i < s->ncpus; i++)
 		if (ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0) && !err)
 			err = -errno;
-	if (s->skel->links.on_switch) {
-		/* disarmed: the hook adds no task now (bpf_ktime_get_ns is
-		 * CLOCK_MONOTONIC, as clock_mono_ns) */
-		bpf_link__destroy(s->skel->links.on_switch);
-		s->skel->links.on_switch = NULL;
-		close_offcpu(s, (uint64_t)clock_mono_ns());
-	}
+	stop_offcpu(s);
 	return err;
 }
 

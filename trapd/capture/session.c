@@ -504,6 +504,10 @@ int session__widen_to_system(struct session *s, const char *why)
 	if (s->target.kind == CAPTURE_TARGET_SYSTEM || s->widened)
 		return 0;
 	o.target = SAMPLER_TARGET_ALL;
+	/* Off-CPU time of every task of the host would cost every context
+	 * switch: the waits recorded so far stay, none are added. */
+	if (o.record & SAMPLER_RECORD_OFFCPU)
+		o.record = (o.record & ~(uint32_t)SAMPLER_RECORD_OFFCPU) | SAMPLER_RECORD_CPU;
 	e = sampler__retarget(s->sampler, &o, err, sizeof(err));
 	if (e) {
 		log_warn("cannot widen the capture to every task: %s", err);
