@@ -294,8 +294,9 @@ static __always_inline void note_process(__u32 pid)
 }
 
 /* hash_stack - FNV-1a over whole frames with a final mix; never 0, which
- * means "no stack". The leaf hint is part of it: one frame-pointer walk
- * can hide different callers of the leaf. */
+ * means "no stack", and never with SAMPLER_SITE_BIT, which names a
+ * blocking site. The leaf hint is part of it: one frame-pointer walk can
+ * hide different callers of the leaf. */
 static __always_inline __u64 hash_stack(const struct sampler_stack *st)
 {
 	__u64 h = 0xcbf29ce484222325ull;
@@ -313,6 +314,7 @@ static __always_inline __u64 hash_stack(const struct sampler_stack *st)
 		h ^= h >> 32;
 	}
 	h ^= st->len;
+	h &= ~SAMPLER_SITE_BIT;
 	return h ? h : 1;
 }
 
@@ -1045,11 +1047,10 @@ static __always_inline __u32 offcpu_state(__s64 state)
 	return SAMPLER_OFFCPU_OTHER;
 }
 
-/* offcpu_end - thread @tid runs again at @now: count the time it was
- * away under the stacks it left with. */
-static __always_inline void offcpu_end(__u32 tid, __u64 now)
+/* offcpu_end - the task of entry @st runs again at @now: count the time
+ * it was away under the stacks it left with. */
+static __always_inline void offcpu_end(struct sampler_offcpu_start *st, __u64 now)
 {
-	struct sampler_offcpu_start *st = bpf_map_lookup_elem(&offcpu_tasks, &tid);
 	struct sampler_key key;
 	__u64 since;
 
@@ -1204,15 +1205,23 @@ int on_switch(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now;
 	__u32 next = 0, tid = (__u32)id;
+	struct sampler_offcpu_start *back = NULL;
 	__s64 state = 0;
+	bool leaves;
 
 	if (!armed || !offcpu)
 		return 0;
-	now = bpf_ktime_get_ns();
 	if (!bpf_probe_read_kernel(&next, sizeof(next), (char *)ctx + switch_next_pid_offset) &&
 	    next)
-		offcpu_end(next, now);
-	if (!tid || !watched(id >> 32))
+		back = bpf_map_lookup_elem(&offcpu_tasks, &next);
+	leaves = tid && watched(id >> 32);
+	/* most switches of a host are neither: the clock is read only when
+	 * a watched task comes back or leaves */
+	if (!(back && back->since) && !leaves)
+		return 0;
+	now = bpf_ktime_get_ns();
+	offcpu_end(back, now);
+	if (!leaves)
 		return 0;
 	if (bpf_probe_read_kernel(&state, sizeof(state), (char *)ctx + switch_prev_state_offset))
 		return 0;

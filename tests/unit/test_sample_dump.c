@@ -93,6 +93,7 @@ static void add_count(__u32 tid, __u64 user, __u64 kernel, __u64 count)
 struct seen {
 	int n;
 	uint64_t total;
+	bool unwound[8];
 	uint32_t user_len[8], kernel_len[8];
 	uint64_t user_first[8];
 };
@@ -104,6 +105,7 @@ static int see(const struct sampler_record *rec, void *ctx)
 	v->user_len[v->n] = rec->user_len;
 	v->kernel_len[v->n] = rec->kernel_len;
 	v->user_first[v->n] = rec->user_len ? rec->user_ips[0] : 0;
+	v->unwound[v->n] = rec->unwound;
 	v->total += rec->count;
 	v->n++;
 	return 0;
@@ -151,6 +153,39 @@ static void test_records_find_stacks_moved_before_or_with_them(void **state)
 	sample_dump__free(d);
 }
 
+/* Off-CPU waits at a blocking site (DWARF mode) name its unwound stack,
+ * which the unwinding thread's dump holds: after the merge they find it
+ * and count as unwound; a frame-pointer stack stays walked, whatever its
+ * id's bits. */
+static void test_waits_find_their_site_after_the_merge(void **state)
+{
+	struct sample_dump *d = sample_dump__new(), *u = sample_dump__new();
+	struct sampler *s = (struct sampler *)&fake;
+	struct unwind_summary sum = { .mode = UNWIND_MODE_DWARF };
+	uint64_t site = SAMPLER_SITE_BIT | 0x5175, ips[2] = { 0x4000, 0x4100 };
+	struct seen v = { 0 };
+
+	memset(&fake, 0, sizeof(fake));
+	assert_non_null(d);
+	assert_non_null(u);
+	assert_int_equal(sample_dump__add_site(u, site, ips, 2), 0);
+	add_stack(0x7fffffffffffff01ull, 2, 0x2000); /* walked: no site bit */
+	add_count(1, site, 0, 3000000);
+	fake.keys[0].offcpu = SAMPLER_OFFCPU_SLEEPING;
+	add_count(2, 0x7fffffffffffff01ull, 0, 4);
+	assert_int_equal(sample_dump__collect(d, s), 0);
+	assert_int_equal(sample_dump__merge_unwound(d, u, &sum), 0);
+	assert_int_equal(sample_dump__for_each(d, see, &v), 0);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(v.user_len[0], 2);
+	assert_int_equal(v.user_first[0], 0x4000);
+	assert_true(v.unwound[0]);
+	assert_int_equal(v.user_first[1], 0x2000);
+	assert_false(v.unwound[1]);
+	sample_dump__free(d);
+	sample_dump__free(u);
+}
+
 static void test_nothing_moves_until_the_maps_fill(void **state)
 {
 	struct sample_dump *d = sample_dump__new();
@@ -182,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_find_stacks_moved_before_or_with_them),
+		cmocka_unit_test(test_waits_find_their_site_after_the_merge),
 		cmocka_unit_test(test_nothing_moves_until_the_maps_fill),
 		cmocka_unit_test(test_bad_stack_length_is_skipped),
 	};

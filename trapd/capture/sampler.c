@@ -571,6 +571,7 @@ static __u64 stack_hash(const uint64_t *ips, uint32_t n)
 		h ^= h >> 32;
 	}
 	h ^= n;
+	h &= ~SAMPLER_SITE_BIT;
 	return h ? h : 1;
 }
 

@@ -38,7 +38,8 @@ struct unwind_drain {
 	void *remapped_ctx;
 };
 
-/* stack_id - a non-zero 64-bit name of the unwound stack @ips[0..n). */
+/* stack_id - a non-zero 64-bit name of the unwound stack @ips[0..n),
+ * without SAMPLER_SITE_BIT (which names a blocking site). */
 static uint64_t stack_id(const uint64_t *ips, uint32_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -50,6 +51,7 @@ static uint64_t stack_id(const uint64_t *ips, uint32_t n)
 		h ^= h >> 29;
 	}
 	h ^= n;
+	h &= ~SAMPLER_SITE_BIT;
 	return h ? h : 1;
 }
 
