@@ -834,54 +834,51 @@ static __always_inline __u64 py_stack(struct scratch *sc, __u32 pid, __u32 tid)
 	return keep_stack(&sc->py);
 }
 
+/* add_to - add @n to the value of @key in @map (counts or its spare),
+ * inserting the key if need be: 1 when it was inserted, 0 when added to,
+ * or the insert's error (-EEXIST: it was there, but moved out since). */
+static __always_inline long add_to(void *map, struct sampler_key *key, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(map, key);
+	long err;
+
+	if (!v) {
+		err = bpf_map_update_elem(map, key, &n, BPF_NOEXIST);
+		if (err != -EEXIST)
+			return err ? err : 1;
+		v = bpf_map_lookup_elem(map, key);
+		if (!v)
+			return -EEXIST;
+	}
+	__sync_fetch_and_add(v, n);
+	return 0;
+}
+
 /* count_add - add @n to the count of @key; false when it could not be
  * stored (counted: under @full_stat or @alloc_stat). */
 static __always_inline bool count_add(struct sampler_key *key, __u64 n, __u32 full_stat,
 				      __u32 alloc_stat)
 {
-	__u64 *v;
-	long err;
+	long err = add_to(&counts, key, n);
 
-	v = bpf_map_lookup_elem(&counts, key);
-	if (v) {
-		__sync_fetch_and_add(v, n);
+	if (err == 1)
+		__sync_fetch_and_add(&counts_added, 1);
+	if (err >= 0)
 		return true;
-	}
-	err = bpf_map_update_elem(&counts, key, &n, BPF_NOEXIST);
-	if (err == -EEXIST) {
-		v = bpf_map_lookup_elem(&counts, key);
-		if (v)
-			__sync_fetch_and_add(v, n);
-		return v != NULL;
-	}
+	if (err == -EEXIST)
+		return false;
 	if (err == -E2BIG) {
 		stat_inc(full_stat);
 		return false;
 	}
-	if (err) {
-		/* the allocator's cache was empty: the spare map */
-		v = bpf_map_lookup_elem(&counts_spare, key);
-		if (v) {
-			__sync_fetch_and_add(v, n);
-			return true;
-		}
-		err = bpf_map_update_elem(&counts_spare, key, &n, BPF_NOEXIST);
-		if (err == -EEXIST) {
-			v = bpf_map_lookup_elem(&counts_spare, key);
-			if (v) {
-				__sync_fetch_and_add(v, n);
-				return true;
-			}
-		}
-		if (err) {
-			stat_inc(alloc_stat);
-			return false;
-		}
+	/* the allocator's cache was empty: the spare map */
+	err = add_to(&counts_spare, key, n);
+	if (err == 1)
 		__sync_fetch_and_add(&spares_added, 1);
+	if (err >= 0)
 		return true;
-	}
-	__sync_fetch_and_add(&counts_added, 1);
-	return true;
+	stat_inc(alloc_stat);
+	return false;
 }
 
 static __always_inline void count_sample(struct sampler_key *key)
@@ -1098,24 +1095,29 @@ static __always_inline __u64 site_hash(const struct sampler_copy_buf *b, __u32 p
 	return h | SAMPLER_SITE_BIT;
 }
 
-/* offcpu_site - DWARF mode: the blocking site of the current task (its
- * stack copied for user space the first time this window meets it); 0
+/* offcpu_site - DWARF mode: the blocking site of the current task, whose
+ * user registers are @regs (NULL: none) (its stack copied for user space
+ * the first time this window meets it); 0
  * when it cannot be named or copied (the reason is counted): the caller
  * walks frame pointers instead. */
-static __always_inline __u64 offcpu_site(const struct sampler_key *key)
+static __always_inline __u64 offcpu_site(const struct sampler_key *key,
+					 const struct sampler_copy *regs)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
 	struct sampler_copy_buf *b;
 	__u64 site;
 	__u8 one = 1;
 
-	b = bpf_map_lookup_elem(&copy_bufs, &cpu);
-	if (!b)
-		return 0;
-	if (!saved_user_regs(&b->hdr)) {
+	if (!regs) {
 		stat_inc(SAMPLER_STAT_COPY_NO_REGS);
 		return 0;
 	}
+	b = bpf_map_lookup_elem(&copy_bufs, &cpu);
+	if (!b)
+		return 0;
+	b->hdr.ip = regs->ip;
+	b->hdr.sp = regs->sp;
+	b->hdr.bp = regs->bp;
 	len = copy_stack(b, b->hdr.sp, SAMPLER_SITE_BYTES);
 	site = site_hash(b, key->pid, len);
 	if (bpf_map_lookup_elem(&offcpu_sites, &site))
@@ -1152,13 +1154,15 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	struct sampler_key *key = &start.key;
 	struct sampler_copy regs;
 	struct scratch *sc;
+	bool have_regs;
 	__u32 zero = 0;
 
 	sc = bpf_map_lookup_elem(&scratch_map, &zero);
 	if (!sc)
 		return;
 	old = bpf_map_lookup_elem(&offcpu_tasks, &tid);
-	if (saved_user_regs(&regs)) {
+	have_regs = saved_user_regs(&regs);
+	if (have_regs) {
 		start.ip = regs.ip;
 		start.sp = regs.sp;
 		start.bp = regs.bp;
@@ -1178,11 +1182,11 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	    old->ret == start.ret && old->key.pid == pid)
 		key->user_stack = old->key.user_stack;
 	if (!key->user_stack && copy_bytes && have_bpf_loop)
-		key->user_stack = offcpu_site(key);
+		key->user_stack = offcpu_site(key, have_regs ? &regs : NULL);
 	if (!key->user_stack)
 		key->user_stack =
 			store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
-				    SAMPLER_STAT_USER_TRUNCATED, saved_user_sp());
+				    SAMPLER_STAT_USER_TRUNCATED, start.sp);
 	start.since = now;
 	if (old) {
 		/* in place: no allocation at every switch */
@@ -1206,6 +1210,7 @@ int on_switch(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid(), now;
 	__u32 next = 0, tid = (__u32)id;
 	struct sampler_offcpu_start *back = NULL;
+	__u32 waits;
 	__s64 state = 0;
 	bool leaves;
 
@@ -1225,11 +1230,12 @@ int on_switch(void *ctx)
 		return 0;
 	if (bpf_probe_read_kernel(&state, sizeof(state), (char *)ctx + switch_prev_state_offset))
 		return 0;
-	if (offcpu_state(state) == SAMPLER_ON_CPU) {
+	waits = offcpu_state(state);
+	if (waits == SAMPLER_ON_CPU) {
 		/* it exits: its entry goes with it */
 		bpf_map_delete_elem(&offcpu_tasks, &tid);
 		return 0;
 	}
-	offcpu_begin(ctx, id >> 32, tid, offcpu_state(state), now);
+	offcpu_begin(ctx, id >> 32, tid, waits, now);
 	return 0;
 }

@@ -15,7 +15,6 @@
 #include "trapd/capture/leafcaller.h"
 #include "trapd/capture/metadata.h"
 #include "trapd/profile/profile_file.h"
-#include "trapd/profile/profile_view.h"
 #include "trapd/symbolize/knames.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
@@ -95,13 +94,6 @@ static int function_start(void *ctx, uint64_t addr, uint64_t *start)
 	return symbolizer__function_start(b->sym, b->pid, addr, start);
 }
 
-static const char *const state_names[SAMPLER_OFFCPU_NR] = {
-	[SAMPLER_OFFCPU_SLEEPING] = PROFILE_STATE_SLEEPING,
-	[SAMPLER_OFFCPU_UNINTERRUPTIBLE] = PROFILE_STATE_UNINTERRUPTIBLE,
-	[SAMPLER_OFFCPU_RUNNABLE] = PROFILE_STATE_RUNNABLE,
-	[SAMPLER_OFFCPU_OTHER] = PROFILE_STATE_OTHER,
-};
-
 /* weigh - @rec's count into @tmpl: samples, or nanoseconds off the CPU
  * in a state (labelled); returns 0 or a negative errno. */
 static int weigh(struct build_ctx *b, const struct sampler_record *rec, struct profile_sample *tmpl)
@@ -117,7 +109,7 @@ static int weigh(struct build_ctx *b, const struct sampler_record *rec, struct p
 	if (st >= SAMPLER_OFFCPU_NR)
 		st = SAMPLER_OFFCPU_OTHER;
 	if (!b->states[st]) {
-		idx = profile__string(b->p, state_names[st]);
+		idx = profile__string(b->p, sampler__offcpu_state_name(st));
 		if (idx < 0)
 			return (int)idx;
 		b->states[st] = (uint32_t)idx;

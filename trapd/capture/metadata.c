@@ -9,7 +9,6 @@
 
 #include "trapd/capture/run_record.h"
 #include "trapd/latency/latency_report.h"
-#include "trapd/profile/profile_view.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/json.h"
 
@@ -323,12 +322,6 @@ static void emit_python(struct json_writer *w, const struct capture_info *info)
  * without it is an on-CPU capture, as before). */
 static void emit_off_cpu(struct json_writer *w, const struct capture_info *info)
 {
-	static const char *const states[SAMPLER_OFFCPU_NR] = {
-		[SAMPLER_OFFCPU_SLEEPING] = PROFILE_STATE_SLEEPING,
-		[SAMPLER_OFFCPU_UNINTERRUPTIBLE] = PROFILE_STATE_UNINTERRUPTIBLE,
-		[SAMPLER_OFFCPU_RUNNABLE] = PROFILE_STATE_RUNNABLE,
-		[SAMPLER_OFFCPU_OTHER] = PROFILE_STATE_OTHER,
-	};
 	const uint64_t *v = info->stats.v;
 	int i;
 
@@ -341,7 +334,7 @@ static void emit_off_cpu(struct json_writer *w, const struct capture_info *info)
 	json_key(w, "ns");
 	json_object_begin(w);
 	for (i = SAMPLER_OFFCPU_SLEEPING; i < SAMPLER_OFFCPU_NR; i++)
-		json_kv_u64(w, states[i], info->offcpu_ns[i]);
+		json_kv_u64(w, sampler__offcpu_state_name((uint32_t)i), info->offcpu_ns[i]);
 	json_object_end(w);
 	json_kv_u64(w, "switches", v[SAMPLER_STAT_OFFCPU_SWITCHES]);
 	json_kv_u64(w, "sites_copied", v[SAMPLER_STAT_OFFCPU_SITES]);

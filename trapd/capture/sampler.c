@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sampler.skel.h"
+#include "trapd/profile/profile_view.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 #include "trapd/util/tracefs.h"
@@ -101,6 +102,20 @@ uint64_t sampler__samples_lost(const struct sampler_stats *st)
 	for (i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
 		n += st->v[lost[i]];
 	return n;
+}
+
+const char *sampler__offcpu_state_name(uint32_t state)
+{
+	switch (state) {
+	case SAMPLER_OFFCPU_SLEEPING:
+		return PROFILE_STATE_SLEEPING;
+	case SAMPLER_OFFCPU_UNINTERRUPTIBLE:
+		return PROFILE_STATE_UNINTERRUPTIBLE;
+	case SAMPLER_OFFCPU_RUNNABLE:
+		return PROFILE_STATE_RUNNABLE;
+	default:
+		return PROFILE_STATE_OTHER;
+	}
 }
 
 const char *sampler__stat_name(int i)

@@ -191,6 +191,11 @@ uint64_t sampler__samples_lost(const struct sampler_stats *st);
 /* sampler__stat_name - a short name for counter @i ("idle", "over_cap"..). */
 const char *sampler__stat_name(int i);
 
+/* sampler__offcpu_state_name - the label of off-CPU state @state (enum
+ * sampler_offcpu_state) in profiles and sidecars: "sleeping",
+ * "uninterruptible", "runnable", or "other" for any other value. */
+const char *sampler__offcpu_state_name(uint32_t state);
+
 /* sampler__ncpus - how many CPUs are being sampled. */
 int sampler__ncpus(const struct sampler *s);
 

@@ -6,7 +6,6 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
+#include "trapd/util/signals.h"
 
 #define POLL_MS 50 /* the BPF side wakes this thread only when needed (copy_wakeup) */
 #define MAX_FORGET 64
@@ -192,14 +192,9 @@ static void *run(void *arg)
 
 static int start_thread(struct unwind_drain *d)
 {
-	sigset_t all, old;
-	int e;
-
 	/* Signals go to the event loop's thread, never to this one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&d->thread, NULL, run, d);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int e = signals_thread_create(&d->thread, run, d);
+
 	if (e)
 		return -e;
 	d->thread_started = true;

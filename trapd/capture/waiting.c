@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include "rules/proc_stat.h"
 #include "trapd/capture/target.h"
 #include "trapd/util/log.h"
+#include "trapd/util/signals.h"
 
 #define TEXT_MAX PROC_STAT_FILE_MAX
 #define KALLSYMS_LINE 1024
@@ -158,6 +158,24 @@ int waiting_parse_syscall(const char *text, uint64_t *sp, uint64_t *pc)
 
 /* --- reading one thread ----------------------------------------------- */
 
+/* read_task - /proc/@pid/task/@tid/@name into w->text; 0 or a negative
+ * errno (the thread is gone, or the file unreadable). */
+static int read_task(struct waiting *w, int pid, int tid, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/%s", w->proc, pid, tid, name);
+	return proc_stat_read_text(path, w->text, sizeof(w->text), NULL);
+}
+
+/* read_task_stat - @tid's stat file, parsed; 0 or a negative errno. */
+static int read_task_stat(struct waiting *w, int pid, int tid, struct proc_stat_cpu *stat)
+{
+	int e = read_task(w, pid, tid, "stat");
+
+	return e ? e : proc_stat_parse_stat(w->text, stat);
+}
+
 /* cgroup_id_of - the v2 cgroup id of @tid (the inode of its directory in
  * the v2 hierarchy, as bpf_get_current_cgroup_id), 0 if unknown. */
 static uint64_t cgroup_id_of(struct waiting *w, int pid, int tid)
@@ -165,10 +183,7 @@ static uint64_t cgroup_id_of(struct waiting *w, int pid, int tid)
 	char path[4400], *line, *nl;
 	struct stat st;
 
-	if (!w->have_v2)
-		return 0;
-	snprintf(path, sizeof(path), "%s/%d/task/%d/cgroup", w->proc, pid, tid);
-	if (proc_stat_read_text(path, w->text, sizeof(w->text), NULL))
+	if (!w->have_v2 || read_task(w, pid, tid, "cgroup"))
 		return 0;
 	for (line = w->text; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
@@ -189,16 +204,10 @@ static uint64_t cgroup_id_of(struct waiting *w, int pid, int tid)
 static bool read_thread(struct waiting *w, int pid, int tid, struct blocked *b)
 {
 	struct proc_stat_cpu stat;
-	char path[512];
 	uint64_t sp;
-	int e;
 
 	w->st.threads++;
-	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", w->proc, pid, tid);
-	e = proc_stat_read_text(path, w->text, sizeof(w->text), NULL);
-	if (!e)
-		e = proc_stat_parse_stat(w->text, &stat);
-	if (e) {
+	if (read_task_stat(w, pid, tid, &stat)) {
 		w->st.gone++;
 		return false;
 	}
@@ -209,12 +218,9 @@ static bool read_thread(struct waiting *w, int pid, int tid, struct blocked *b)
 	b->tid = tid;
 	b->state = stat.state;
 	memcpy(b->comm, stat.comm, sizeof(b->comm));
-	snprintf(path, sizeof(path), "%s/%d/task/%d/syscall", w->proc, pid, tid);
-	if (proc_stat_read_text(path, w->text, sizeof(w->text), NULL) ||
-	    waiting_parse_syscall(w->text, &sp, &b->pc))
+	if (read_task(w, pid, tid, "syscall") || waiting_parse_syscall(w->text, &sp, &b->pc))
 		b->pc = 0; /* running again, or no user context (a kernel thread) */
-	snprintf(path, sizeof(path), "%s/%d/task/%d/stack", w->proc, pid, tid);
-	if (!proc_stat_read_text(path, w->text, sizeof(w->text), NULL))
+	if (!read_task(w, pid, tid, "stack"))
 		b->nframes = (uint32_t)waiting_parse_stack(w->text, b->frames, WAITING_MAX_DEPTH);
 	b->cgroup_id = cgroup_id_of(w, pid, tid);
 	w->st.waiting++;
@@ -429,9 +435,9 @@ static void add_blocked(struct waiting *w, const struct blocked *b, const struct
 {
 	uint64_t kips[WAITING_MAX_DEPTH], uips[1] = { b->pc };
 	struct sampler_key key = { 0 };
+	struct proc_stat_cpu stat;
 	struct kname k, *hit;
 	uint32_t i, nk = 0;
-	char path[512];
 	int e;
 
 	for (i = 0; i < b->nframes; i++) {
@@ -456,15 +462,9 @@ static void add_blocked(struct waiting *w, const struct blocked *b, const struct
 	w->st.added++;
 	/* It may have run between the read and now: then the hook never
 	 * saw it leave, and the entry would count its running as waiting. */
-	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", w->proc, b->pid, b->tid);
-	{
-		struct proc_stat_cpu stat;
-
-		if (proc_stat_read_text(path, w->text, sizeof(w->text), NULL) ||
-		    proc_stat_parse_stat(w->text, &stat) || stat.state == 'R') {
-			sampler__forget_waiting(w->s, key.tid, w->since);
-			w->st.added--;
-		}
+	if (read_task_stat(w, b->pid, b->tid, &stat) || stat.state == 'R') {
+		sampler__forget_waiting(w->s, key.tid, w->since);
+		w->st.added--;
 	}
 }
 
@@ -505,7 +505,6 @@ struct waiting *waiting__start(struct sampler *s, const struct capture_target *t
 			       const char *proc_root, uint64_t since_mono_ns)
 {
 	struct waiting *w;
-	sigset_t all, old;
 	int e;
 
 	errno = 0;
@@ -527,10 +526,7 @@ struct waiting *waiting__start(struct sampler *s, const struct capture_target *t
 		return NULL;
 	}
 	/* Signals go to the event loop's thread, never to this one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&w->thread, NULL, survey, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = signals_thread_create(&w->thread, survey, w);
 	if (e) {
 		waiting_free(w);
 		errno = e;

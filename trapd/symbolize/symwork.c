@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "trapd/util/log.h"
+#include "trapd/util/signals.h"
 
 /* Processes a window can announce faster than they are snapshotted (a
  * build forking compilers): beyond this many waiting, they go unnamed. */
@@ -94,7 +94,6 @@ static void *run(void *arg)
 struct symwork *symwork__start(struct symbolizer *sym, const struct symbudget *budget)
 {
 	struct symwork *w = calloc(1, sizeof(*w));
-	sigset_t all, old;
 	int e;
 
 	if (!w) {
@@ -119,10 +118,7 @@ struct symwork *symwork__start(struct symbolizer *sym, const struct symbudget *b
 	}
 	symbolizer__use_budget(sym, &w->budget);
 	/* Signals are the loop's: the worker never takes one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&w->thread, NULL, run, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = signals_thread_create(&w->thread, run, w);
 	if (e) {
 		symwork__free(w);
 		errno = e;

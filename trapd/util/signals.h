@@ -6,10 +6,16 @@
 #ifndef TRAPD_SIGNALS_H
 #define TRAPD_SIGNALS_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* signals_open_fd - block the @n signals @signos and return a
  * non-blocking, close-on-exec signalfd for them, or a negative errno. */
 int signals_open_fd(const int *signos, size_t n);
+
+/* signals_thread_create - pthread_create(@t, NULL, @fn, @arg) for a
+ * thread that takes no signal: they are the event loop's, whatever the
+ * caller's mask was. Returns 0 or pthread_create's (positive) error. */
+int signals_thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
 
 #endif
