@@ -375,20 +375,36 @@ static void assert_contains(const char *haystack, const char *needle)
 		fail_msg("\"%s\" not found in:\n%s", needle, haystack);
 }
 
+/* encode_to_tmp - @p's encoding, gzip'd into a new directory @dir (a
+ * mkdtemp template); the file's path in @path. */
+static void encode_to_tmp(const struct profile *p, char *dir, char *path, size_t len)
+{
+	void *buf = NULL;
+	size_t n;
+
+	assert_int_equal(pprof_encode(p, &buf, &n), 0);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, len, "%s/test.pb.gz", dir);
+	write_gzip(path, buf, n);
+	free(buf);
+}
+
+/* remove_tmp - what encode_to_tmp made. */
+static void remove_tmp(const char *dir, const char *path)
+{
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_go_tool_pprof_reads_our_encoding(void **state)
 {
 	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], line[64], *out;
 	struct profile *p;
-	void *buf = NULL;
-	size_t len;
 
 	if (!go_available())
 		skip();
 	p = build_profile();
-	assert_int_equal(pprof_encode(p, &buf, &len), 0);
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/test.pb.gz", dir);
-	write_gzip(path, buf, len);
+	encode_to_tmp(p, dir, path, sizeof(path));
 
 	out = run_pprof("-raw -symbolize=none", path);
 	assert_contains(out, "Comment: trapd test");
@@ -417,10 +433,8 @@ static void test_go_tool_pprof_reads_our_encoding(void **state)
 	assert_contains(out, "pid:  42");
 	free(out);
 
-	free(buf);
 	profile__free(p);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(rmdir(dir), 0);
+	remove_tmp(dir, path);
 }
 
 /* add_off_cpu - two off-CPU samples on @p's first stack: 3 ms sleeping
@@ -482,17 +496,12 @@ static void test_go_tool_pprof_reads_off_cpu(void **state)
 {
 	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], *out;
 	struct profile *p;
-	void *buf = NULL;
-	size_t len;
 
 	if (!go_available())
 		skip();
 	p = build_profile();
 	add_off_cpu(p);
-	assert_int_equal(pprof_encode(p, &buf, &len), 0);
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/test.pb.gz", dir);
-	write_gzip(path, buf, len);
+	encode_to_tmp(p, dir, path, sizeof(path));
 
 	out = run_pprof("-raw -symbolize=none", path);
 	/* cpu stays what pprof tools show unasked */
@@ -507,27 +516,20 @@ static void test_go_tool_pprof_reads_off_cpu(void **state)
 	assert_contains(out, "3.0ms (60.00%): sleeping");
 	free(out);
 
-	free(buf);
 	profile__free(p);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(rmdir(dir), 0);
+	remove_tmp(dir, path);
 }
 
 static void test_go_tool_pprof_shows_run_labels(void **state)
 {
 	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], *out;
 	struct profile *p;
-	void *buf = NULL;
-	size_t len;
 
 	if (!go_available())
 		skip();
 	p = build_profile();
 	set_runs(p);
-	assert_int_equal(pprof_encode(p, &buf, &len), 0);
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/runs.pb.gz", dir);
-	write_gzip(path, buf, len);
+	encode_to_tmp(p, dir, path, sizeof(path));
 
 	out = run_pprof("-raw -symbolize=none", path);
 	assert_contains(out, "pid:[1234] run:[1] tid:[1235]");
@@ -543,10 +545,8 @@ static void test_go_tool_pprof_shows_run_labels(void **state)
 	assert_null(strstr(out, "pid:  1234"));
 	free(out);
 
-	free(buf);
 	profile__free(p);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(rmdir(dir), 0);
+	remove_tmp(dir, path);
 }
 
 /* --- a profile written by Go's runtime/pprof --- */
