@@ -104,11 +104,13 @@ test_unwind_debian_python_reaches_main() {
 	need_root_bpf || return
 	[ -x /usr/bin/python3.11 ] || { skip "needs /usr/bin/python3.11"; return 77; }
 	local share entry
+	# about 1.2 s here: a few hundred walks, so the handful that start-up
+	# and exit cut short (not_mapped) cannot decide the share alone
 	capture_into py --unwind dwarf -F 199 -- /usr/bin/python3.11 -c '
 import json, re
 def f(n):
     return n if n < 2 else f(n - 1) + f(n - 2)
-for i in range(12):
+for i in range(40):
     f(27); json.dumps([{"a": i, "b": [1, 2, 3]}] * 2000); re.findall(r"\w+", "ab cd " * 4000)
 ' || return 1
 	# of the samples in the interpreter loop (start-up and exit run
