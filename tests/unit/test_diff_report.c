@@ -208,7 +208,8 @@ static void test_headline_no_regression(void **state)
 		"A change is a regression when it is over +10 % and significant: p < 0.002 "
 		"(alpha 0.01 over the 5 functions with at least 1 % of a side's samples). With "
 		"one run a side the run-to-run noise of the CPU time is not measured: the "
-		"threshold alone judges it (--runs N measures it).\n";
+		"threshold alone judges it, and a function's test is of its share of the "
+		"samples (--runs N measures the noise).\n";
 	struct fixture fx;
 	char *out;
 

@@ -240,12 +240,14 @@ static void test_function_30_percent_slower_regressed(void **state)
 	assert_close(f->change, 0.30, 1e-12);
 	assert_true(f->p_value < 1e-12);
 	assert_int_equal(f->verdict, PROFILE_DIFF_REGRESSED);
+	/* The others' shares shrank (hot took more), a's significantly, but
+	 * their time did not change: the threshold keeps them the same. */
 	for (i = 0; i < N_OF(same); i++) {
 		f = find(&d, same[i]);
 		assert_close(f->change, 0.0, 1e-12);
-		assert_true(f->p_value > 0.49);
 		assert_int_equal(f->verdict, PROFILE_DIFF_SAME);
 	}
+	assert_true(find(&d, "a")->p_value < d.p_threshold);
 	assert_int_equal(d.ntested, 4);
 	assert_close(d.p_threshold, 0.01 / 4, 1e-18);
 	assert_int_equal(d.nregressed, 1);
@@ -288,8 +290,9 @@ static void test_small_counts_not_significant(void **state)
 	assert_int_equal(profile_diff__compare(t, &side, &side, NULL, &d), 0);
 	f = find(&d, "hot");
 	assert_close(f->change, 0.30, 1e-12);
-	/* z = log(13.5/23.5 / (10.5/20.5) * 1.15) / sqrt(.4878/10.5 + .4255/13.5) */
-	assert_close(f->p_value, 0.181046318246085029, 1e-12);
+	/* One run a side: the share is tested,
+	 * z = log(13.5/23.5 / (10.5/20.5)) / sqrt(.4878/10.5 + .4255/13.5) */
+	assert_close(f->p_value, 0.340577404498626354, 1e-12);
 	assert_int_equal(f->verdict, PROFILE_DIFF_SAME);
 	assert_int_equal(d.nregressed, 0);
 	/* The run itself: +15 % of estimated CPU time, the threshold judges. */
@@ -606,11 +609,21 @@ static void sim_draw(uint64_t *seed, const double *w, int64_t n, struct fn_count
 	}
 }
 
+/* sim_normal - a standard normal draw (Box-Muller). */
+static double sim_normal(uint64_t *seed)
+{
+	double u1 = ((double)(sim_next(seed) >> 11) + 1.0) * 0x1p-53;
+	double u2 = (double)(sim_next(seed) >> 11) * 0x1p-53;
+
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
 /* sim_pair - compare one simulated pair: BASE from sim_shares, NEW with
  * function @slow (-1: none) 30 % slower, its sample count grown with the
- * run's time. Returns whether @slow regressed, and counts in *others
- * whether any other function did. */
-static bool sim_pair(uint64_t *seed, int slow, int *others)
+ * run's time, and all of it @speed times as long (a slower or faster
+ * machine: 1.0 for none). Returns whether @slow regressed, and counts in
+ * *others whether any other function did. */
+static bool sim_pair_on(uint64_t *seed, int slow, double speed, int *others)
 {
 	struct fn_count base[SIM_FUNCS], new_fns[SIM_FUNCS];
 	struct profile_diff_side side = { .period_ns = PERIOD_NS };
@@ -627,6 +640,7 @@ static bool sim_pair(uint64_t *seed, int slow, int *others)
 		w[slow] *= 1.3;
 		n_new = llround(SIM_SAMPLES * (1.0 + 0.3 * sim_shares[slow]));
 	}
+	n_new = llround((double)n_new * speed);
 	sim_draw(seed, sim_shares, SIM_SAMPLES, base);
 	sim_draw(seed, w, n_new, new_fns);
 	t = tree_of(base, SIM_FUNCS, new_fns, SIM_FUNCS);
@@ -645,6 +659,11 @@ static bool sim_pair(uint64_t *seed, int slow, int *others)
 	profile_diff__free(&d);
 	stacktree__free(t);
 	return hit;
+}
+
+static bool sim_pair(uint64_t *seed, int slow, int *others)
+{
+	return sim_pair_on(seed, slow, 1.0, others);
 }
 
 static void test_false_alarm_rate_under_alpha(void **state)
@@ -675,8 +694,9 @@ static void test_power_for_30_percent_slower(void **state)
 			      sim_names[k], sim_shares[k] * 100, hits, SIM_PAIRS,
 			      100.0 * hits / SIM_PAIRS, others);
 		/* From 15 % of the samples up, +30 % is found; at 10 % (500
-		 * samples) the power is ~95 %, below that the threshold and the
-		 * sampling error hide it more and more often. */
+		 * samples) the power is ~86 % (one run a side: the share's
+		 * change, +27 % there, is tested), below that the threshold and
+		 * the sampling error hide it more and more often. */
 		if (sim_shares[k] >= 0.15 && hits < SIM_PAIRS * 95 / 100)
 			fail_msg("%s: power %d of %d, want >= 95 %%", sim_names[k], hits,
 				 SIM_PAIRS);
@@ -685,6 +705,29 @@ static void test_power_for_30_percent_slower(void **state)
 			fail_msg("%s slowed: %d pairs flagged another function", sim_names[k],
 				 others);
 	}
+}
+
+/* One run a side on a noisy machine: the new run's CPU time is off by a
+ * factor whose log has a 6 % spread (a CI runner sharing its host; runs
+ * of the CI workload here moved by up to 6.4 %), and nothing else
+ * changed. The run's own verdict is the threshold's, but no function may
+ * be flagged for the machine's change any more often than alpha; and a
+ * 30 % slower function is still found. */
+static void test_machine_noise_one_run_a_side(void **state)
+{
+	uint64_t seed = 4242;
+	int alarms = 0, hits = 0, others = 0, pair;
+
+	for (pair = 0; pair < SIM_PAIRS; pair++)
+		sim_pair_on(&seed, -1, exp(0.06 * sim_normal(&seed)), &alarms);
+	for (pair = 0; pair < SIM_PAIRS; pair++)
+		hits += sim_pair_on(&seed, 0, exp(0.06 * sim_normal(&seed)), &others);
+	print_message("machine noise 6 %%: false alarms in %d of %d pairs; f30 30 %% slower "
+		      "found in %d, another function flagged in %d\n",
+		      alarms, SIM_PAIRS, hits, others);
+	assert_true(alarms <= SIM_PAIRS / 50);
+	assert_true(hits >= SIM_PAIRS * 95 / 100);
+	assert_true(others <= SIM_PAIRS / 50);
 }
 
 int main(void)
@@ -706,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_options_and_empty_side),
 		cmocka_unit_test(test_false_alarm_rate_under_alpha),
 		cmocka_unit_test(test_power_for_30_percent_slower),
+		cmocka_unit_test(test_machine_noise_one_run_a_side),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,7 +111,8 @@ static void method(FILE *out, const struct profile_diff *d, const char *prefix)
 		d->opts.min_share_pct);
 	if (isnan(d->cpu_p_value))
 		fprintf(out, " With one run a side the run-to-run noise of the CPU time is not "
-			     "measured: the threshold alone judges it (--runs N measures it).");
+			     "measured: the threshold alone judges it, and a function's test is "
+			     "of its share of the samples (--runs N measures the noise).");
 	else
 		fprintf(out, " CPU time: Welch's t over %zu and %zu runs, p = %.2g.", d->base_runs,
 			d->new_runs, d->cpu_p_value);

@@ -167,16 +167,17 @@ static enum profile_diff_change judge(double change, double p, double p_max, dou
 /* --- functions ----------------------------------------------------------- */
 
 /* function_p - the one-sided p of the change in a function's self CPU
- * time, from its counts @c1 of @n1 and @c2 of @n2 samples, the CPU time
- * ratio @cpu_ratio and that ratio's log variance @cpu_var. Counts get
- * half a sample each so a function absent on one side has a finite test. */
-static double function_p(int64_t c1, int64_t n1, int64_t c2, int64_t n2, double cpu_ratio,
-			 double cpu_var)
+ * time, from its counts @c1 of @n1 and @c2 of @n2 samples, times
+ * @run_ratio, the part of the change the run's CPU time brings, whose
+ * log variance is @run_var. Counts get half a sample each so a function
+ * absent on one side has a finite test. */
+static double function_p(int64_t c1, int64_t n1, int64_t c2, int64_t n2, double run_ratio,
+			 double run_var)
 {
 	double a = (double)c1 + 0.5, b = (double)c2 + 0.5;
 	double p1 = a / ((double)n1 + 0.5), p2 = b / ((double)n2 + 0.5);
-	double l = log(p2 / p1 * cpu_ratio);
-	double se = sqrt((1.0 - p1) / a + (1.0 - p2) / b + cpu_var);
+	double l = log(p2 / p1 * run_ratio);
+	double se = sqrt((1.0 - p1) / a + (1.0 - p2) / b + run_var);
 
 	return profile_diff__norm_sf(fabs(l) / se);
 }
@@ -224,14 +225,23 @@ static bool shown(const struct report_row *r)
 	return r->self > 0 || r->base_self > 0;
 }
 
-/* judge_functions - every function with self samples on either side. */
-static int judge_functions(const struct stacktree *t, struct profile_diff *d, double cpu_var)
+/* judge_functions - every function with self samples on either side.
+ * A function's time is its share of the samples times the run's CPU
+ * time. With the runs' spread measured (@runs_var, the variance of the
+ * log of the run's CPU time ratio, >= 0) the test is of that product.
+ * Without it (@runs_var < 0: one run a side) the run's change may be the
+ * machine and not the code, by an amount nobody measured: the test is of
+ * the share alone, the change beyond the whole run's (which the
+ * threshold judges), and the change shown and thresholded stays the
+ * time's. */
+static int judge_functions(const struct stacktree *t, struct profile_diff *d, double runs_var)
 {
 	const struct profile_diff_options *o = &d->opts;
 	struct report_row *rows = NULL;
 	size_t nrows, i, n = 0;
 	double min_share = o->min_share_pct / 100.0, thr = o->max_regress_pct / 100.0;
-	double cpu_ratio = d->new_cpu_ns / d->base_cpu_ns;
+	double run_ratio = runs_var >= 0 ? d->new_cpu_ns / d->base_cpu_ns : 1.0;
+	double run_var = runs_var >= 0 ? runs_var : 0.0;
 	int err;
 
 	err = report_functions_outlined(t, &rows, &nrows);
@@ -262,7 +272,7 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 		if (f->verdict == PROFILE_DIFF_UNTESTED)
 			continue;
 		f->p_value = function_p(f->base_self, d->base_samples, f->new_self, d->new_samples,
-					cpu_ratio, cpu_var);
+					run_ratio, run_var);
 		f->verdict = judge(f->change, f->p_value, d->p_threshold, thr);
 		d->nregressed += f->verdict == PROFILE_DIFF_REGRESSED;
 	}
@@ -283,7 +293,7 @@ int profile_diff__compare(const struct stacktree *t, const struct profile_diff_s
 {
 	static const struct profile_diff_options defaults = PROFILE_DIFF_OPTIONS_INIT;
 	bool base_measured, new_measured;
-	double cpu_var = 0.0, p;
+	double runs_var = -1.0, p;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -301,7 +311,7 @@ int profile_diff__compare(const struct stacktree *t, const struct profile_diff_s
 	out->cpu_change = out->new_cpu_ns / out->base_cpu_ns - 1.0;
 	out->base_runs = base->nruns > 1 ? base->nruns : 1;
 	out->new_runs = new_side->nruns > 1 ? new_side->nruns : 1;
-	if (welch(base, new_side, &p, &cpu_var)) {
+	if (welch(base, new_side, &p, &runs_var)) {
 		out->cpu_p_value = p;
 		out->cpu_verdict = judge(out->cpu_change, p, out->opts.alpha,
 					 out->opts.max_regress_pct / 100.0);
@@ -311,7 +321,7 @@ int profile_diff__compare(const struct stacktree *t, const struct profile_diff_s
 		out->cpu_verdict =
 			judge(out->cpu_change, 0.0, 1.0, out->opts.max_regress_pct / 100.0);
 	}
-	err = judge_functions(t, out, cpu_var);
+	err = judge_functions(t, out, runs_var);
 	if (err) {
 		profile_diff__free(out);
 		return err;
