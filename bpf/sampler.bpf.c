@@ -22,6 +22,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "bpf/latency.h"
 #include "bpf/sampler.h"
 
 /* errno values are not in vmlinux.h */
@@ -39,6 +40,11 @@ volatile __u64 taken;	     /* samples taken in this window (against the cap) */
 volatile __u32 copy_bytes;   /* DWARF mode: user stack bytes to copy; 0 = frame pointers */
 volatile __u32 window_seq;   /* which arming this is, stamped on every copy */
 volatile __u32 offcpu;	     /* the switch hook records off-CPU time (sampler.h) */
+volatile __u32 calls;	     /* enum sampler_calls_kind: the calls this window numbers */
+volatile __u64 call_seq;     /* calls numbered in this window */
+/* SAMPLER_CALLS_SYSCALL: which system calls; all of them when call_all */
+volatile __u32 call_all;
+volatile __u64 call_syscalls[SAMPLER_CALL_SYSCALL_WORDS];
 /* Entries added to stacks and counts in this window: user space, which
  * moves entries out (sampler__move), tells from them how full they are. */
 volatile __u64 stacks_added;
@@ -55,6 +61,11 @@ const volatile __u32 fork_child_pid_offset;
  * hook is not loaded. */
 const volatile __u32 switch_prev_state_offset;
 const volatile __u32 switch_next_pid_offset;
+
+/* Set before load from tracefs: where raw_syscalls/sys_enter's record
+ * keeps the system call's number. 0: the system call hooks are not
+ * loaded. */
+const volatile __u32 sys_enter_id_offset;
 
 /* Set before load: bpf_task_pt_regs and bpf_get_current_task_btf exist
  * (5.15+, with BTF). When false the verifier never sees them called. */
@@ -230,6 +241,35 @@ struct {
 	__type(value, __u8);
 } offcpu_sites SEC(".maps");
 
+/* Calls (sampler.h): the call each watched thread is in, by thread id.
+ * Entries stay (depth 0) between calls, so a call costs no allocation;
+ * user space empties the map at each window's start. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SAMPLER_CALL_TASKS);
+	__type(key, __u32);
+	__type(value, struct sampler_call);
+} call_tasks SEC(".maps");
+
+/* ...and the durations of the sampled calls that returned, by number. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SAMPLER_CALL_TIMES);
+	__type(key, __u64);
+	__type(value, __u64);
+} call_times SEC(".maps");
+
+/* ...and the durations of all of them, as a latency histogram (per CPU,
+ * summed by user space): what "slower than p99" means in this window. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_row);
+} call_hist SEC(".maps");
+
 /* DWARF mode: the stack copies, sized from the window before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -291,6 +331,40 @@ static __always_inline void note_process(__u32 pid)
 		announce(SAMPLER_EVENT_NEW_PROCESS, pid);
 	else if (err != -EEXIST)
 		stat_inc(SAMPLER_STAT_PIDS_FULL);
+}
+
+/* call_in - the call thread @tid is in, marked sampled so its duration
+ * is kept; NULL when in none (or the window numbers none). The call's
+ * probes cannot run on this CPU meanwhile: BPF programs of tracing kinds
+ * do not nest. */
+static __always_inline struct sampler_call *call_in(__u32 tid)
+{
+	struct sampler_call *c;
+
+	if (!calls)
+		return NULL;
+	c = bpf_map_lookup_elem(&call_tasks, &tid);
+	if (!c || !c->depth)
+		return NULL;
+	c->sampled = 1;
+	return c;
+}
+
+static __always_inline __u64 call_of(__u32 tid)
+{
+	struct sampler_call *c = call_in(tid);
+
+	return c ? c->id : 0;
+}
+
+/* call_ret_into - the return address a call's uretprobe hid, into copy
+ * header @h (zero when none). */
+static __always_inline void call_ret_into(struct sampler_copy *h, __u32 tid)
+{
+	struct sampler_call *c = calls ? bpf_map_lookup_elem(&call_tasks, &tid) : NULL;
+
+	h->call_ret_slot = c && c->depth ? c->ret_slot : 0;
+	h->call_ret = c && c->depth ? c->ret : 0;
 }
 
 /* hash_stack - FNV-1a over whole frames with a final mix; never 0, which
@@ -931,6 +1005,8 @@ static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sa
 	b->hdr.len = len;
 	b->hdr.py_stack = key->py_stack;
 	b->hdr.site = 0;
+	b->hdr.call = key->call;
+	call_ret_into(&b->hdr, key->tid);
 	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return false;
@@ -970,6 +1046,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	key.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	key.py_stack = py_stack(sc, key.pid, key.tid);
+	key.call = call_of(key.tid);
 	if (copy_bytes && have_bpf_loop && send_copy(ctx, &key)) {
 		stat_inc(SAMPLER_STAT_SAMPLES);
 		note_process(key.pid);
@@ -1136,6 +1213,8 @@ static __always_inline __u64 offcpu_site(const struct sampler_key *key,
 	b->hdr.len = len;
 	b->hdr.py_stack = key->py_stack;
 	b->hdr.site = site;
+	b->hdr.call = 0;
+	call_ret_into(&b->hdr, key->tid);
 	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return 0;
@@ -1176,6 +1255,7 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	key->cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	key->py_stack = py_stack(sc, pid, tid);
+	key->call = call_of(tid);
 	/* from the same place as last time: the same user stack (a walk or
 	 * a copy costs microseconds, and a busy thread leaves often) */
 	if (old && start.ip && old->ip == start.ip && old->sp == start.sp && old->bp == start.bp &&
@@ -1237,5 +1317,125 @@ int on_switch(void *ctx)
 		return 0;
 	}
 	offcpu_begin(ctx, id >> 32, tid, waits, now);
+	return 0;
+}
+
+/* --- calls (sampler.h) ------------------------------------------------ */
+
+/* call_begin - the current thread enters a call: numbered, unless it is
+ * in one already (a recursive function's inner entries). @sp: a
+ * function's stack pointer at its entry, where its return address is
+ * (0 for a system call). */
+static __always_inline void call_begin(__u64 sp)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct sampler_call fresh = {}, *c;
+	__u32 tid = (__u32)id;
+
+	if (!armed || !calls || !tid || !watched(id >> 32))
+		return;
+	c = bpf_map_lookup_elem(&call_tasks, &tid);
+	if (c && c->depth) {
+		c->depth++;
+		return;
+	}
+	fresh.id = __sync_fetch_and_add(&call_seq, 1) + 1;
+	fresh.start = bpf_ktime_get_ns();
+	fresh.depth = 1;
+	if (sp && !bpf_probe_read_user(&fresh.ret, sizeof(fresh.ret), (void *)sp))
+		fresh.ret_slot = sp;
+	stat_inc(SAMPLER_STAT_CALLS);
+	if (c) {
+		__builtin_memcpy(c, &fresh, sizeof(fresh));
+		return;
+	}
+	if (bpf_map_update_elem(&call_tasks, &tid, &fresh, BPF_NOEXIST))
+		stat_inc(SAMPLER_STAT_CALLS_UNTRACKED);
+}
+
+/* call_hist_add - one call of @ns into this CPU's row of call_hist. */
+static __always_inline void call_hist_add(__u64 ns)
+{
+	__u32 zero = 0, b = lat_bucket_of(ns);
+	struct lat_row *row = bpf_map_lookup_elem(&call_hist, &zero);
+
+	if (!row || b >= LAT_NBUCKETS)
+		return;
+	__sync_fetch_and_add(&row->counts[b], 1);
+	__sync_fetch_and_add(&row->events, 1);
+	__sync_fetch_and_add(&row->sum_ns, ns);
+	if (ns > row->max_ns)
+		row->max_ns = ns;
+}
+
+/* call_end - the current thread returns from a call: its duration into
+ * the histogram, and by number into call_times if a sample fell in it. */
+static __always_inline void call_end(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct sampler_call *c;
+	__u64 ns, num;
+	__u32 sampled;
+
+	if (!calls)
+		return;
+	c = bpf_map_lookup_elem(&call_tasks, &tid);
+	if (!c || !c->depth)
+		return;
+	if (--c->depth)
+		return;
+	ns = bpf_ktime_get_ns() - c->start;
+	num = c->id;
+	sampled = c->sampled;
+	c->id = 0;
+	c->sampled = 0;
+	call_hist_add(ns);
+	if (sampled && bpf_map_update_elem(&call_times, &num, &ns, BPF_NOEXIST) == -E2BIG)
+		stat_inc(SAMPLER_STAT_CALL_TIMES_FULL);
+}
+
+SEC("uprobe")
+int call_enter(void *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	/* at a function's first instruction, sp points at its return address */
+	call_begin(ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp)));
+#else
+	call_begin(0);
+#endif
+	return 0;
+}
+
+SEC("uretprobe")
+int call_return(void *ctx)
+{
+	call_end();
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_enter")
+int call_sys_enter(void *ctx)
+{
+	__s64 nr = -1;
+
+	if (!armed || calls != SAMPLER_CALLS_SYSCALL)
+		return 0;
+	if (!call_all) {
+		if (bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx + sys_enter_id_offset) ||
+		    nr < 0 || nr >= SAMPLER_CALL_SYSCALL_WORDS * 64)
+			return 0;
+		if (!(call_syscalls[(nr >> 6) & (SAMPLER_CALL_SYSCALL_WORDS - 1)] &
+		      (1ull << (nr & 63))))
+			return 0;
+	}
+	call_begin(0);
+	return 0;
+}
+
+SEC("tracepoint/raw_syscalls/sys_exit")
+int call_sys_exit(void *ctx)
+{
+	if (calls == SAMPLER_CALLS_SYSCALL)
+		call_end();
 	return 0;
 }

@@ -34,6 +34,9 @@ struct sampler_key {
 	 * in this state (enum sampler_offcpu_state). */
 	__u32 offcpu;
 	__u32 pad;
+	/* The call (struct sampler_call) the thread was in: its number in
+	 * the window, 0 when outside any or the window tracks none. */
+	__u64 call;
 };
 
 /* Off-CPU time: while a window that asked for it is armed, the scheduler
@@ -62,6 +65,37 @@ struct sampler_offcpu_start {
 	__u64 since;
 	__u64 ip, sp, bp; /* user registers when it left; 0: none */
 	__u64 ret;	  /* the word at bp + 8 then (a caller's return address) */
+};
+
+/* Calls: a window can split its samples by the call they fell in, a
+ * user function's (uprobe and uretprobe) or a system call's (the
+ * raw_syscalls tracepoints). Each call of a watched thread is numbered at
+ * entry (call_tasks, by thread id: the call it is in); samples and waits
+ * in it carry the number in their key, and mark it sampled; at its
+ * return its duration goes into the window's histogram of calls and, if
+ * it was sampled, into call_times by number, so user space can say which
+ * samples were inside slow calls. Nested entries (recursion) belong to
+ * the outermost call. */
+enum sampler_calls_kind {
+	SAMPLER_CALLS_NONE = 0,
+	SAMPLER_CALLS_FUNC = 1,	   /* a user function: the call_enter/call_return probes */
+	SAMPLER_CALLS_SYSCALL = 2, /* system calls: call_sys_enter/call_sys_exit */
+};
+
+#define SAMPLER_CALL_TASKS 16384     /* threads in a call at once */
+#define SAMPLER_CALL_TIMES 65536     /* sampled calls a window keeps the duration of */
+#define SAMPLER_CALL_SYSCALL_WORDS 8 /* system calls 0..511 in a bitmap */
+
+struct sampler_call {
+	__u64 id;      /* the call's number in the window; 0: in none */
+	__u64 start;   /* bpf_ktime_get_ns at its entry */
+	__u32 depth;   /* entries not yet returned (recursion) */
+	__u32 sampled; /* a sample or a wait counted in it */
+	/* A function's call: the uretprobe replaced its return address on
+	 * the stack (at @ret_slot) with the kernel's trampoline; @ret is the
+	 * one it replaced, so user space can unwind the copies through it.
+	 * 0: none (system calls). */
+	__u64 ret_slot, ret;
 };
 
 /* Stack words read at the user stack pointer, looking for the return
@@ -128,6 +162,10 @@ enum sampler_stat {
 	SAMPLER_STAT_OFFCPU_TASKS_FULL, /* ... but offcpu_tasks was full: its time lost */
 	SAMPLER_STAT_OFFCPU_LOST,	/* its time could not be counted (counts map) */
 	SAMPLER_STAT_OFFCPU_SITES,	/* DWARF mode: blocking sites copied */
+	/* Calls (struct sampler_call) */
+	SAMPLER_STAT_CALLS,	      /* calls entered by watched threads */
+	SAMPLER_STAT_CALLS_UNTRACKED, /* ... not numbered: call_tasks was full */
+	SAMPLER_STAT_CALL_TIMES_FULL, /* a sampled call's duration lost: call_times full */
 	SAMPLER_STAT_NR,
 };
 
@@ -167,6 +205,8 @@ struct sampler_copy {
 	 * of a blocking site, named @site in the counts keys that wait there
 	 * (their user_stack); 0 for a sample. */
 	__u64 site;
+	__u64 call;		       /* as sampler_key.call */
+	__u64 call_ret_slot, call_ret; /* as struct sampler_call's; 0: none */
 };
 
 /* DWARF mode off the CPU: a task leaving the CPU is not copied each time
@@ -293,9 +333,10 @@ struct sampler_py_code {
 };
 
 #ifndef __bpf__
-_Static_assert(sizeof(struct sampler_copy) == 88, "sampler_copy layout");
-_Static_assert(sizeof(struct sampler_key) == 64, "sampler_key layout");
-_Static_assert(sizeof(struct sampler_offcpu_start) == 104, "sampler_offcpu_start layout");
+_Static_assert(sizeof(struct sampler_copy) == 112, "sampler_copy layout");
+_Static_assert(sizeof(struct sampler_key) == 72, "sampler_key layout");
+_Static_assert(sizeof(struct sampler_offcpu_start) == 112, "sampler_offcpu_start layout");
+_Static_assert(sizeof(struct sampler_call) == 40, "sampler_call layout");
 _Static_assert(sizeof(struct sampler_py_proc) == 72, "sampler_py_proc layout");
 _Static_assert(sizeof(struct sampler_py_frame) == 16, "sampler_py_frame layout");
 _Static_assert(sizeof(struct sampler_py_code) == 56 + 2 * 280 + SAMPLER_PY_LINES_MAX,

@@ -84,6 +84,8 @@ const struct rules_key rules_rule_keys[RK_NR] = {
 	[RK_WINDOW] = { "window", KEY_SPECIAL, 0, 0, 0, NULL },
 	/* latency signals only; its row with the range is in rules_latency.c */
 	[RK_MIN_COUNT] = { "min_count", KEY_SPECIAL, 0, 0, 0, NULL },
+	/* func and syscall signals; checked in rules_latency.c */
+	[RK_SLOW_CALLS] = { "slow_calls", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_ABOVE] = { "above", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_BELOW] = { "below", KEY_SPECIAL, 0, 0, 0, NULL },
 	[RK_CLEAR] = { "clear", KEY_SPECIAL, 0, 0, 0, NULL },

@@ -8,6 +8,7 @@
  * when it attaches the probe. */
 #include "rules/rules_latency.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,4 +315,50 @@ void rules_latency__check(struct rules_parser *p, const struct rules_raw_rule *r
 	}
 	if (rules_key__parse(&min_count_key, r, v ? v : min_count_key.dflt, msg, sizeof(msg)))
 		rules_parser__bad(p, raw, RK_MIN_COUNT, msg);
+}
+
+/* parse_percentile - "p99", "p99.9": a percentile strictly between 0
+ * and 100. */
+static int parse_percentile(const char *v, double *out)
+{
+	char *end;
+	double q;
+
+	if (v[0] != 'p' || !isdigit((unsigned char)v[1]))
+		return -EINVAL;
+	errno = 0;
+	q = strtod(v + 1, &end);
+	if (errno || *end || !(q > 0 && q < 100))
+		return -EINVAL;
+	*out = q;
+	return 0;
+}
+
+bool rules_latency__check_slow_calls(struct rules_parser *p, const struct rules_raw_rule *raw,
+				     struct rule *r)
+{
+	const char *v = raw->val[RK_SLOW_CALLS];
+
+	if (!v)
+		return false;
+	if (!rules__splits_calls(r)) {
+		rules_parser__not_allowed(p, raw, r, RK_SLOW_CALLS,
+					  "only func.* and syscall.* signals split calls");
+		return false;
+	}
+	r->split_calls = strcmp(v, "off") != 0;
+	r->slow_ns = 0;
+	r->slow_pct = 0;
+	if (!r->split_calls)
+		return true;
+	if (!parse_percentile(v, &r->slow_pct))
+		return true;
+	if (!units_parse_duration(v, &r->slow_ns) && r->slow_ns > 0 &&
+	    r->slow_ns <= 24 * 60 * NSEC_PER_MIN)
+		return true;
+	r->slow_ns = 0;
+	rules_parser__bad(p, raw, RK_SLOW_CALLS,
+			  "expected off, a duration from 1ns to 1d (like 20ms) or a percentile of "
+			  "the window's calls (like p99 or p99.9)");
+	return false;
 }

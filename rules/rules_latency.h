@@ -32,4 +32,10 @@ const struct rule_scope *rules_latency__scope(struct rules_parser *p,
  * for func.*. */
 void rules_latency__check(struct rules_parser *p, const struct rules_raw_rule *raw, struct rule *r);
 
+/* rules_latency__check_slow_calls - slow_calls = off | DURATION | pNN of
+ * a func or syscall rule (refused for others). Returns whether it was
+ * given and good; when not given the default is rules__slow_default's. */
+bool rules_latency__check_slow_calls(struct rules_parser *p, const struct rules_raw_rule *raw,
+				     struct rule *r);
+
 #endif

@@ -60,3 +60,24 @@ bool rules_upload__insecure(const struct rules_upload *u)
 		return false;
 	return creds && target && !strncmp(target, "http://", 7);
 }
+
+bool rules__splits_calls(const struct rule *r)
+{
+	return r->signal == RULE_SIGNAL_LATENCY &&
+	       (r->lat_kind == RULE_LAT_FUNC || r->lat_kind == RULE_LAT_SYSCALL);
+}
+
+void rules__slow_default(struct rule *r)
+{
+	bool duration = r->lat_stat != RULE_LAT_COUNT && r->lat_stat != RULE_LAT_RATE;
+
+	r->split_calls = rules__splits_calls(r);
+	r->slow_ns = 0;
+	r->slow_pct = 0;
+	if (!r->split_calls)
+		return;
+	if (duration && r->above && r->threshold > 0)
+		r->slow_ns = (uint64_t)r->threshold;
+	else
+		r->slow_pct = 99;
+}

@@ -188,6 +188,13 @@ struct rule {
 	 * fires on waiting (below, PSI, throttling, latency) with a sample
 	 * scope narrower than the host, else on-CPU only (rules__record_default) */
 	enum rule_record record;
+	/* func and syscall rules: split the capture's samples by the call
+	 * they fell in (slow_calls =, rules__slow_default): slow from
+	 * @slow_ns, or when 0 from the @slow_pct percentile of the
+	 * window's calls; @split_calls false: "off". */
+	bool split_calls;
+	uint64_t slow_ns;
+	double slow_pct;
 
 	/* how often it may */
 	uint64_t cooldown_ns;
@@ -316,6 +323,17 @@ const struct rule *rules__find(const struct rules *r, const char *name);
  * only when it samples the whole host, whose every context switch the
  * off-CPU hook would pay for. */
 enum rule_record rules__record_default(const struct rule *r);
+
+/* rules__slow_default - where slow calls start for a func or syscall
+ * rule without slow_calls =: its own threshold when it watches a call's
+ * duration from above (a percentile or the max: `func.p99 above 50ms`
+ * splits at 50ms), else the window's p99. Sets split_calls, slow_ns and
+ * slow_pct; other rules split nothing. */
+void rules__slow_default(struct rule *r);
+
+/* rules__splits_calls - whether @r's signal can split calls (func and
+ * syscall latency). */
+bool rules__splits_calls(const struct rule *r);
 
 /* rule__pinned_by_name_only - whether @r finds a process by its name
  * (its signal's scope or its sample) with no process_user, process_exe

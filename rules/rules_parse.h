@@ -37,6 +37,7 @@ struct rules_rule_meta {
 	bool duration_ok;  /* window_ns holds a parsed value */
 	bool dry_run_set;
 	bool record_set; /* capture = was given (and good) */
+	bool slow_set;	 /* slow_calls = was given (and good) */
 };
 
 enum section {

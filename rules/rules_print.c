@@ -52,6 +52,17 @@ static void print_latency(const struct rule *r, enum rule_key k, FILE *out)
 	case RK_MIN_COUNT:
 		fprintf(out, "min_count = %u\n", r->lat_min_count);
 		break;
+	case RK_SLOW_CALLS:
+		if (!rules__splits_calls(r))
+			break;
+		if (!r->split_calls)
+			fprintf(out, "slow_calls = off\n");
+		else if (r->slow_ns)
+			fprintf(out, "slow_calls = %s\n",
+				units_format_duration(r->slow_ns, buf, sizeof(buf)));
+		else
+			fprintf(out, "slow_calls = p%.15g\n", r->slow_pct);
+		break;
 	default:
 		break;
 	}
@@ -104,6 +115,7 @@ static void print_special(const struct rule *r, enum rule_key k, FILE *out)
 	case RK_DEVICE:
 	case RK_FUNCTION:
 	case RK_MIN_COUNT:
+	case RK_SLOW_CALLS:
 		print_latency(r, k, out);
 		break;
 	case RK_PROCESS_USER:
@@ -175,7 +187,9 @@ static bool latency_equal(const struct rule *a, const struct rule *b)
 	       a->lat_window_ns == b->lat_window_ns && a->lat_min_count == b->lat_min_count &&
 	       rules_value__equal(a->lat_syscalls, b->lat_syscalls) &&
 	       rules_value__equal(a->lat_device, b->lat_device) &&
-	       rules_value__equal(a->lat_function, b->lat_function);
+	       rules_value__equal(a->lat_function, b->lat_function) &&
+	       a->split_calls == b->split_calls && a->slow_ns == b->slow_ns &&
+	       a->slow_pct == b->slow_pct;
 }
 
 bool rule__equal(const struct rule *a, const struct rule *b)

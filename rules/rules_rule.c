@@ -411,6 +411,7 @@ void rules_rule__check(struct rules_parser *p, const struct rules_raw_rule *raw,
 		check_window(p, raw, r);
 		rules_latency__check(p, raw, r);
 		check_threshold(p, raw, r);
+		meta->slow_set = rules_latency__check_slow_calls(p, raw, r);
 	}
 	check_sample(p, raw, r, have_signal);
 	if (have_signal)

@@ -430,6 +430,8 @@ void rules_sections__end(struct rules_parser *p)
 			rule->dry_run = r->global.dry_run;
 		if (!m->record_set)
 			rule->record = rules__record_default(rule);
+		if (!m->slow_set)
+			rules__slow_default(rule);
 		if (!m->duration_ok)
 			continue;
 		snprintf(section, sizeof(section), "[rule %s]",

@@ -81,7 +81,10 @@ struct build_ctx {
 	int pid;		       /* of the record being added */
 	struct pyframes *py;	       /* the window's Python code objects; NULL: none */
 	uint64_t offcpu_ns[SAMPLER_OFFCPU_NR];
-	uint32_t states[SAMPLER_OFFCPU_NR]; /* their labels' string indexes; 0: not yet */
+	uint32_t states[SAMPLER_OFFCPU_NR];  /* their labels' string indexes; 0: not yet */
+	struct call_split *calls;	     /* the calls samples fell in; NULL: not split */
+	uint32_t call_labels[CALL_CLASS_NR]; /* their labels' string indexes; 0: not yet */
+	struct capture_calls *call_sums;
 	uint64_t user[SAMPLER_MAX_DEPTH + 1];
 	uint32_t native[SAMPLER_MAX_DEPTH + 1]; /* user frames before Python's are spliced in */
 	uint32_t locs[3 * SAMPLER_MAX_DEPTH + 1];
@@ -117,6 +120,31 @@ static int weigh(struct build_ctx *b, const struct sampler_record *rec, struct p
 	tmpl->state = b->states[st];
 	tmpl->offcpu_ns = rec->count > INT64_MAX ? INT64_MAX : (int64_t)rec->count;
 	b->offcpu_ns[st] += rec->count;
+	return 0;
+}
+
+/* label_call - which call @rec was taken in, when the window split its
+ * samples by call: the label, and @rec's weight added to its class. */
+static int label_call(struct build_ctx *b, const struct sampler_record *rec,
+		      struct profile_sample *tmpl)
+{
+	enum call_class k;
+	int64_t idx;
+
+	if (!b->calls)
+		return 0;
+	k = call_split__class(b->calls, rec->key->call);
+	if (!b->call_labels[k]) {
+		idx = profile__string(b->p, call_class__name(k));
+		if (idx < 0)
+			return (int)idx;
+		b->call_labels[k] = (uint32_t)idx;
+	}
+	tmpl->call = b->call_labels[k];
+	if (rec->key->offcpu)
+		b->call_sums->offcpu_ns[k] += rec->count;
+	else
+		b->call_sums->samples[k] += rec->count;
 	return 0;
 }
 
@@ -201,6 +229,9 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	if (err)
 		return err;
 	err = weigh(b, rec, &tmpl);
+	if (err)
+		return err;
+	err = label_call(b, rec, &tmpl);
 	if (err)
 		return err;
 	tmpl.pid = rec->key->pid;
@@ -369,6 +400,12 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 			  strerror(errno));
 	info->stats = *sample_dump__stats(d);
 	info->unwind = *sample_dump__unwind(d);
+	b->calls = info->calls.what ? sample_dump__calls(d) : NULL;
+	if (b->calls) {
+		call_split__decide(b->calls, &info->calls.threshold);
+		info->calls.stats = *call_split__stats(b->calls);
+		b->call_sums = &info->calls;
+	}
 	err = sample_dump__for_each(d, add_record, b);
 	if (py)
 		pyframes__stats(py, &info->python);

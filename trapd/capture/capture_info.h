@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "rules/cgroup_path.h"
+#include "trapd/capture/call_split.h"
 #include "trapd/capture/leafcaller.h"
 #include "trapd/capture/sampler.h"
 #include "trapd/capture/pyframes.h"
@@ -69,6 +70,15 @@ struct waiting_stats {
 	uint64_t gone;	  /* threads that exited while being read */
 };
 
+/* The calls a window split its samples by (call_split.h). */
+struct capture_calls {
+	const char *what; /* "func /usr/bin/x:handle", "syscall read,write"; NULL: not split */
+	struct call_threshold threshold;   /* where slow starts, as asked */
+	struct call_split_stats stats;	   /* the window's calls; threshold_ns as drawn */
+	uint64_t samples[CALL_CLASS_NR];   /* on-CPU samples by class of their call */
+	uint64_t offcpu_ns[CALL_CLASS_NR]; /* off-CPU time by class */
+};
+
 struct capture_info {
 	char id[33];				/* 128 random bits, hex */
 	const char *trigger;			/* "manual" (`trapd capture`), "rule" (daemon) */
@@ -98,6 +108,7 @@ struct capture_info {
 	uint64_t samples_stored;	       /* sum of the on-CPU counts read back */
 	uint64_t offcpu_ns[SAMPLER_OFFCPU_NR]; /* off-CPU time read back, by state */
 	struct waiting_stats waiting;	       /* threads already waiting at the start */
+	struct capture_calls calls;	       /* samples split by call; calls.what NULL if not */
 	uint64_t stacks_distinct;	       /* distinct stacks (user and kernel) read back */
 	uint64_t leaf[LEAF_NR];		       /* samples by what became of their leaf's caller */
 	uint64_t roots[STACK_ROOT_NR];	       /* samples by whether their walk reached a root */

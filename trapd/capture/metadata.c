@@ -351,6 +351,55 @@ static void emit_off_cpu(struct json_writer *w, const struct capture_info *info)
 	json_object_end(w);
 }
 
+/* emit_calls - the calls the samples were split by, when they were:
+ * where slow started, the window's calls and the samples of each class. */
+static void emit_calls(struct json_writer *w, const struct capture_info *info)
+{
+	const struct capture_calls *c = &info->calls;
+	const uint64_t *v = info->stats.v;
+	int k;
+
+	if (!c->what)
+		return;
+	json_key(w, "calls");
+	json_object_begin(w);
+	json_kv_string(w, "what", c->what);
+	if (c->threshold.ns) {
+		json_kv_u64(w, "slow_from_ns", c->threshold.ns);
+	} else {
+		json_key(w, "slow_from_percentile");
+		json_double(w, c->threshold.percentile);
+	}
+	json_key(w, "threshold_ns");
+	if (c->stats.threshold_ns != UINT64_MAX)
+		json_u64(w, c->stats.threshold_ns);
+	else
+		json_null(w);
+	json_kv_u64(w, "calls", c->stats.calls);
+	json_kv_u64(w, "p50_ns", c->stats.p50_ns);
+	json_kv_u64(w, "p99_ns", c->stats.p99_ns);
+	json_kv_u64(w, "max_ns", c->stats.max_ns);
+	json_kv_u64(w, "sampled", c->stats.sampled);
+	json_kv_u64(w, "slow", c->stats.slow);
+	json_kv_u64(w, "fast", c->stats.fast);
+	json_kv_u64(w, "open_at_close", c->stats.open);
+	json_key(w, "samples");
+	json_object_begin(w);
+	for (k = 0; k < CALL_CLASS_NR; k++)
+		json_kv_u64(w, call_class__name((enum call_class)k), c->samples[k]);
+	json_object_end(w);
+	if (info->record & SAMPLER_RECORD_OFFCPU) {
+		json_key(w, "off_cpu_ns");
+		json_object_begin(w);
+		for (k = 0; k < CALL_CLASS_NR; k++)
+			json_kv_u64(w, call_class__name((enum call_class)k), c->offcpu_ns[k]);
+		json_object_end(w);
+	}
+	json_kv_u64(w, "untracked", v[SAMPLER_STAT_CALLS_UNTRACKED]);
+	json_kv_u64(w, "durations_lost", v[SAMPLER_STAT_CALL_TIMES_FULL]);
+	json_object_end(w);
+}
+
 static void emit_counts(struct json_writer *w, const struct capture_info *info)
 {
 	int i;
@@ -371,6 +420,7 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	json_object_end(w);
 	emit_python(w, info);
 	emit_off_cpu(w, info);
+	emit_calls(w, info);
 	json_key(w, "symbols");
 	json_object_begin(w);
 	json_kv_u64(w, "user_frames", info->symbols.user_frames);

@@ -55,6 +55,7 @@ struct sample_dump {
 	struct sampler_stats stats;
 	struct unwind_summary unwind;
 	int ncpus;
+	struct call_split *calls; /* the calls its samples fell in; NULL: not split */
 };
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
@@ -209,6 +210,30 @@ int sample_dump__spill(struct sample_dump *d, struct sampler *s)
 			     take_count, d);
 }
 
+static int take_call(uint64_t id, uint64_t ns, bool open, void *ctx)
+{
+	struct sample_dump *d = ctx;
+
+	return call_split__add(d->calls, id, ns, open);
+}
+
+/* collect_calls - the durations of the calls the window's samples fell
+ * in, and the histogram of all its calls. */
+static int collect_calls(struct sample_dump *d, struct sampler *s)
+{
+	struct lat_hist all;
+	int err;
+
+	d->calls = call_split__new();
+	if (!d->calls)
+		return -ENOMEM;
+	lat_hist__reset(&all);
+	err = sampler__read_calls(s, take_call, d, &all);
+	if (!err)
+		call_split__set_all(d->calls, &all);
+	return err;
+}
+
 int sample_dump__collect(struct sample_dump *d, struct sampler *s)
 {
 	int err;
@@ -217,7 +242,14 @@ int sample_dump__collect(struct sample_dump *d, struct sampler *s)
 	err = sampler__get_stats(s, &d->stats);
 	if (!err)
 		err = sampler__move(s, SIZE_MAX, SIZE_MAX, take_stack, take_count, d);
+	if (!err && sampler__window_split_calls(s))
+		err = collect_calls(d, s);
 	return err;
+}
+
+struct call_split *sample_dump__calls(const struct sample_dump *d)
+{
+	return d->calls;
 }
 
 static size_t key_slot(const struct sampler_key *k, size_t cap)
@@ -225,7 +257,8 @@ static size_t key_slot(const struct sampler_key *k, size_t cap)
 	uint64_t h = k->user_stack ^ (k->kernel_stack * 0x9e3779b97f4a7c15ull);
 
 	h ^= ((uint64_t)k->pid << 32 | k->tid) * 0xff51afd7ed558ccdull;
-	h ^= k->cgroup_id ^ (k->py_stack * 0xc2b2ae3d27d4eb4full);
+	h ^= k->cgroup_id ^ (k->py_stack * 0xc2b2ae3d27d4eb4full) ^
+	     (k->call * 0x94d049bb133111ebull);
 	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
@@ -233,7 +266,7 @@ static bool same_key(const struct sampler_key *a, const struct sampler_key *b)
 {
 	return a->pid == b->pid && a->tid == b->tid && a->user_stack == b->user_stack &&
 	       a->kernel_stack == b->kernel_stack && a->cgroup_id == b->cgroup_id &&
-	       a->py_stack == b->py_stack && a->offcpu == b->offcpu &&
+	       a->py_stack == b->py_stack && a->offcpu == b->offcpu && a->call == b->call &&
 	       !memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 
@@ -420,5 +453,6 @@ void sample_dump__free(struct sample_dump *d)
 	free(d->slots);
 	free(d->rec_slots);
 	free(d->ips);
+	call_split__free(d->calls);
 	free(d);
 }

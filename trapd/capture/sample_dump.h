@@ -14,6 +14,7 @@
 #ifndef TRAPD_SAMPLE_DUMP_H
 #define TRAPD_SAMPLE_DUMP_H
 
+#include "trapd/capture/call_split.h"
 #include "trapd/capture/sampler.h"
 #include "trapd/capture/unwind_summary.h"
 
@@ -65,6 +66,11 @@ const struct unwind_summary *sample_dump__unwind(const struct sample_dump *d);
  * out more than once comes once per move, to be added up); stops at and
  * returns @fn's first error. */
 int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, void *ctx);
+
+/* sample_dump__calls - the calls the window's samples fell in, when it
+ * split them (sampler__split_calls): classed once call_split__decide
+ * drew the line. NULL otherwise. */
+struct call_split *sample_dump__calls(const struct sample_dump *d);
 
 /* sample_dump__stats - the window's counters. */
 const struct sampler_stats *sample_dump__stats(const struct sample_dump *d);

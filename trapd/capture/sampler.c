@@ -48,7 +48,10 @@ struct sampler {
 	void *event_ctx;
 	sampler_py_code_fn py_code_fn;
 	void *py_code_ctx;
-	uint64_t stacks_moved; /* entries sampler__move took out this window */
+	struct sampler_calls calls;	/* what the next window numbers (binary not kept) */
+	struct bpf_link *call_links[2]; /* the calls' entry and return probes, while armed */
+	uint64_t calls_stopped_ns;	/* when they were detached */
+	uint64_t stacks_moved;		/* entries sampler__move took out this window */
 	uint64_t counts_moved;
 	uint64_t spares_moved;
 };
@@ -82,6 +85,9 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_OFFCPU_TASKS_FULL] = "offcpu_tasks_full",
 	[SAMPLER_STAT_OFFCPU_LOST] = "offcpu_lost",
 	[SAMPLER_STAT_OFFCPU_SITES] = "offcpu_sites",
+	[SAMPLER_STAT_CALLS] = "calls",
+	[SAMPLER_STAT_CALLS_UNTRACKED] = "calls_untracked",
+	[SAMPLER_STAT_CALL_TIMES_FULL] = "call_times_full",
 };
 
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
@@ -331,6 +337,25 @@ static void setup_switch_hook(struct sampler *s, const char *dir)
 	s->skel->rodata->switch_next_pid_offset = (__u32)next;
 }
 
+/* setup_syscall_hooks - the system call hooks of calls read sys_enter's
+ * record: find its number, or leave them unloaded (no window can split
+ * by system calls). */
+static void setup_syscall_hooks(struct sampler *s, const char *dir)
+{
+	int id = -ENOENT, size = 0;
+
+	if (dir)
+		id = tracefs_field_offset(dir, "raw_syscalls/sys_enter", "id", &size);
+	if (id <= 0 || size != 8) {
+		log_debug("no samples by system call: tracefs %s",
+			  dir ? "has no usable raw_syscalls/sys_enter" : "is not mounted");
+		bpf_program__set_autoload(s->skel->progs.call_sys_enter, false);
+		bpf_program__set_autoload(s->skel->progs.call_sys_exit, false);
+		return;
+	}
+	s->skel->rodata->sys_enter_id_offset = (__u32)id;
+}
+
 /* setup_fork_hook - the fork and exec hooks are classic tracepoints; find
  * where the fork record keeps the child's pid. Without tracefs they stay
  * unloaded: sampling works, children are not followed. */
@@ -357,6 +382,7 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 		bpf_program__set_autoload(s->skel->progs.on_exec, false);
 	}
 	setup_switch_hook(s, dir);
+	setup_syscall_hooks(s, dir);
 	/* Linux 5.15+ with BTF: the user stack pointer of a sample taken in
 	 * the kernel, for leaf hints; without it only samples in user mode
 	 * get them (the verifier drops the branch that would call it). */
@@ -510,6 +536,8 @@ void sampler__free(struct sampler *s)
 	}
 	free(s->links);
 	free(s->pfds);
+	for (i = 0; i < 2; i++)
+		bpf_link__destroy(s->call_links[i]);
 	ring_buffer__free(s->rb);
 	sampler_bpf__destroy(s->skel);
 	free(s);
@@ -517,7 +545,7 @@ void sampler__free(struct sampler *s)
 
 static void clear_map(int fd, size_t key_size)
 {
-	char key[64], next[64];
+	char key[128], next[128];
 
 	/* Deleting the key just returned restarts the walk at the first key,
 	 * which is what we want: the map empties. */
@@ -642,6 +670,16 @@ int sampler__add_pid(struct sampler *s, int pid)
 	return 0;
 }
 
+static void clear_call_hist(struct sampler *s)
+{
+	struct lat_row *rows = calloc((size_t)s->npossible, sizeof(*rows));
+	__u32 zero = 0;
+
+	if (rows)
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.call_hist), &zero, rows, BPF_ANY);
+	free(rows);
+}
+
 static void clear_window(struct sampler *s)
 {
 	size_t nvals = (size_t)s->npossible;
@@ -657,6 +695,9 @@ static void clear_window(struct sampler *s)
 	clear_map(bpf_map__fd(s->skel->maps.py_seen), sizeof(struct sampler_py_seen_key));
 	clear_map(bpf_map__fd(s->skel->maps.offcpu_tasks), sizeof(__u32));
 	clear_map(bpf_map__fd(s->skel->maps.offcpu_sites), sizeof(__u64));
+	clear_map(bpf_map__fd(s->skel->maps.call_tasks), sizeof(__u32));
+	clear_map(bpf_map__fd(s->skel->maps.call_times), sizeof(__u64));
+	clear_call_hist(s);
 	for (i = 0; zeros && i < SAMPLER_STAT_NR; i++)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.stats), &i, zeros, BPF_ANY);
 	free(zeros);
@@ -690,6 +731,9 @@ int sampler__start(struct sampler *s)
 		if (e)
 			return e;
 	}
+	s->skel->bss->call_seq = 0;
+	s->skel->bss->calls = s->calls.kind;
+	s->calls_stopped_ns = 0;
 	__atomic_store_n(&s->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 	if (!(s->record & SAMPLER_RECORD_CPU))
 		return 0;
@@ -747,6 +791,21 @@ static void stop_offcpu(struct sampler *s)
 	close_offcpu(s, (uint64_t)clock_mono_ns());
 }
 
+/* stop_calls - detach the calls' probes: the window numbers no more. */
+static void stop_calls(struct sampler *s)
+{
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		bpf_link__destroy(s->call_links[i]);
+		s->call_links[i] = NULL;
+	}
+	if (s->calls.kind)
+		s->calls_stopped_ns = (uint64_t)clock_mono_ns();
+	s->skel->bss->calls = SAMPLER_CALLS_NONE;
+	s->calls.kind = SAMPLER_CALLS_NONE;
+}
+
 int sampler__stop(struct sampler *s)
 {
 	int i, err = 0;
@@ -756,7 +815,135 @@ int sampler__stop(struct sampler *s)
 		if (ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0) && !err)
 			err = -errno;
 	stop_offcpu(s);
+	stop_calls(s);
 	return err;
+}
+
+bool sampler__window_split_calls(const struct sampler *s)
+{
+	return s->calls_stopped_ns != 0;
+}
+
+bool sampler__can_split_syscalls(const struct sampler *s)
+{
+	return bpf_program__autoload(s->skel->progs.call_sys_enter);
+}
+
+/* attach_func_calls - the entry and return probes on @c's function. */
+static int attach_func_calls(struct sampler *s, const struct sampler_calls *c, char *err,
+			     size_t errlen)
+{
+	struct bpf_program *progs[2] = { s->skel->progs.call_enter, s->skel->progs.call_return };
+	size_t i;
+	int e;
+
+	for (i = 0; i < 2; i++) {
+		s->call_links[i] = bpf_program__attach_uprobe(progs[i], i == 1, c->pid, c->binary,
+							      (size_t)c->offset);
+		if (!s->call_links[i]) {
+			e = -errno;
+			snprintf(err, errlen, "attaching a %s to %s at offset 0x%llx: %s",
+				 i ? "uretprobe" : "uprobe", c->binary,
+				 (unsigned long long)c->offset, strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+static int attach_syscall_calls(struct sampler *s, const struct sampler_calls *c, char *err,
+				size_t errlen)
+{
+	struct bpf_program *progs[2] = { s->skel->progs.call_sys_enter,
+					 s->skel->progs.call_sys_exit };
+	size_t i;
+	int e;
+
+	if (!sampler__can_split_syscalls(s)) {
+		snprintf(err, errlen,
+			 "splitting samples by system call needs raw_syscalls/sys_enter in "
+			 "tracefs, which this system does not offer (see -vv)");
+		return -ENOTSUP;
+	}
+	s->skel->bss->call_all = c->all_syscalls;
+	memcpy((void *)s->skel->bss->call_syscalls, c->syscalls, sizeof(c->syscalls));
+	for (i = 0; i < 2; i++) {
+		s->call_links[i] = bpf_program__attach(progs[i]);
+		if (!s->call_links[i]) {
+			e = -errno;
+			snprintf(err, errlen, "attaching raw_syscalls/%s: %s",
+				 i ? "sys_exit" : "sys_enter", strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+int sampler__split_calls(struct sampler *s, const struct sampler_calls *c, char *err, size_t errlen)
+{
+	int e;
+
+	if (s->skel->bss->armed) {
+		snprintf(err, errlen, "the window is armed already: calls are chosen before");
+		return -EBUSY;
+	}
+	stop_calls(s);
+	s->calls_stopped_ns = 0;
+	if (!c || c->kind == SAMPLER_CALLS_NONE)
+		return 0;
+	if (c->kind == SAMPLER_CALLS_FUNC)
+		e = attach_func_calls(s, c, err, errlen);
+	else if (c->kind == SAMPLER_CALLS_SYSCALL)
+		e = attach_syscall_calls(s, c, err, errlen);
+	else
+		e = -EINVAL;
+	if (e) {
+		stop_calls(s);
+		return e;
+	}
+	s->calls = *c;
+	s->calls.binary = NULL;
+	return 0;
+}
+
+int sampler__read_calls(struct sampler *s, sampler_call_fn fn, void *ctx, struct lat_hist *all)
+{
+	int times = bpf_map__fd(s->skel->maps.call_times);
+	int tasks = bpf_map__fd(s->skel->maps.call_tasks);
+	struct lat_row *rows = calloc((size_t)s->npossible, sizeof(*rows));
+	struct sampler_call c;
+	__u64 id, next, ns;
+	__u32 tid, ntid;
+	__u32 zero = 0;
+	bool first;
+	int e = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.call_hist), &zero, rows))
+		e = -errno;
+	else
+		lat_hist__sum_rows(all, rows, (unsigned)s->npossible, 0);
+	free(rows);
+	for (first = true; !e; first = false) {
+		if (bpf_map_get_next_key(times, first ? NULL : &id, &next))
+			break;
+		id = next;
+		if (!bpf_map_lookup_elem(times, &id, &ns))
+			e = fn(id, ns, false, ctx);
+	}
+	/* the calls still open when the probes were detached: at least
+	 * that long */
+	for (first = true; !e; first = false) {
+		if (bpf_map_get_next_key(tasks, first ? NULL : &tid, &ntid))
+			break;
+		tid = ntid;
+		if (!bpf_map_lookup_elem(tasks, &tid, &c) && c.depth && c.id && c.sampled)
+			e = fn(c.id,
+			       s->calls_stopped_ns > c.start ? s->calls_stopped_ns - c.start : 0,
+			       true, ctx);
+	}
+	return e;
 }
 
 int sampler__events_fd(const struct sampler *s)

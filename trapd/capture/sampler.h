@@ -20,6 +20,7 @@
 #include <linux/types.h>
 
 #include "bpf/sampler.h"
+#include "trapd/latency/latency_hist.h"
 
 struct sampler;
 
@@ -116,6 +117,44 @@ int sampler__add_waiting(struct sampler *s, struct sampler_key *key, const uint6
  * entry is still the one added at @since_mono_ns (the task ran meanwhile,
  * and would otherwise be counted as waiting while it runs). */
 void sampler__forget_waiting(struct sampler *s, uint32_t tid, uint64_t since_mono_ns);
+
+/* Calls whose samples a window tells apart (bpf/sampler.h): a user
+ * function's or system calls'. */
+struct sampler_calls {
+	enum sampler_calls_kind kind;
+	const char *binary; /* FUNC: the file the function is in */
+	uint64_t offset;    /* FUNC: the function's file offset */
+	int pid;	    /* FUNC: probe this process's mapping only; -1: every process */
+	bool all_syscalls;  /* SYSCALL: every system call, else those in @syscalls */
+	uint64_t syscalls[SAMPLER_CALL_SYSCALL_WORDS];
+};
+
+/* sampler__split_calls - before sampler__start: the next window numbers
+ * the watched threads' calls @c (NULL or SAMPLER_CALLS_NONE: none), its
+ * probes attached now and detached by sampler__stop. Returns 0 or a
+ * negative errno with @err filled (no such binary or offset; no
+ * raw_syscalls tracepoints: -ENOTSUP). */
+int sampler__split_calls(struct sampler *s, const struct sampler_calls *c, char *err,
+			 size_t errlen);
+
+/* sampler__can_split_syscalls - whether @s loaded its system call hooks
+ * (they need tracefs and raw_syscalls/sys_enter). */
+bool sampler__can_split_syscalls(const struct sampler *s);
+
+/* sampler__window_split_calls - after sampler__stop: whether the window
+ * numbered calls (sampler__read_calls has them). */
+bool sampler__window_split_calls(const struct sampler *s);
+
+/* sampler_call_fn - one sampled call of the window: its number, its
+ * duration in ns and whether it was still open at the stop (@ns is then
+ * how long it had lasted). Returns 0 or a negative errno, which stops. */
+typedef int (*sampler_call_fn)(uint64_t id, uint64_t ns, bool open, void *ctx);
+
+/* sampler__read_calls - after sampler__stop: each call a sample or wait
+ * fell in, to @fn, and the histogram of every call that returned in the
+ * window into @all. Bounded by SAMPLER_CALL_TIMES + SAMPLER_CALL_TASKS.
+ * Returns 0 or a negative errno. */
+int sampler__read_calls(struct sampler *s, sampler_call_fn fn, void *ctx, struct lat_hist *all);
 
 /* sampler__add_pid - watch thread group @pid (SAMPLER_TARGET_PIDS). */
 int sampler__add_pid(struct sampler *s, int pid);

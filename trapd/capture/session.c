@@ -27,6 +27,7 @@
 /* A window without a deadline sizes the maps as for this long. */
 #define OPEN_WINDOW_NS (60ull * NSEC_PER_SEC)
 #define WIDENED_MAX 256
+#define CALLS_WHAT_MAX (PATH_MAX + 320) /* "func PATH:SYMBOL" or "syscall NAMES" */
 /* A process is snapshotted at its first sample and when it execs, either
  * of which can come before its dynamic loader has mapped its libraries
  * (a command's first sample often does); it is snapshotted again this
@@ -78,7 +79,9 @@ struct session {
 	struct sample_dump *dump; /* the samples moved out of the maps */
 	struct waiting *waiting;  /* off-CPU: the survey of threads already waiting */
 	struct waiting_stats waiting_st;
-	bool collected; /* ...all of them: the window is closed */
+	char calls_what[CALLS_WHAT_MAX]; /* the calls split by; "" if none */
+	struct call_threshold slow;	 /* where slow calls start */
+	bool collected;			 /* ...all of them: the window is closed */
 	/* after the window */
 	int ncpus;
 	bool finishing;		   /* the worker has the final job */
@@ -206,6 +209,23 @@ static int choose_unwind(struct session *s, const struct session_opts *o, char *
 	return 0;
 }
 
+/* split_calls - number the calls @o asks for in the window, or none.
+ * A capture that cannot split is still a capture: said, and taken. */
+static void split_calls(struct session *s, const struct session_opts *o)
+{
+	char err[512];
+
+	s->calls_what[0] = '\0';
+	if (sampler__split_calls(s->sampler, o->calls.kind ? &o->calls : NULL, err, sizeof(err))) {
+		log_warn("samples not split by call: %s", err);
+		return;
+	}
+	if (!o->calls.kind)
+		return;
+	snprintf(s->calls_what, sizeof(s->calls_what), "%s", o->calls_what ? o->calls_what : "");
+	s->slow = o->slow;
+}
+
 /* open_sampler - a sampler for the target target_prepare described in
  * s->sopts: the caller's, retargeted, or a new one. */
 static int open_sampler(struct session *s, const struct session_opts *o, char *err, size_t errlen)
@@ -233,6 +253,7 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 	}
 	if (e)
 		return e;
+	split_calls(s, o);
 	s->py = pyframes__new();
 	if (!s->py || (e = pyframes__watch(s->py, sampler__py_procs_fd(s->sampler)))) {
 		e = s->py ? e : -ENOMEM;
@@ -635,6 +656,8 @@ static void fill_info(const struct session *s, struct capture_info *info)
 	info->arm_ns = s->arm_ns;
 	info->ncpus = s->ncpus;
 	info->scope_widened = s->widened ? s->widened_why : NULL;
+	info->calls.what = s->calls_what[0] ? s->calls_what : NULL;
+	info->calls.threshold = s->slow;
 }
 
 /* finish_job - on the worker: symbolize the copied window, then write it

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trapd/capture/call_split.h"
 #include "trapd/capture/capture.h"
 #include "trapd/capture/run_cgroup.h"
 #include "trapd/capture/sampler.h"
@@ -101,6 +102,13 @@ struct session_opts {
 	 * removes it after the command. NULL: the command stays where trapd
 	 * is. */
 	struct run_cgroup *command_cgroup;
+	/* Split the samples by the calls they fell in (call_split.h): the
+	 * calls to number (kind SAMPLER_CALLS_NONE: no split), what they
+	 * are in words for the capture's metadata ("func /usr/bin/x:f"),
+	 * and where slow starts. */
+	struct sampler_calls calls;
+	const char *calls_what;
+	struct call_threshold slow;
 };
 
 /* session__open - check the target exists (a command target is started,

@@ -33,7 +33,8 @@ struct unwind_drain {
 	pthread_mutex_t lock;	     /* guards forget[] */
 	int forget[MAX_FORGET];
 	int nforget;
-	struct unwind_result res; /* scratch: too big for the thread's stack frame */
+	struct unwind_result res;	   /* scratch: too big for the thread's stack frame */
+	uint8_t patched[SAMPLER_COPY_MAX]; /* a copy with a call's return address back */
 	unwind_drain_remap_fn remapped;
 	void *remapped_ctx;
 };
@@ -90,6 +91,23 @@ static void count_end(struct unwind_drain *d)
 	u->mappings[i].ended[d->res.end < UNWIND_END_NR ? d->res.end : UNWIND_END_BAD_CFI]++;
 }
 
+/* stack_of - the stack bytes of copy @c to unwind: as copied, or when a
+ * uretprobe of the window's calls hid a return address in them (its
+ * trampoline's address in its place), a copy with the address put back,
+ * so the walk goes on through the caller. */
+static const uint8_t *stack_of(struct unwind_drain *d, const struct sampler_copy *c)
+{
+	const uint8_t *stack = (const uint8_t *)(c + 1);
+	uint64_t off = c->call_ret_slot - c->sp;
+
+	if (!c->call_ret_slot || c->call_ret_slot < c->sp || off + 8 > c->len ||
+	    c->len > sizeof(d->patched))
+		return stack;
+	memcpy(d->patched, stack, c->len);
+	memcpy(d->patched + off, &c->call_ret, sizeof(c->call_ret));
+	return d->patched;
+}
+
 /* walk - unwind copy @c into d->res; its length (0: no user stack). */
 static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
 {
@@ -97,7 +115,7 @@ static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
 		.ip = c->ip,
 		.sp = c->sp,
 		.bp = c->bp,
-		.stack = (const uint8_t *)(c + 1),
+		.stack = stack_of(d, c),
 		.stack_len = c->len,
 	};
 	int64_t t0 = clock_mono_ns();
@@ -163,6 +181,7 @@ static int on_copy(void *ctx, void *data, size_t size)
 	memcpy(key.comm, c->comm, sizeof(key.comm));
 	key.kernel_stack = c->kernel_stack;
 	key.py_stack = c->py_stack;
+	key.call = c->call;
 	key.user_stack = n ? stack_id(d->res.ips, n) : 0;
 	rec.key = &key;
 	rec.count = 1;

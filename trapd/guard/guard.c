@@ -298,6 +298,36 @@ int guard__fire(struct guard *g, struct trap_fire *f, struct watched_rule *wr, i
 	return e;
 }
 
+/* calls_of - the calls a func or syscall rule's capture splits its
+ * samples by: those its own probe measures, as resolved on this host. */
+static void calls_of(const struct watched_rule *wr, struct trap_fire *f, char *what, size_t len)
+{
+	const struct latency_probe_spec *spec = latency_source__spec(wr->lat);
+	const struct rule *r = wr->rule;
+
+	if (!spec)
+		return;
+	if (spec->kind == LAT_KIND_FUNC) {
+		f->calls.kind = SAMPLER_CALLS_FUNC;
+		f->calls.binary = spec->binary;
+		f->calls.offset = spec->func_offset;
+		f->calls.pid = spec->attach_pid;
+		snprintf(what, len, "func %s", r->lat_function);
+	} else if (spec->kind == LAT_KIND_SYSCALL) {
+		f->calls.kind = SAMPLER_CALLS_SYSCALL;
+		f->calls.all_syscalls = spec->all_syscalls;
+		_Static_assert(sizeof(f->calls.syscalls) == sizeof(spec->syscalls),
+			       "one system call bitmap");
+		memcpy(f->calls.syscalls, spec->syscalls, sizeof(f->calls.syscalls));
+		snprintf(what, len, "syscall %s", r->lat_syscalls ? r->lat_syscalls : "(all)");
+	} else {
+		return;
+	}
+	f->calls_what = what;
+	f->slow.ns = r->slow_ns;
+	f->slow.percentile = r->slow_pct;
+}
+
 static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t now, void *ctx)
 {
 	struct guard *g = ctx;
@@ -312,11 +342,13 @@ static void on_rule_fired(struct watched_rule *wr, enum eval_verdict v, int64_t 
 		.no_python = !wr->rule->python,
 		.record = wr->rule->record,
 	};
-	char err[512] = "";
+	char err[512] = "", what[PATH_MAX + 320];
 
 	if (v == EVAL_FIRE) {
 		if (wr->lat)
 			f.latency = latency_source__window(wr->lat, &f.latency_span_ns);
+		if (wr->lat && wr->rule->split_calls)
+			calls_of(wr, &f, what, sizeof(what));
 		if (guard__fire(g, &f, wr, now, err, sizeof(err)))
 			log_error("rule %s: cannot capture: %s", wr->rule->name, err);
 		else

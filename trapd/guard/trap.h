@@ -44,6 +44,11 @@ struct trap_fire {
 	enum rule_record record;   /* on-CPU samples, off-CPU time or both */
 	const struct lat_hist *latency; /* a latency rule's window when it fired, or NULL */
 	uint64_t latency_span_ns;
+	/* func and syscall rules: the calls the capture splits its samples
+	 * by (kind SAMPLER_CALLS_NONE: none), in words, and where slow starts */
+	struct sampler_calls calls;
+	const char *calls_what;
+	struct call_threshold slow;
 };
 
 /* Storage behind one struct capture_trigger of the capture's metadata. */

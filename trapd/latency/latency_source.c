@@ -224,3 +224,8 @@ const struct lat_hist *latency_source__window(const struct latency_source *s, ui
 	*span_ns = lat_window__span(s->window);
 	return lat_window__hist(s->window);
 }
+
+const struct latency_probe_spec *latency_source__spec(const struct latency_source *s)
+{
+	return s->entry ? latency_entry__spec(s->entry) : NULL;
+}

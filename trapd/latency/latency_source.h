@@ -52,4 +52,8 @@ int latency_source__read(struct latency_source *s, int64_t now, int64_t *value, 
  * covers, or NULL when nothing has been measured yet. */
 const struct lat_hist *latency_source__window(const struct latency_source *s, uint64_t *span_ns);
 
+/* latency_source__spec - what the source's probe measures, as resolved
+ * on this host; NULL while it is not resolved and loaded. */
+const struct latency_probe_spec *latency_source__spec(const struct latency_source *s);
+
 #endif

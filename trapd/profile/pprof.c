@@ -4,7 +4,8 @@
  *
  * A single walk over the profile: sample types, samples (stack, [count,
  * count * period] and, when a sample was off the CPU, its nanoseconds
- * third; labels pid, tid, comm, cgroup and, when set, run and state),
+ * third; labels pid, tid, comm, cgroup and, when set, run, state and
+ * call),
  * mappings, locations, functions, the string table (the profile's own,
  * then any well-known string it lacks), time, duration, period type and
  * period, comments.
@@ -19,7 +20,7 @@
 
 const char *const pprof_well_known[WK_N] = {
 	"samples", "count",  "cpu", "nanoseconds", "pid",   "tid",
-	"comm",	   "cgroup", "run", "off_cpu",	   "state",
+	"comm",	   "cgroup", "run", "off_cpu",	   "state", "call",
 };
 
 struct encoder {
@@ -30,6 +31,7 @@ struct encoder {
 	uint32_t nextra;
 	bool offcpu; /* a sample was off the CPU: a third sample type */
 	bool oncpu;  /* a sample was on the CPU */
+	bool calls;  /* a sample has a call label */
 };
 
 /* has_runs - whether a sample of @p has a run label. */
@@ -51,6 +53,7 @@ static void find_kinds(struct encoder *e)
 	for (i = 0; i < e->p->nsamples; i++) {
 		e->offcpu |= e->p->samples[i].offcpu_ns != 0;
 		e->oncpu |= e->p->samples[i].offcpu_ns == 0;
+		e->calls |= e->p->samples[i].call != 0;
 	}
 }
 
@@ -61,6 +64,8 @@ static bool needed(const struct encoder *e, enum pprof_well_known k, bool runs)
 		return runs;
 	if (k == WK_OFF_CPU || k == WK_STATE)
 		return e->offcpu;
+	if (k == WK_CALL)
+		return e->calls;
 	return true;
 }
 
@@ -149,6 +154,8 @@ static void encode_sample(struct encoder *e, const struct profile_sample *s)
 		put_label(e, WK_CGROUP, s->cgroup, 0);
 	if (s->state)
 		put_label(e, WK_STATE, s->state, 0);
+	if (s->call)
+		put_label(e, WK_CALL, s->call, 0);
 	pb_msg_end(&e->b, mark);
 }
 

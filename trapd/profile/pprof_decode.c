@@ -621,6 +621,8 @@ static int decode_label(struct decoder *d, struct pb_reader *r, enum pb_wire wir
 		s->cgroup = (uint32_t)v[LABEL_STR];
 	else if (strcmp(key, pprof_well_known[WK_STATE]) == 0)
 		s->state = (uint32_t)v[LABEL_STR];
+	else if (strcmp(key, pprof_well_known[WK_CALL]) == 0)
+		s->call = (uint32_t)v[LABEL_STR];
 	return 0;
 }
 

@@ -65,7 +65,8 @@ enum pprof_field {
  * and period types, label keys); the decoder recognises the label keys.
  * WK_RUN is the exception: it is written only when a sample has a run, so
  * a profile without runs encodes exactly as it did before runs existed;
- * so are WK_OFF_CPU and WK_STATE, only when a sample was off the CPU. */
+ * so are WK_OFF_CPU and WK_STATE, only when a sample was off the CPU,
+ * and WK_CALL, only when a sample says which call it was taken in. */
 enum pprof_well_known {
 	WK_SAMPLES,
 	WK_COUNT,
@@ -78,6 +79,7 @@ enum pprof_well_known {
 	WK_RUN,
 	WK_OFF_CPU,
 	WK_STATE,
+	WK_CALL,
 	WK_N
 };
 

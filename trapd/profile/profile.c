@@ -457,7 +457,8 @@ int profile__add_sample(struct profile *p, const uint32_t *locs, uint32_t n,
 
 	if (n > PROFILE_MAX_DEPTH)
 		return -E2BIG;
-	if (tmpl->comm >= p->nstrings || tmpl->cgroup >= p->nstrings || tmpl->state >= p->nstrings)
+	if (tmpl->comm >= p->nstrings || tmpl->cgroup >= p->nstrings ||
+	    tmpl->state >= p->nstrings || tmpl->call >= p->nstrings)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (locs[i] == 0 || locs[i] > p->nlocations)

@@ -81,6 +81,9 @@ struct profile_sample {
 	 * on-CPU sample; such a sample has a count of 0. */
 	int64_t offcpu_ns;
 	uint32_t state; /* string index: the task state of @offcpu_ns, 0 = none */
+	/* string index: the call it was taken in ("slow", "fast", "outside",
+	 * "unknown": call_split.h), 0 = not recorded */
+	uint32_t call;
 	int64_t pid;
 	int64_t tid;
 	int64_t run;	 /* 1-based run of `trapd ci --runs`; 0 = not recorded */

@@ -146,6 +146,8 @@ static int add_sample(struct profile *dst, const struct profile *src, const stru
 		err = xlat(mm->str, src->nstrings, s->cgroup, &tmpl.cgroup);
 	if (!err)
 		err = xlat(mm->str, src->nstrings, s->state, &tmpl.state);
+	if (!err)
+		err = xlat(mm->str, src->nstrings, s->call, &tmpl.call);
 	if (err)
 		return err;
 	if (run > 0)
