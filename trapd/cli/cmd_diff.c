@@ -18,6 +18,7 @@
 #include "trapd/cli/diff_capture.h"
 #include "trapd/profile/diff_report.h"
 #include "trapd/profile/profile_file.h"
+#include "trapd/profile/profile_where.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
 
@@ -28,6 +29,8 @@ struct diff_cmd {
 	const char *markdown; /* NULL: not asked for; "-": stdout */
 	size_t top;
 	struct profile_diff_options opts;
+	struct profile_where where, base_where; /* NEW's and BASE's samples kept */
+	bool by_set;				/* --by given */
 };
 
 enum {
@@ -37,19 +40,30 @@ enum {
 	OPT_MAX_REGRESS,
 	OPT_MIN_SHARE,
 	OPT_ALPHA,
+	OPT_WHERE,
+	OPT_BASE_WHERE,
+	OPT_BY,
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: trapd diff BASE NEW [--top N] [--svg OUT] [--markdown OUT]\n"
-		"                  [--max-regress PCT] [--min-share PCT] [--alpha A]\n\n"
+		"                  [--max-regress PCT] [--min-share PCT] [--alpha A]\n"
+		"                  [--base-where LABEL=VALUE]... [--where LABEL=VALUE]...\n"
+		"                  [--by self|total]\n"
+		"       trapd diff CAPTURE --base-where LABEL=VALUE --where LABEL=VALUE\n\n"
 		"Compare capture NEW with capture BASE (trapd captures, or any gzip or plain\n"
 		"pprof CPU profiles): the CPU time of the whole run, and each function's self\n"
 		"CPU time (its share of the samples times the run's CPU time). A change is a\n"
 		"regression when it is larger than --max-regress and significant given the\n"
 		"sampling error of the counts (and, for captures of several runs made by\n"
 		"'trapd ci --runs N', the spread between runs).\n\n"
+		"With one CAPTURE, both sides are its samples, chosen by label: the samples\n"
+		"inside a func or syscall rule's slow calls against those inside its fast\n"
+		"ones (--base-where call=fast --where call=slow) name the functions that make\n"
+		"slow calls slow. The two sides are then compared by share (each function's\n"
+		"part of its side) and by total time (the function and what it calls).\n\n"
 		"Options:\n"
 		"      --top N            functions listed as grown and as shrunk (default %d;\n"
 		"                         0 lists all)\n"
@@ -61,19 +75,36 @@ static void usage(FILE *out)
 		"      --min-share PCT    test only functions with at least this share of a\n"
 		"                         side's samples (default %g)\n"
 		"      --alpha A          false alarm rate over all the tests (default %g)\n"
+		"      --base-where L=V   only BASE's samples whose label L is V (labels as\n"
+		"                         for trapd report --where; repeated: any value of\n"
+		"                         one label, and every label)\n"
+		"      --where L=V        only NEW's samples whose label L is V\n"
+		"      --by M             judge each function's self time (self: the default\n"
+		"                         for two captures) or its total time (total: with\n"
+		"                         what it calls; the default for one capture)\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: 0 no regression, %d regression, 1 failure, 2 bad usage or input.\n\n"
 		"Examples:\n"
 		"  trapd diff main.pb.zst pr.pb.zst\n"
-		"  trapd diff main.pb.zst pr.pb.zst --svg diff.svg --markdown summary.md\n",
+		"  trapd diff main.pb.zst pr.pb.zst --svg diff.svg --markdown summary.md\n"
+		"  trapd diff api.pb.zst --base-where call=fast --where call=slow --svg slow.svg\n",
 		DIFF_REPORT_DEFAULT_TOP, PROFILE_DIFF_DEFAULT_MAX_REGRESS,
 		PROFILE_DIFF_DEFAULT_MIN_SHARE, PROFILE_DIFF_DEFAULT_ALPHA, TRAPD_EXIT_REGRESSION);
 }
 
+static int check_outputs(const struct diff_cmd *c);
+
 static int check_args(struct diff_cmd *c, int argc, char **argv)
 {
+	if (argc - optind == 1 && (c->where.n || c->base_where.n)) {
+		c->base = c->new_file = argv[optind];
+		if (!c->by_set)
+			c->opts.by_total = true;
+		return check_outputs(c);
+	}
 	if (argc - optind < 2) {
-		log_error("trapd diff needs two captures: BASE and NEW (see --help)");
+		log_error("trapd diff needs two captures, BASE and NEW, or one with --base-where "
+			  "and --where choosing its two sides (see --help)");
 		return -EINVAL;
 	}
 	if (argc - optind > 2) {
@@ -84,6 +115,11 @@ static int check_args(struct diff_cmd *c, int argc, char **argv)
 	}
 	c->base = argv[optind];
 	c->new_file = argv[optind + 1];
+	return check_outputs(c);
+}
+
+static int check_outputs(const struct diff_cmd *c)
+{
 	if (c->svg && !strcmp(c->svg, "-") && c->markdown && !strcmp(c->markdown, "-")) {
 		log_error(
 			"--svg and --markdown cannot both write to stdout ('-'); give one a file");
@@ -109,6 +145,18 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 		return cli_parse_comparison("--min-share", optarg, &c->opts);
 	case OPT_ALPHA:
 		return cli_parse_comparison("--alpha", optarg, &c->opts);
+	case OPT_WHERE:
+		return cli_parse_where("--where", optarg, &c->where);
+	case OPT_BASE_WHERE:
+		return cli_parse_where("--base-where", optarg, &c->base_where);
+	case OPT_BY:
+		if (strcmp(optarg, "self") && strcmp(optarg, "total")) {
+			log_error("bad --by '%s': expected self or total", optarg);
+			return -EINVAL;
+		}
+		c->opts.by_total = !strcmp(optarg, "total");
+		c->by_set = true;
+		return 0;
 	default:
 		return cli_bad_option("diff", opt, argv[optind - 1]);
 	}
@@ -124,6 +172,9 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 		{ "max-regress", required_argument, NULL, OPT_MAX_REGRESS },
 		{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "where", required_argument, NULL, OPT_WHERE },
+		{ "base-where", required_argument, NULL, OPT_BASE_WHERE },
+		{ "by", required_argument, NULL, OPT_BY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -143,11 +194,33 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 	return check_args(c, argc, argv);
 }
 
+/* one_capture - both sides are samples of one capture: each side is its
+ * own whole (the same CPU time for both), so functions compare by their
+ * share of their side; the sides are named by their conditions. */
+static void one_capture(const struct diff_cmd *c, struct diff_capture *base,
+			struct diff_capture *new_cap, struct diff_outputs *outs,
+			char labels[2][256])
+{
+	const struct profile *p = new_cap->profile;
+	double ns = 0;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		ns += (double)p->samples[i].count;
+	ns *= (double)(p->period_ns > 0 ? p->period_ns : 1);
+	base->cpu_ns = new_cap->cpu_ns = ns > 0 ? ns : 1;
+	outs->base_label = c->base_where.n ? profile_where__describe(&c->base_where, labels[0], 256)
+					   : "all samples";
+	outs->new_label =
+		c->where.n ? profile_where__describe(&c->where, labels[1], 256) : "all samples";
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_cmd c = { 0 };
 	struct diff_capture base = { 0 }, new_cap = { 0 };
 	struct diff_outputs outs = { 0 };
+	char labels[2][256];
 	int ret;
 
 	ret = parse_args(&c, argc, argv);
@@ -159,8 +232,14 @@ int cmd_diff(int argc, char **argv)
 	ret = diff_capture__read(&base, c.base);
 	if (!ret)
 		ret = diff_capture__read(&new_cap, c.new_file);
+	if (!ret)
+		ret = diff_capture__where(&base, &c.base_where);
+	if (!ret)
+		ret = diff_capture__where(&new_cap, &c.where);
 	if (ret)
 		goto cleanup;
+	if (c.base == c.new_file)
+		one_capture(&c, &base, &new_cap, &outs, labels);
 	outs.svg = c.svg;
 	outs.markdown = c.markdown;
 	outs.text = !(c.svg && !strcmp(c.svg, "-")) && !(c.markdown && !strcmp(c.markdown, "-"));

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trapd/capture/capture.h"
+#include "rules/units.h"
 #include "trapd/cli/cli_args.h"
 #include "trapd/cli/commands.h"
 #include "trapd/latency/latency_report.h"
@@ -21,6 +22,7 @@
 #include "trapd/profile/folded.h"
 #include "trapd/profile/profile_file.h"
 #include "trapd/profile/profile_view.h"
+#include "trapd/profile/profile_where.h"
 #include "trapd/profile/report.h"
 #include "trapd/profile/stacktree.h"
 #include "trapd/util/atomic_file.h"
@@ -38,6 +40,7 @@ struct report_cmd {
 	size_t top;
 	enum profile_view view;
 	bool view_set;
+	struct profile_where where; /* the samples kept; empty: all */
 };
 
 /* What the view writers need. */
@@ -53,13 +56,15 @@ enum {
 	OPT_SVG,
 	OPT_TITLE,
 	OPT_VIEW,
+	OPT_WHERE,
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: trapd report FILE [--top N] [--folded OUT] [--pprof OUT] [--svg OUT]\n"
-		"                         [--title T] [--view cpu|offcpu|wall]\n\n"
+		"                         [--title T] [--view cpu|offcpu|wall]\n"
+		"                         [--where LABEL=VALUE]...\n\n"
 		"Print the functions of capture FILE with the most samples (self: the\n"
 		"function itself was running; total: it was on the stack), and write other\n"
 		"views of it on request. FILE is a trapd capture (.pb.zst) or any gzip or\n"
@@ -79,12 +84,18 @@ static void usage(FILE *out)
 		"                     long) or wall (both: for one thread, where its\n"
 		"                     wall-clock time went). Time views count\n"
 		"                     nanoseconds, in folded stacks too\n"
+		"      --where L=V    only the samples whose label L is V: call=slow (inside\n"
+		"                     the calls a func or syscall rule found slow; also fast,\n"
+		"                     outside, unknown), state=uninterruptible, comm=NAME,\n"
+		"                     cgroup=PATH, pid=N, tid=N, run=N. Repeated: any value\n"
+		"                     of one label, and every label\n"
 		"  -h, --help         this text\n\n"
 		"OUT '-' writes --folded or --svg to stdout instead of the table.\n\n"
 		"Examples:\n"
 		"  trapd report pg.pb.zst                        # top 20 functions\n"
 		"  trapd report pg.pb.zst --top 50 --svg pg.svg  # and a flame graph\n"
 		"  trapd report pg.pb.zst --folded - | grep -c memcpy\n"
+		"  trapd report api.pb.zst --where call=slow --svg slow.svg\n"
 		"  trapd report pg.pb.zst --pprof pg.pb.gz && go tool pprof -http=: pg.pb.gz\n",
 		REPORT_DEFAULT_TOP);
 }
@@ -128,6 +139,7 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "view", required_argument, NULL, OPT_VIEW },
+		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +174,10 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 				return -EINVAL;
 			}
 			c->view_set = true;
+			break;
+		case OPT_WHERE:
+			if (cli_parse_where("--where", optarg, &c->where))
+				return -EINVAL;
 			break;
 		default:
 			cli_bad_option("report", opt, argv[optind - 1]);
@@ -395,6 +411,36 @@ static void print_python(FILE *out, const struct json_value *root)
 	fprintf(out, "\n");
 }
 
+/* print_calls - the calls the samples were split by, when they were:
+ * where slow started, and the samples of each kind of call. */
+static void print_calls(FILE *out, const struct json_value *root)
+{
+	const struct json_value *calls = json_path(root, "calls");
+	char thr[32], p50[32], p99[32];
+	const char *what = json_str(json_path(calls, "what"));
+	uint64_t ns;
+
+	if (!what)
+		return;
+	if (json_number_u64(json_path(calls, "threshold_ns"), &ns))
+		snprintf(thr, sizeof(thr), "no call returned");
+	else
+		units_format_duration_short(ns, thr, sizeof(thr));
+	units_format_duration_short(u64_at(calls, "p50_ns"), p50, sizeof(p50));
+	units_format_duration_short(u64_at(calls, "p99_ns"), p99, sizeof(p99));
+	fprintf(out,
+		"\nCalls of %s: %" PRIu64 " returned in the window (p50 %s, p99 %s); slow from "
+		"%s%s: %" PRIu64 " slow and %" PRIu64 " fast calls sampled\n",
+		what, u64_at(calls, "calls"), p50, p99, thr,
+		json_path(calls, "slow_from_percentile") ? " (the window's percentile)" : "",
+		u64_at(calls, "slow"), u64_at(calls, "fast"));
+	fprintf(out,
+		"  samples: %" PRIu64 " inside slow calls, %" PRIu64 " inside fast ones, %" PRIu64
+		" outside, %" PRIu64 " unknown (--where call=slow shows the first)\n",
+		u64_at(calls, "samples.slow"), u64_at(calls, "samples.fast"),
+		u64_at(calls, "samples.outside"), u64_at(calls, "samples.unknown"));
+}
+
 /* print_sidecar - what the capture's sidecar (FILE.json) adds to the
  * table when there is one: how complete the stacks are, and the latency
  * windows that fired the capture, the distribution next to the
@@ -414,6 +460,7 @@ static void print_sidecar(FILE *out, const char *file)
 	}
 	print_completeness(out, root);
 	print_python(out, root);
+	print_calls(out, root);
 	trigs = json_get(root, "triggers");
 	for (i = 0; i < json_len(trigs); i++)
 		print_trigger_latency(out, sidecar, json_index(trigs, i), i);
@@ -475,7 +522,7 @@ static int run(const struct report_cmd *c, const struct profile *p, struct stack
 	       const int64_t *by_state)
 {
 	struct report_views v = { .tree = t, .svg = FLAMEGRAPH_OPTIONS_INIT };
-	char title[320], subtitle[256];
+	char title[640], subtitle[256], where[256];
 	const char *base = strrchr(c->file, '/');
 	bool to_stdout = (c->folded && !strcmp(c->folded, "-")) || (c->svg && !strcmp(c->svg, "-"));
 	int ret;
@@ -484,15 +531,18 @@ static int run(const struct report_cmd *c, const struct profile *p, struct stack
 		log_error("out of memory");
 		return TRAPD_EXIT_FAILURE;
 	}
-	snprintf(title, sizeof(title), "trapd: %s%s%s%s", base ? base + 1 : c->file,
+	snprintf(title, sizeof(title), "trapd: %s%s%s%s%s%s", base ? base + 1 : c->file,
 		 p->view == PROFILE_VIEW_CPU ? "" : " (",
 		 p->view == PROFILE_VIEW_CPU ? "" : profile_view__what((enum profile_view)p->view),
-		 p->view == PROFILE_VIEW_CPU ? "" : ")");
+		 p->view == PROFILE_VIEW_CPU ? "" : ")", c->where.n ? " where " : "",
+		 profile_where__describe(&c->where, where, sizeof(where)));
 	v.svg.title = c->title ? c->title : title;
 	v.svg.subtitle = subtitle;
 	v.svg.time_ns = profile_view__is_time(p);
 	/* stdout carries a view; the table would corrupt it. */
 	if (!to_stdout) {
+		if (c->where.n)
+			printf("Where: %s\n", where);
 		ret = report_write_top(stdout, p, t, c->top);
 		if (ret) {
 			log_error("cannot print the table: %s", strerror(-ret));
@@ -539,6 +589,10 @@ int cmd_report(int argc, char **argv)
 		ret = write_pprof(&c, p);
 	if (ret)
 		goto cleanup;
+	if (cli_apply_where(p, &c.where, c.file)) {
+		ret = TRAPD_EXIT_USAGE;
+		goto cleanup;
+	}
 	offcpu_by_state(p, by_state, offcpu_states, NSTATES);
 	profile_view__apply(p, choose_view(&c, p));
 	if (stacktree__from_profile(p, &t)) {

@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "trapd/capture/capture.h"
+#include "trapd/cli/cli_args.h"
 #include "trapd/cli/commands.h"
 #include "trapd/profile/diff_report.h"
 #include "trapd/profile/flamegraph.h"
+#include "trapd/profile/profile_where.h"
 #include "trapd/profile/profile_file.h"
 #include "trapd/profile/stacktree.h"
 #include "trapd/util/atomic_file.h"
@@ -83,10 +85,25 @@ void diff_capture__release(struct diff_capture *c)
 	c->ci = NULL;
 }
 
+int diff_capture__where(struct diff_capture *c, const struct profile_where *w)
+{
+	if (!w->n)
+		return TRAPD_EXIT_OK;
+	if (cli_apply_where(c->profile, w, c->path))
+		return TRAPD_EXIT_USAGE;
+	free(c->ci);
+	c->ci = NULL;
+	return TRAPD_EXIT_OK;
+}
+
 static void side_of(const struct diff_capture *c, struct profile_diff_side *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->period_ns = c->profile->period_ns;
+	if (c->cpu_ns > 0) {
+		s->cpu_ns = c->cpu_ns;
+		return;
+	}
 	if (!c->ci)
 		return;
 	s->cpu_ns = (double)run_record__cpu_ns(c->ci);

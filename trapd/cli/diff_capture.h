@@ -19,6 +19,10 @@ struct diff_capture {
 	struct profile *profile;
 	struct run_record *ci; /* NULL: no sidecar, or one without "ci" */
 	double run_cpu_ns[RUN_RECORD_MAX_RUNS];
+	/* > 0: the side's CPU time as the caller has it (both sides from one
+	 * capture: the same, so functions compare by share); else the ci
+	 * record's, or the samples' */
+	double cpu_ns;
 };
 
 /* What to write, and where ("-" is stdout; NULL: not asked for). */
@@ -41,6 +45,13 @@ int diff_capture__read(struct diff_capture *c, const char *path);
  * an output cannot be written. */
 int diff_capture__compare(const struct diff_capture *base, const struct diff_capture *new_cap,
 			  const struct profile_diff_options *opts, const struct diff_outputs *outs);
+
+/* diff_capture__where - keep the samples of @c that meet @w (an empty
+ * filter keeps all). Its "ci" record no longer describes what is left:
+ * dropped. Returns TRAPD_EXIT_OK, or _USAGE when no sample meets @w
+ * (reported). */
+struct profile_where;
+int diff_capture__where(struct diff_capture *c, const struct profile_where *w);
 
 /* diff_capture__release - free what @c holds (not @c). */
 void diff_capture__release(struct diff_capture *c);

@@ -128,7 +128,7 @@ static void text_row(FILE *out, const struct profile_diff_function *f)
 
 	fprintf(out, "  %9s %-9s %6.2f%% -> %6.2f%%  %7" PRId64 " -> %-7" PRId64 "  ",
 		fmt_change(f->change, chg, sizeof(chg)), verdict_word(f->verdict),
-		f->base_self_share * 100.0, f->new_self_share * 100.0, f->base_self, f->new_self);
+		f->base_share * 100.0, f->new_share * 100.0, f->base_n, f->new_n);
 	if (len > NAME_COLUMNS)
 		fprintf(out, "%.*s...\n", NAME_COLUMNS - 3, f->name);
 	else
@@ -142,9 +142,9 @@ static void text_section(FILE *out, const struct profile_diff *d, const char *ti
 
 	if (!n)
 		return;
-	fprintf(out, "\n%s (self CPU time):\n", title);
-	fprintf(out, "  %9s %-9s %18s  %18s  %s\n", "CHANGE", "", "SELF SHARE", "SAMPLES",
-		"FUNCTION");
+	fprintf(out, "\n%s (%s CPU time):\n", title, d->opts.by_total ? "total" : "self");
+	fprintf(out, "  %9s %-9s %18s  %18s  %s\n", "CHANGE", "",
+		d->opts.by_total ? "TOTAL SHARE" : "SELF SHARE", "SAMPLES", "FUNCTION");
 	for (i = 0; i < shown; i++)
 		text_row(out, grew ? &d->funcs[i] : &d->funcs[d->nfuncs - 1 - i]);
 	if (shown < n)
@@ -220,7 +220,7 @@ static void md_row(FILE *out, const struct profile_diff_function *f)
 		" | %s |\n",
 		bold ? "**" : "", fmt_change(f->change, chg, sizeof(chg)), bold ? "**" : "",
 		f->base_self_share * 100.0, f->new_self_share * 100.0, f->base_total_share * 100.0,
-		f->new_total_share * 100.0, f->base_self, f->new_self,
+		f->new_total_share * 100.0, f->base_n, f->new_n,
 		f->verdict == PROFILE_DIFF_REGRESSED ? "**regressed**" : verdict_word(f->verdict));
 }
 
@@ -232,8 +232,10 @@ static void md_section(FILE *out, const struct profile_diff *d, const char *titl
 	if (!n)
 		return;
 	fprintf(out, "\n#### %s\n\n", title);
-	fprintf(out, "| function | self CPU time | self before | self after | total before | "
-		     "total after | samples before | samples after | verdict |\n");
+	fprintf(out,
+		"| function | %s CPU time | self before | self after | total before | "
+		"total after | samples before | samples after | verdict |\n",
+		d->opts.by_total ? "total" : "self");
 	fprintf(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
 	for (i = 0; i < shown; i++)
 		md_row(out, grew ? &d->funcs[i] : &d->funcs[d->nfuncs - 1 - i]);

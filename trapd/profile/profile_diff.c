@@ -195,8 +195,12 @@ static void fill_function(struct profile_diff_function *f, const struct report_r
 	f->new_self_share = (double)r->self / (double)d->new_samples;
 	f->base_total_share = (double)r->base_total / (double)d->base_samples;
 	f->new_total_share = (double)r->total / (double)d->new_samples;
-	f->base_cpu_ns = f->base_self_share * d->base_cpu_ns;
-	f->new_cpu_ns = f->new_self_share * d->new_cpu_ns;
+	f->base_n = d->opts.by_total ? f->base_total : f->base_self;
+	f->new_n = d->opts.by_total ? f->new_total : f->new_self;
+	f->base_share = d->opts.by_total ? f->base_total_share : f->base_self_share;
+	f->new_share = d->opts.by_total ? f->new_total_share : f->new_self_share;
+	f->base_cpu_ns = f->base_share * d->base_cpu_ns;
+	f->new_cpu_ns = f->new_share * d->new_cpu_ns;
 	if (f->base_cpu_ns > 0)
 		f->change = f->new_cpu_ns / f->base_cpu_ns - 1.0;
 	else
@@ -220,8 +224,10 @@ static int by_added_time(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static bool shown(const struct report_row *r)
+static bool shown(const struct report_row *r, bool by_total)
 {
+	if (by_total)
+		return r->total > 0 || r->base_total > 0;
 	return r->self > 0 || r->base_self > 0;
 }
 
@@ -253,12 +259,11 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 		return -ENOMEM;
 	}
 	for (i = 0; i < nrows; i++) {
-		if (!shown(&rows[i]))
+		if (!shown(&rows[i], o->by_total))
 			continue;
 		fill_function(&d->funcs[n], &rows[i], d);
 		/* Tested: judged below, from SAME. */
-		if (d->funcs[n].base_self_share >= min_share ||
-		    d->funcs[n].new_self_share >= min_share) {
+		if (d->funcs[n].base_share >= min_share || d->funcs[n].new_share >= min_share) {
 			d->funcs[n].verdict = PROFILE_DIFF_SAME;
 			d->ntested++;
 		}
@@ -271,7 +276,7 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 
 		if (f->verdict == PROFILE_DIFF_UNTESTED)
 			continue;
-		f->p_value = function_p(f->base_self, d->base_samples, f->new_self, d->new_samples,
+		f->p_value = function_p(f->base_n, d->base_samples, f->new_n, d->new_samples,
 					run_ratio, run_var);
 		f->verdict = judge(f->change, f->p_value, d->p_threshold, thr);
 		d->nregressed += f->verdict == PROFILE_DIFF_REGRESSED;

@@ -46,6 +46,10 @@ struct profile_diff_options {
 	double max_regress_pct; /* > 0: growth allowed before it is a regression */
 	double min_share_pct;	/* 0 .. 100: functions tested */
 	double alpha;		/* 0 .. 0.5: family-wise false alarm rate */
+	/* judge each function's total time (itself and what it calls), not
+	 * its self time: what makes one side's calls slower than the
+	 * other's, whether the function or its callees do the work */
+	bool by_total;
 };
 
 #define PROFILE_DIFF_OPTIONS_INIT                                                                  \
@@ -76,7 +80,9 @@ struct profile_diff_function {
 	int64_t base_self, base_total, new_self, new_total; /* samples */
 	double base_self_share, new_self_share;		    /* of the side's samples, 0 .. 1 */
 	double base_total_share, new_total_share;
-	double base_cpu_ns, new_cpu_ns; /* self CPU time, estimated */
+	int64_t base_n, new_n;		/* what is judged: self, or total (by_total) */
+	double base_share, new_share;	/* ... as a share of the side's samples */
+	double base_cpu_ns, new_cpu_ns; /* self (or total) CPU time, estimated */
 	double change;			/* new_cpu_ns / base_cpu_ns - 1; INFINITY when new */
 	double p_value;			/* one-sided, of the change's direction; 1 untested */
 	enum profile_diff_change verdict;
