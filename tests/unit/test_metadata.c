@@ -135,6 +135,51 @@ static void test_off_cpu_section(void **state)
 	free(text);
 }
 
+/* A capture split by call has a calls section: what was split, where
+ * slow started, the window's calls and the samples of each kind. */
+static void test_calls_section(void **state)
+{
+	struct capture_info info;
+	char *text;
+
+	base_info(&info);
+	info.trigger = "rule";
+	info.record = SAMPLER_RECORD_CPU | SAMPLER_RECORD_OFFCPU;
+	info.calls.what = "func /usr/bin/api:handle_request";
+	info.calls.threshold.percentile = 99;
+	info.calls.stats = (struct call_split_stats){ .calls = 1993,
+						      .sampled = 1116,
+						      .open = 1,
+						      .slow = 100,
+						      .fast = 1015,
+						      .threshold_ns = 20780869,
+						      .p50_ns = 1001946,
+						      .p99_ns = 20780869,
+						      .max_ns = 24778757 };
+	info.calls.samples[CALL_OUTSIDE] = 11;
+	info.calls.samples[CALL_FAST] = 944;
+	info.calls.samples[CALL_SLOW] = 1016;
+	info.calls.offcpu_ns[CALL_SLOW] = 32621955;
+	info.stats.v[SAMPLER_STAT_CALL_TIMES_FULL] = 3;
+	text = emit(&info);
+	golden_check("metadata_calls.json", text);
+	free(text);
+	/* a fixed line, and a window without calls: threshold null */
+	info.record = SAMPLER_RECORD_CPU;
+	info.calls.threshold = (struct call_threshold){ .ns = 5000000 };
+	info.calls.stats.threshold_ns = UINT64_MAX;
+	text = emit(&info);
+	assert_non_null(strstr(text, "\"slow_from_ns\": 5000000"));
+	assert_non_null(strstr(text, "\"threshold_ns\": null"));
+	assert_null(strstr(text, "off_cpu_ns"));
+	free(text);
+	/* not split: no section */
+	info.calls.what = NULL;
+	text = emit(&info);
+	assert_null(strstr(text, "\"calls\""));
+	free(text);
+}
+
 static const double cpu_t[] = { -60, -30, -10, -0.5 };
 static const double cpu_v[] = { 12.5, 40, 87.25, 93.5 };
 static const double psi_t[] = { -2, -1 };
@@ -244,6 +289,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manual_capture_has_empty_context),
 		cmocka_unit_test(test_off_cpu_section),
+		cmocka_unit_test(test_calls_section),
 		cmocka_unit_test(test_daemon_capture_records_triggers_history_and_labels),
 		cmocka_unit_test(test_missing_history_is_an_empty_list),
 	};

@@ -520,6 +520,71 @@ static void test_go_tool_pprof_reads_off_cpu(void **state)
 	remove_tmp(dir, path);
 }
 
+/* label_calls - the samples of @p taken inside calls: the first slow, the
+ * second fast; the rest outside. */
+static void label_calls(struct profile *p)
+{
+	uint32_t slow = (uint32_t)profile__string(p, "slow");
+	size_t i;
+
+	p->samples[0].call = slow;
+	p->samples[1].call = (uint32_t)profile__string(p, "fast");
+	for (i = 2; i < p->nsamples; i++)
+		p->samples[i].call = (uint32_t)profile__string(p, "outside");
+}
+
+static void test_call_labels_round_trip(void **state)
+{
+	struct profile *p = build_profile(), *q;
+	char why[128];
+	void *plain = NULL, *labelled = NULL;
+	size_t plain_len = 0, labelled_len = 0;
+
+	/* no call label: no "call" string either (a string table entry:
+	 * field 6, length 4) */
+	assert_int_equal(pprof_encode(p, &plain, &plain_len), 0);
+	assert_null(memmem(plain, plain_len,
+			   "\x32\x04"
+			   "call",
+			   6));
+	label_calls(p);
+	assert_int_equal(pprof_encode(p, &labelled, &labelled_len), 0);
+	assert_true(labelled_len > plain_len);
+	q = round_trip(p);
+	assert_false(profile_diff(p, q, why, sizeof(why)));
+	assert_string_equal(profile__str(q, q->samples[0].call), "slow");
+	assert_string_equal(profile__str(q, q->samples[1].call), "fast");
+	assert_string_equal(profile__str(q, q->samples[2].call), "outside");
+	free(plain);
+	free(labelled);
+	profile__free(p);
+	profile__free(q);
+}
+
+static void test_go_tool_pprof_filters_by_call(void **state)
+{
+	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], *out;
+	struct profile *p;
+
+	if (!go_available())
+		skip();
+	p = build_profile();
+	label_calls(p);
+	encode_to_tmp(p, dir, path, sizeof(path));
+	out = run_pprof("-tags -symbolize=none", path);
+	assert_contains(out, "call: Total 131.3ms");
+	assert_contains(out, "70.7ms (53.85%): slow");
+	assert_contains(out, "20.2ms (15.38%): fast");
+	free(out);
+	/* the slow sample is burn <- main <- __libc_start_call_main */
+	out = run_pprof("-top -symbolize=none -tagfocus=call=slow", path);
+	assert_contains(out, "burn");
+	assert_null(strstr(out, "schedule"));
+	free(out);
+	profile__free(p);
+	remove_tmp(dir, path);
+}
+
 static void test_go_tool_pprof_shows_run_labels(void **state)
 {
 	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], *out;
@@ -1159,6 +1224,8 @@ int main(void)
 		cmocka_unit_test(test_run_labels_decode_like_pid_and_tid),
 		cmocka_unit_test(test_go_tool_pprof_reads_our_encoding),
 		cmocka_unit_test(test_go_tool_pprof_shows_run_labels),
+		cmocka_unit_test(test_call_labels_round_trip),
+		cmocka_unit_test(test_go_tool_pprof_filters_by_call),
 		cmocka_unit_test(test_decodes_go_written_cpu_profile),
 		cmocka_unit_test(test_sparse_ids_in_any_order_resolve),
 		cmocka_unit_test(test_inlined_location_keeps_every_line),

@@ -13,6 +13,7 @@
 struct call_entry {
 	uint64_t id;
 	uint64_t ns;
+	uint32_t order; /* when it was added: the first of an id is kept */
 	bool open;
 	uint8_t cls; /* enum call_class, set by call_split__decide */
 };
@@ -59,7 +60,9 @@ int call_split__add(struct call_split *c, uint64_t id, uint64_t ns, bool open)
 		c->calls = grown;
 		c->cap = cap;
 	}
-	c->calls[c->n++] = (struct call_entry){ .id = id, .ns = ns, .open = open };
+	c->calls[c->n] =
+		(struct call_entry){ .id = id, .ns = ns, .order = (uint32_t)c->n, .open = open };
+	c->n++;
 	c->sorted = false;
 	return 0;
 }
@@ -76,7 +79,7 @@ static int by_id(const void *x, const void *y)
 	if (a->id != b->id)
 		return a->id < b->id ? -1 : 1;
 	/* the first added first, so it is the one kept */
-	return a < b ? -1 : a > b;
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* sort_unique - by id, keeping the first of an id added twice. */

@@ -51,17 +51,4 @@ int cli_parse_unwind(const char *s, enum unwind_mode *out);
  * -EINVAL. */
 int cli_parse_stack_copy(const char *s, uint32_t *out);
 
-struct profile;
-struct profile_where;
-
-/* cli_parse_where - one more condition of a --where (profile_where.h),
- * @option naming the flag in the message. Returns 0 or -EINVAL
- * (reported). */
-int cli_parse_where(const char *option, const char *s, struct profile_where *w);
-
-/* cli_apply_where - keep the samples of @p (read from @file) that meet
- * @w. Returns 0, or -ENOENT when none do (reported, with the values the
- * labels asked about take in @file: a typo's likely fix). */
-int cli_apply_where(struct profile *p, const struct profile_where *w, const char *file);
-
 #endif

@@ -14,6 +14,7 @@
 #include "trapd/capture/capture.h"
 #include "trapd/capture/run_record.h"
 #include "trapd/cli/cli_args.h"
+#include "trapd/cli/cli_where.h"
 #include "trapd/cli/commands.h"
 #include "trapd/cli/diff_capture.h"
 #include "trapd/profile/diff_report.h"

@@ -16,6 +16,7 @@
 #include "trapd/capture/capture.h"
 #include "rules/units.h"
 #include "trapd/cli/cli_args.h"
+#include "trapd/cli/cli_where.h"
 #include "trapd/cli/commands.h"
 #include "trapd/latency/latency_report.h"
 #include "trapd/profile/flamegraph.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "trapd/capture/capture.h"
-#include "trapd/cli/cli_args.h"
+#include "trapd/cli/cli_where.h"
 #include "trapd/cli/commands.h"
 #include "trapd/profile/diff_report.h"
 #include "trapd/profile/flamegraph.h"
