@@ -253,7 +253,8 @@ ASAN_TESTS ?= -m 'test_daemon_*' test_upload_backend_down_then_up_arrives_once \
 	test_upload_spool_full_drops_oldest_keeps_newest \
 	test_capture_disk_full_is_reported_and_leaves_nothing \
 	test_python_corrupt_frames_are_counted_never_misnamed \
-	test_offcpu_below_rule_names_a_deadlock
+	test_offcpu_below_rule_names_a_deadlock \
+	test_calls_func_rule_names_the_slow_path test_calls_are_bounded
 ASAN_RUN_OPTIONS := abort_on_error=1:halt_on_error=1:detect_leaks=1
 UBSAN_RUN_OPTIONS := halt_on_error=1:print_stacktrace=1
 

@@ -5,13 +5,19 @@
  * (FAST_MS). Both paths share parse_request, so a profile of all calls
  * mixes them; only the split by call tells the slow path apart.
  *
- * Usage: slowcall [SECONDS [FAST_MS [SLOW_MS]]]   (defaults 6, 1, 20)
+ * With -s the paths sleep (nanosleep) for their time instead of working:
+ * the slow calls are slow off the CPU.
+ *
+ * Usage: slowcall [-s] [SECONDS [FAST_MS [SLOW_MS]]]   (defaults 6, 1, 20)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static volatile unsigned long sink;
+static bool sleeping; /* -s: the paths sleep instead of working */
 
 /* after_call - keeps the call before it a call, not a tail jump, and
  * each function's body its own (the compiler folds identical ones): the
@@ -26,12 +32,19 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* burn - about @ms of CPU time. */
+/* burn - about @ms of CPU time (or of sleep, with -s). */
 static __attribute__((noinline)) void burn(double ms)
 {
 	double end = now_s() + ms / 1000.0;
 	unsigned long x = sink;
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000),
+			       .tv_nsec =
+				       (long)((ms - 1000.0 * (double)(time_t)(ms / 1000)) * 1e6) };
 
+	if (sleeping) {
+		nanosleep(&ts, NULL);
+		return;
+	}
 	while (now_s() < end)
 		for (int i = 0; i < 1000; i++)
 			x = x * 6364136223846793005ul + 1442695040888963407ul;
@@ -68,6 +81,11 @@ __attribute__((noinline)) void handle_request(unsigned long n, double fast_ms, d
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "-s")) {
+		sleeping = true;
+		argv++;
+		argc--;
+	}
 	double seconds = argc > 1 ? atof(argv[1]) : 6;
 	double fast_ms = argc > 2 ? atof(argv[2]) : 1;
 	double slow_ms = argc > 3 ? atof(argv[3]) : 20;

@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# test_calls.sh - samples inside slow calls: a func rule and a syscall
+# rule fire on a handler slow in 5 % of its calls because it takes a
+# different path (slowcall), and their captures tell the samples inside
+# slow calls from those inside fast ones; what a target can make the
+# window track is bounded. Uses write_global, start_daemon, stop_daemon
+# and has_captures from test_daemon.sh, frames_of from test_offcpu.sh.
+
+# only_capture - the one capture in the spool.
+only_capture() {
+	ls spool/*.pb.zst 2>/dev/null | head -1
+}
+
+# total_share FOLDED FUNCTION - percent of FOLDED's weight with FUNCTION
+# on the stack.
+total_share() {
+	awk -v f="$2" '{ n = split($1, fr, ";"); on = 0
+		for (i = 1; i <= n; i++) if (fr[i] == f) on = 1
+		all += $NF; if (on) in_f += $NF }
+		END { printf "%.1f\n", all ? 100 * in_f / all : 0 }' "$1"
+}
+
+# calls_rule NAME SIGNAL DURATION LINES... - a latency rule whose capture
+# lasts DURATION.
+calls_rule() {
+	printf '[rule %s]\nsignal = %s\nduration = %s\n' "$1" "$2" "$3"
+	shift 3
+	printf '%s\n' "$@"
+	printf 'window = 2s\nmin_count = 20\nfrequency = 499Hz\n\n'
+}
+
+test_calls_func_rule_names_the_slow_path() {
+	need_root_bpf || return
+	local rc=0 pid cap slow fast first
+	start_bg pid "$WORKLOADS/slowcall" 15
+	{
+		write_global
+		calls_rule slow-handler func.p99 3s "function = $WORKLOADS/slowcall:handle_request" \
+			"pid = $pid" "above = 10ms"
+	} >rules.ini
+	start_daemon || return 1
+	wait_for 15 has_captures 1 || { fail "func.p99 rule did not fire: $(cat daemon.log)"; stop_daemon; return 1; }
+	stop_daemon
+	cap=$(only_capture)
+	python3 - "${cap%.pb.zst}.json" <<'PY' || { fail "sidecar calls: $(grep -A25 '"calls"' "${cap%.pb.zst}.json")"; rc=1; }
+import json, sys
+c = json.load(open(sys.argv[1]))["calls"]
+assert c["what"].startswith("func ") and c["what"].endswith("slowcall:handle_request"), c
+# the rule's own threshold draws the line: 1 ms calls are fast, 20 ms slow
+assert c["slow_from_ns"] == 10000000 and c["threshold_ns"] == 10000000, c
+assert c["calls"] > 500 and 15e6 < c["p99_ns"] < 30e6, c
+assert c["slow"] >= 40 and c["fast"] >= 300, c
+s = c["samples"]
+# slow calls take 20 of every 39 ms: about half the samples each way
+assert 0.35 < s["slow"] / (s["slow"] + s["fast"]) < 0.65, s
+assert c["durations_lost"] == 0 and c["untracked"] == 0, c
+PY
+	"$TRAPD" report "$cap" --where call=slow --folded slow.folded >/dev/null 2>&1 &&
+		"$TRAPD" report "$cap" --where call=fast --folded fast.folded >/dev/null 2>&1 ||
+		{ fail "report --where on $cap"; return 1; }
+	slow=$(total_share slow.folded slow_path)
+	fast=$(total_share fast.folded slow_path)
+	echo "    slow_path: ${slow} % of the samples inside slow calls, ${fast} % inside fast ones"
+	awk -v s="$slow" 'BEGIN { exit !(s >= 85) }' ||
+		{ fail "slow_path is ${slow} % of the slow calls' samples, expected most: $(head -3 slow.folded)"; rc=1; }
+	grep -q 'slow_path' fast.folded &&
+		{ fail "the fast calls' samples contain slow_path: $(grep slow_path fast.folded | head -2)"; rc=1; }
+	grep -q 'fast_path' fast.folded || { fail "no fast_path in the fast calls' samples"; rc=1; }
+	# The uretprobe's trampoline hides handle_request's return address:
+	# the stacks still reach main through it.
+	awk -v s="$(total_share slow.folded main)" 'BEGIN { exit !(s >= 95) }' ||
+		{ fail "slow calls' stacks do not reach main: $(head -3 slow.folded)"; rc=1; }
+	# The slow calls against the fast ones: slow_path first.
+	"$TRAPD" diff "$cap" --base-where call=fast --where call=slow --svg split.svg >diff.txt 2>&1
+	[ $? -eq 3 ] || { fail "trapd diff of the split did not flag a function: $(cat diff.txt)"; rc=1; }
+	first=$(grep -A2 '^Grew most' diff.txt | tail -1 | awk '{ print $NF }')
+	[ "$first" = slow_path ] || { fail "the split's top grower is '$first', not slow_path: $(cat diff.txt)"; rc=1; }
+	grep -q 'slow_path' split.svg && xmllint --noout split.svg 2>/dev/null ||
+		{ fail "split.svg lacks slow_path or is not XML"; rc=1; }
+	# go tool pprof reads the label.
+	"$TRAPD" report "$cap" --pprof cap.pb.gz >/dev/null 2>&1 || { fail "report --pprof"; rc=1; }
+	go tool pprof -top -tagfocus=call=slow cap.pb.gz 2>/dev/null | grep -q ' slow_path$' ||
+		{ fail "go tool pprof -tagfocus=call=slow shows no slow_path: $(go tool pprof -tags cap.pb.gz 2>&1 | head -8)"; rc=1; }
+	"$TRAPD" report "$cap" --where call=slo >typo.txt 2>&1
+	[ $? -eq 2 ] && grep -q "its call labels: fast, outside, slow" typo.txt ||
+		{ fail "a mistyped --where is not explained: $(cat typo.txt)"; rc=1; }
+	return $rc
+}
+
+# The slow calls are slow off the CPU: a syscall rule on nanosleep, whose
+# capture (cpu+offcpu for a latency rule) labels the waits.
+test_calls_syscall_rule_labels_waits() {
+	need_root_bpf || return
+	local rc=0 pid cap slow fast
+	start_bg pid "$WORKLOADS/slowcall" -s 15 1 20
+	{
+		write_global
+		calls_rule slow-sleeps syscall.p99 3s "syscalls = nanosleep,clock_nanosleep" \
+			"pid = $pid" "above = 10ms" "slow_calls = p95"
+	} >rules.ini
+	start_daemon || return 1
+	wait_for 15 has_captures 1 || { fail "syscall.p99 rule did not fire: $(cat daemon.log)"; stop_daemon; return 1; }
+	stop_daemon
+	cap=$(only_capture)
+	python3 - "${cap%.pb.zst}.json" <<'PY' || { fail "sidecar calls: $(grep -A25 '"calls"' "${cap%.pb.zst}.json")"; rc=1; }
+import json, sys
+c = json.load(open(sys.argv[1]))["calls"]
+assert c["what"] == "syscall nanosleep,clock_nanosleep", c
+# a request sleeps 0.5 ms twice, or 0.5 and 20 ms (one in 20): p95 of
+# the sleeps falls between the two
+assert c["slow_from_percentile"] == 95 and 0.5e6 <= c["threshold_ns"] < 20e6, c
+assert c["slow"] >= 20, c
+w = c["off_cpu_ns"]
+# slow sleeps are 20 of every 39 ms asleep
+assert 0.35 < w["slow"] / (w["slow"] + w["fast"]) < 0.65, w
+PY
+	"$TRAPD" report "$cap" --view offcpu --where call=slow --folded slow.folded >/dev/null 2>&1 &&
+		"$TRAPD" report "$cap" --view offcpu --where call=fast --folded fast.folded >/dev/null 2>&1 ||
+		{ fail "report --view offcpu --where on $cap"; return 1; }
+	slow=$(total_share slow.folded slow_path)
+	fast=$(total_share fast.folded slow_path)
+	echo "    slow_path: ${slow} % of the time waited inside slow sleeps, ${fast} % inside fast ones"
+	awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(s >= 90 && f == 0) }' ||
+		{ fail "slow_path waits: ${slow} % slow, ${fast} % fast: $(head -3 slow.folded)"; rc=1; }
+	return $rc
+}
+
+# A target that makes calls as fast as it can (perf bench's pipe
+# ping-pong: tens of thousands of reads a second, each blocking) cannot
+# make the window keep more than its bounds: the durations past
+# call_times' size are counted as lost, their samples said unknown, and
+# the capture is written.
+test_calls_are_bounded() {
+	need_root_bpf || return
+	command -v perf >/dev/null || { skip "no perf"; return; }
+	local rc=0 pid cap
+	start_bg pid perf bench sched pipe -T -l 5000000
+	{
+		write_global
+		calls_rule pingpong syscall.count 4s "syscalls = read" "pid = $pid" \
+			"above = 1000" "capture = offcpu"
+	} >rules.ini
+	start_daemon || return 1
+	wait_for 15 has_captures 1 || { fail "the count rule did not fire: $(cat daemon.log)"; stop_daemon; return 1; }
+	stop_daemon
+	kill "$pid" 2>/dev/null
+	cap=$(only_capture)
+	python3 - "${cap%.pb.zst}.json" <<'PY' || { fail "sidecar calls: $(grep -A25 '"calls"' "${cap%.pb.zst}.json")"; rc=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["calls"]
+print("    %d calls, %d sampled, %d durations lost" % (c["calls"], c["sampled"], c["durations_lost"]))
+assert c["calls"] > 65536 and c["sampled"] <= 65536 + 16384, c
+assert c["durations_lost"] > 0 and c["off_cpu_ns"]["unknown"] > 0, c
+PY
+	"$TRAPD" report "$cap" --view offcpu --where call=unknown >/dev/null 2>&1 ||
+		{ fail "no unknown-call samples to report"; rc=1; }
+	return $rc
+}
