@@ -157,3 +157,35 @@ PY
 		{ fail "no unknown-call samples to report"; rc=1; }
 	return $rc
 }
+
+# The same split by hand: trapd capture --calls --slow, and bad specs.
+test_calls_manual_capture_splits_and_refuses_bad_specs() {
+	need_root_bpf || return
+	local rc=0 st
+	"$TRAPD" capture -F 499 --calls "func:$WORKLOADS/slowcall:handle_request" --slow 10ms \
+		-o cap.pb.zst -- "$WORKLOADS/slowcall" 3 >cap.log 2>&1 ||
+		{ fail "trapd capture --calls: $(cat cap.log)"; return 1; }
+	python3 - cap.json <<'PY' || { fail "sidecar calls: $(grep -A25 '"calls"' cap.json)"; rc=1; }
+import json, sys
+c = json.load(open(sys.argv[1]))["calls"]
+assert c["slow_from_ns"] == 10000000 and c["slow"] >= 40 and c["fast"] >= 300, c
+s = c["samples"]
+assert 0.35 < s["slow"] / (s["slow"] + s["fast"]) < 0.65, s
+PY
+	"$TRAPD" report cap.pb.zst --where call=fast --folded fast.folded >/dev/null 2>&1 &&
+		! grep -q slow_path fast.folded && grep -q fast_path fast.folded ||
+		{ fail "the fast calls of a manual capture: $(head -3 fast.folded)"; rc=1; }
+	for spec in "func:$WORKLOADS/slowcall:no_such_function" "func:relative:main" \
+		"syscall:no_such_call" "syscalls" "func:$PWD/not-there:main"; do
+		"$TRAPD" capture --calls "$spec" -d 1s -a -o bad.pb.zst >bad.log 2>&1
+		st=$?
+		[ "$st" -eq 2 ] && grep -q -- "--calls" bad.log ||
+			{ fail "--calls '$spec' exited $st: $(cat bad.log)"; rc=1; }
+		[ -e bad.pb.zst ] && { fail "--calls '$spec' wrote a capture"; rc=1; }
+	done
+	"$TRAPD" capture --slow p100 --calls syscall -d 1s -a >bad.log 2>&1
+	[ $? -eq 2 ] && grep -q "bad --slow 'p100'" bad.log || { fail "--slow p100: $(cat bad.log)"; rc=1; }
+	"$TRAPD" capture --slow 5ms -d 1s -a >bad.log 2>&1
+	[ $? -eq 2 ] && grep -q "needs --calls" bad.log || { fail "--slow alone: $(cat bad.log)"; rc=1; }
+	return $rc
+}

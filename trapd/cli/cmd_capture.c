@@ -19,6 +19,7 @@
 #include "trapd/capture/session.h"
 #include "trapd/capture/target.h"
 #include "trapd/cli/cli_args.h"
+#include "trapd/cli/cli_calls.h"
 #include "trapd/cli/commands.h"
 #include "trapd/profile/profile_file.h"
 #include "trapd/util/atomic_file.h"
@@ -43,6 +44,7 @@ struct capture_cmd {
 	uint32_t record; /* SAMPLER_RECORD_* bits */
 	struct capture_target target;
 	int targets_given;
+	struct cli_calls calls; /* --calls, --slow */
 };
 
 static void usage(FILE *out)
@@ -83,6 +85,12 @@ static void usage(FILE *out)
 		"                        preempted), and for how long: trapd report\n"
 		"                        --view offcpu or wall shows it\n"
 		"      --off-cpu-only    record off-CPU time only, no CPU samples\n"
+		"      --calls SPEC      number the calls of func:/ABS/PATH:SYMBOL (a\n"
+		"                        function), syscall:NAME[,NAME] or syscall, and\n"
+		"                        label each sample with the call it fell in:\n"
+		"                        call=slow, fast, outside (trapd report --where)\n"
+		"      --slow LINE       where slow calls start: a duration (20ms) or a\n"
+		"                        percentile of the window's calls (default p99)\n"
 		"  -h, --help            this text\n\n"
 		"Examples:\n"
 		"  trapd capture -p $(pidof nginx) -d 30s -F 999Hz\n"
@@ -90,6 +98,7 @@ static void usage(FILE *out)
 		"  trapd capture -a -d 5s\n"
 		"  trapd capture -p $(pidof myd) --off-cpu -d 10s -o myd.pb.zst\n"
 		"  trapd capture -o build.pb.zst -- make -j8\n"
+		"  trapd capture -p $(pidof api) --calls func:/srv/api:handle --slow 50ms\n"
 		"  trapd report pg.pb.zst --svg pg.svg\n",
 		DEFAULT_FREQ_HZ);
 }
@@ -108,7 +117,15 @@ static int max_frequency(void)
 	return v > 0 ? (int)v : 100000;
 }
 
-enum { OPT_UNWIND = 0x100, OPT_STACK_COPY, OPT_NO_PYTHON, OPT_OFF_CPU, OPT_OFF_CPU_ONLY };
+enum {
+	OPT_UNWIND = 0x100,
+	OPT_STACK_COPY,
+	OPT_NO_PYTHON,
+	OPT_OFF_CPU,
+	OPT_OFF_CPU_ONLY,
+	OPT_CALLS,
+	OPT_SLOW,
+};
 
 static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 {
@@ -171,10 +188,32 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 	case OPT_OFF_CPU_ONLY:
 		c->record = SAMPLER_RECORD_OFFCPU;
 		break;
+	case OPT_CALLS:
+		cli_parse_calls(arg, &c->calls);
+		break;
+	case OPT_SLOW:
+		err = cli_parse_slow(arg, &c->calls.slow);
+		break;
 	default:
 		err = -EINVAL;
 	}
 	return err;
+}
+
+/* check_calls - --calls resolved now (a usage error before anything is
+ * armed); --slow without it is refused. */
+static int check_calls(struct capture_cmd *c)
+{
+	if (!c->calls.text) {
+		if (c->calls.slow.ns || c->calls.slow.percentile) {
+			log_error("--slow needs --calls: which calls are slow?");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!c->calls.slow.ns && !c->calls.slow.percentile)
+		c->calls.slow.percentile = 99;
+	return cli_resolve_calls(&c->calls);
 }
 
 /* parse_args - fill @c; returns 0, 1 for --help, or -EINVAL. */
@@ -193,6 +232,8 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 		{ "no-python", no_argument, NULL, OPT_NO_PYTHON },
 		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 		{ "off-cpu-only", no_argument, NULL, OPT_OFF_CPU_ONLY },
+		{ "calls", required_argument, NULL, OPT_CALLS },
+		{ "slow", required_argument, NULL, OPT_SLOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -232,7 +273,7 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 				  : "say what to sample: -p PID, -g CGROUP, -a, or -- CMD ARGS");
 		return -EINVAL;
 	}
-	return 0;
+	return check_calls(c);
 }
 
 /* default_output - trapd-20261122T051500-pid1234.pb.zst in the current
@@ -328,6 +369,9 @@ static struct session *open_session(struct capture_cmd *c, int *ret)
 		.stack_copy_bytes = c->stack_copy_bytes,
 		.no_python = c->no_python,
 		.record = c->record,
+		.calls = c->calls.calls,
+		.calls_what = c->calls.what,
+		.slow = c->calls.slow,
 	};
 	struct session *s;
 	char err[512];
