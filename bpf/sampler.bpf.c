@@ -1225,6 +1225,14 @@ static __always_inline __u64 offcpu_site(const struct sampler_key *key,
 	return site;
 }
 
+/* still_copied - whether user stack @id can be reused: a walked stack,
+ * or a blocking site user space has not asked for again
+ * (sampler__recopy_site: its copy did not unwind). */
+static __always_inline bool still_copied(__u64 id)
+{
+	return !(id & SAMPLER_SITE_BIT) || bpf_map_lookup_elem(&offcpu_sites, &id);
+}
+
 /* offcpu_begin - the current task (watched, thread group @pid, thread
  * @tid) leaves the CPU in @state: take its stacks, as a sample would. */
 static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 state, __u64 now)
@@ -1257,9 +1265,10 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	key->py_stack = py_stack(sc, pid, tid);
 	key->call = call_of(tid);
 	/* from the same place as last time: the same user stack (a walk or
-	 * a copy costs microseconds, and a busy thread leaves often) */
+	 * a copy costs microseconds, and a busy thread leaves often), unless
+	 * it is a blocking site user space asked for again */
 	if (old && start.ip && old->ip == start.ip && old->sp == start.sp && old->bp == start.bp &&
-	    old->ret == start.ret && old->key.pid == pid)
+	    old->ret == start.ret && old->key.pid == pid && still_copied(old->key.user_stack))
 		key->user_stack = old->key.user_stack;
 	if (!key->user_stack && copy_bytes && have_bpf_loop)
 		key->user_stack = offcpu_site(key, have_regs ? &regs : NULL);

@@ -120,8 +120,15 @@ PY
 	slow=$(total_share slow.folded slow_path)
 	fast=$(total_share fast.folded slow_path)
 	echo "    slow_path: ${slow} % of the time waited inside slow sleeps, ${fast} % inside fast ones"
-	awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(s >= 90 && f == 0) }' ||
+	# p95 of the window's sleeps is a little over 0.5 ms: on a busy host
+	# some of fast_path's 0.5 ms sleeps overshoot it (89 % here with the
+	# fuzzers running, 94 % without), but no 20 ms sleep is ever fast
+	awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(s >= 75 && f == 0) }' ||
 		{ fail "slow_path waits: ${slow} % slow, ${fast} % fast: $(head -3 slow.folded)"; rc=1; }
+	# The same split as a diff of the time waited.
+	"$TRAPD" diff "$cap" --view offcpu --base-where call=fast --where call=slow >diff.txt 2>&1
+	grep -A2 '^Grew most (total off-CPU time)' diff.txt | tail -1 | grep -q ' slow_path$' ||
+		{ fail "the off-CPU diff of the split does not put slow_path first: $(cat diff.txt)"; rc=1; }
 	return $rc
 }
 

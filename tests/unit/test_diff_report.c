@@ -335,9 +335,39 @@ static void test_write_error_is_eio(void **state)
 	release(&fx);
 }
 
+/* A time view names its time everywhere "CPU time" stood, its counts
+ * "ns"; a total-time diff says so in its sections. */
+static void test_time_view_and_total_words(void **state)
+{
+	struct fixture fx;
+	char *out;
+
+	compare(&fx, fixed_base, N_OF(fixed_base), fixed_new, N_OF(fixed_new), 1e11, 1.12e11, 10);
+	fx.d.opts.time_name = "off-CPU time";
+	fx.d.opts.by_total = true;
+	out = text_of(&fx.d, 3);
+	assert_non_null(strstr(out, "Regression: off-CPU time +12.0 %"));
+	assert_non_null(strstr(out, "\noff-CPU time: "));
+	assert_non_null(strstr(out, "; ns 10000 -> "));
+	assert_non_null(strstr(out, "Grew most (total off-CPU time):"));
+	assert_non_null(strstr(out, "TOTAL SHARE"));
+	assert_non_null(strstr(out, " NS "));
+	assert_non_null(strstr(out, "Times are tested in sampling periods"));
+	assert_null(strstr(out, "\nCPU time"));
+	assert_null(strstr(out, " CPU time"));
+	free(out);
+	out = markdown_of(&fx.d, NULL, NULL, 3);
+	assert_non_null(strstr(out, "| off-CPU time | "));
+	assert_non_null(strstr(out, "| function | total off-CPU time |"));
+	assert_non_null(strstr(out, "| ns before | ns after |"));
+	free(out);
+	release(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time_view_and_total_words),
 		cmocka_unit_test(test_text_golden),
 		cmocka_unit_test(test_markdown_golden),
 		cmocka_unit_test(test_headline_cpu_regressed),

@@ -278,6 +278,33 @@ static void test_function_30_percent_slower_regressed(void **state)
 }
 
 /* The same +30 % on 10 -> 13 samples is well within sampling error. */
+/* A time view's counts are nanoseconds: tested in sampling periods
+ * (the side's quantum), the same counts in ns give the p of samples;
+ * tested as if each nanosecond were a sample, anything is significant. */
+static void test_time_view_tests_in_periods(void **state)
+{
+	static const struct fn_count base_ns[] = { { "hot", 10 * PERIOD_NS },
+						   { "rest", 10 * PERIOD_NS } };
+	static const struct fn_count new_ns[] = { { "hot", 13 * PERIOD_NS },
+						  { "rest", 10 * PERIOD_NS } };
+	struct stacktree *t = tree_of(base_ns, N_OF(base_ns), new_ns, N_OF(new_ns));
+	struct profile_diff_side side = { .period_ns = 1, .quantum = PERIOD_NS };
+	struct profile_diff_options o = PROFILE_DIFF_OPTIONS_INIT;
+	struct profile_diff d;
+
+	o.time_name = "off-CPU time";
+	assert_int_equal(profile_diff__compare(t, &side, &side, &o, &d), 0);
+	/* as 10 -> 13 samples (test_small_counts_not_significant) */
+	assert_close(find(&d, "hot")->p_value, 0.340577404498626354, 1e-6);
+	assert_int_equal(find(&d, "hot")->verdict, PROFILE_DIFF_SAME);
+	profile_diff__free(&d);
+	side.quantum = 0; /* every nanosecond a sample */
+	assert_int_equal(profile_diff__compare(t, &side, &side, &o, &d), 0);
+	assert_true(find(&d, "hot")->p_value < 1e-12);
+	profile_diff__free(&d);
+	stacktree__free(t);
+}
+
 static void test_small_counts_not_significant(void **state)
 {
 	static const struct fn_count base_fns[] = { { "hot", 10 }, { "rest", 10 } };
@@ -425,8 +452,12 @@ static void test_runs_small_spread_welch_significant(void **state)
 	static const double b[] = { 1.00e9, 1.01e9, 0.99e9, 1.005e9, 0.995e9 };
 	static const double n[] = { 1.15e9, 1.1615e9, 1.1385e9, 1.15575e9, 1.14425e9 };
 	struct stacktree *t = tree_of(runs_fns, N_OF(runs_fns), runs_fns, N_OF(runs_fns));
-	struct profile_diff_side base = { sum_of(b, 5), PERIOD_NS, b, 5 };
-	struct profile_diff_side new_side = { sum_of(n, 5), PERIOD_NS, n, 5 };
+	struct profile_diff_side base = {
+		.cpu_ns = sum_of(b, 5), .period_ns = PERIOD_NS, .run_cpu_ns = b, .nruns = 5
+	};
+	struct profile_diff_side new_side = {
+		.cpu_ns = sum_of(n, 5), .period_ns = PERIOD_NS, .run_cpu_ns = n, .nruns = 5
+	};
 	struct profile_diff d;
 
 	assert_int_equal(profile_diff__compare(t, &base, &new_side, NULL, &d), 0);
@@ -451,8 +482,12 @@ static void test_runs_large_spread_not_significant(void **state)
 	static const double b[] = { 0.5e9, 1.5e9, 1.0e9, 0.7e9, 1.3e9 };
 	static const double n[] = { 0.575e9, 1.725e9, 1.15e9, 0.805e9, 1.495e9 };
 	struct stacktree *t = tree_of(runs_fns, N_OF(runs_fns), runs_fns, N_OF(runs_fns));
-	struct profile_diff_side base = { sum_of(b, 5), PERIOD_NS, b, 5 };
-	struct profile_diff_side new_side = { sum_of(n, 5), PERIOD_NS, n, 5 };
+	struct profile_diff_side base = {
+		.cpu_ns = sum_of(b, 5), .period_ns = PERIOD_NS, .run_cpu_ns = b, .nruns = 5
+	};
+	struct profile_diff_side new_side = {
+		.cpu_ns = sum_of(n, 5), .period_ns = PERIOD_NS, .run_cpu_ns = n, .nruns = 5
+	};
 	struct profile_diff d;
 
 	assert_int_equal(profile_diff__compare(t, &base, &new_side, NULL, &d), 0);
@@ -473,8 +508,12 @@ static void test_one_run_a_side_threshold_alone(void **state)
 	static const double b[] = { 1e9 }, n[] = { 1.15e9 };
 	static const double five[] = { 1.15e9, 1.1615e9, 1.1385e9, 1.15575e9, 1.14425e9 };
 	struct stacktree *t = tree_of(runs_fns, N_OF(runs_fns), runs_fns, N_OF(runs_fns));
-	struct profile_diff_side base = { 1e9, PERIOD_NS, b, 1 };
-	struct profile_diff_side new_side = { 1.15e9, PERIOD_NS, n, 1 };
+	struct profile_diff_side base = {
+		.cpu_ns = 1e9, .period_ns = PERIOD_NS, .run_cpu_ns = b, .nruns = 1
+	};
+	struct profile_diff_side new_side = {
+		.cpu_ns = 1.15e9, .period_ns = PERIOD_NS, .run_cpu_ns = n, .nruns = 1
+	};
 	struct profile_diff d;
 
 	assert_int_equal(profile_diff__compare(t, &base, &new_side, NULL, &d), 0);
@@ -534,9 +573,17 @@ static void test_cpu_estimated_from_samples(void **state)
 static void test_invalid_options_and_empty_side(void **state)
 {
 	static const struct profile_diff_options bad[] = {
-		{ 0, 1, 0.01 },	  { -5, 1, 0.01 },   { 2e6, 1, 0.01 },	{ NAN, 1, 0.01 },
-		{ 10, -1, 0.01 }, { 10, 101, 0.01 }, { 10, NAN, 0.01 }, { 10, 1, 0 },
-		{ 10, 1, 0.51 },  { 10, 1, -0.1 },   { 10, 1, NAN },
+		{ .max_regress_pct = 0, .min_share_pct = 1, .alpha = 0.01 },
+		{ .max_regress_pct = -5, .min_share_pct = 1, .alpha = 0.01 },
+		{ .max_regress_pct = 2e6, .min_share_pct = 1, .alpha = 0.01 },
+		{ .max_regress_pct = NAN, .min_share_pct = 1, .alpha = 0.01 },
+		{ .max_regress_pct = 10, .min_share_pct = -1, .alpha = 0.01 },
+		{ .max_regress_pct = 10, .min_share_pct = 101, .alpha = 0.01 },
+		{ .max_regress_pct = 10, .min_share_pct = NAN, .alpha = 0.01 },
+		{ .max_regress_pct = 10, .min_share_pct = 1, .alpha = 0 },
+		{ .max_regress_pct = 10, .min_share_pct = 1, .alpha = 0.51 },
+		{ .max_regress_pct = 10, .min_share_pct = 1, .alpha = -0.1 },
+		{ .max_regress_pct = 10, .min_share_pct = 1, .alpha = NAN },
 	};
 	static const double runs[PROFILE_DIFF_MAX_RUNS + 1] = { 1e9 };
 	struct stacktree *t = tree_of(runs_fns, N_OF(runs_fns), runs_fns, N_OF(runs_fns)), *half;
@@ -740,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_identical_profiles_are_same),
 		cmocka_unit_test(test_function_30_percent_slower_regressed),
 		cmocka_unit_test(test_small_counts_not_significant),
+		cmocka_unit_test(test_time_view_tests_in_periods),
 		cmocka_unit_test(test_under_min_share_untested),
 		cmocka_unit_test(test_shrunk_new_and_vanished),
 		cmocka_unit_test(test_runs_small_spread_welch_significant),

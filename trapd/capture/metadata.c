@@ -253,6 +253,7 @@ static void emit_unwind(struct json_writer *w, const struct unwind_summary *u)
 		json_kv_u64(w, "not_unwound_late", u->late);
 		json_kv_u64(w, "no_maps", u->no_maps);
 		json_kv_u64(w, "lost_memory", u->lost_memory);
+		json_kv_u64(w, "sites_recopied", u->sites_recopied);
 		json_kv_u64(w, "stale", u->stale);
 		json_kv_u64(w, "malformed", u->malformed);
 		json_kv_u64(w, "unwind_ns", u->unwind_ns);

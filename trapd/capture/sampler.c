@@ -1085,3 +1085,8 @@ int sampler__ncpus(const struct sampler *s)
 {
 	return s->ncpus;
 }
+
+void sampler__recopy_site(struct sampler *s, uint64_t site)
+{
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.offcpu_sites), &site);
+}

@@ -156,6 +156,11 @@ typedef int (*sampler_call_fn)(uint64_t id, uint64_t ns, bool open, void *ctx);
  * Returns 0 or a negative errno. */
 int sampler__read_calls(struct sampler *s, sampler_call_fn fn, void *ctx, struct lat_hist *all);
 
+/* sampler__recopy_site - DWARF mode off the CPU: the copy of blocking
+ * site @site did not unwind (its process had just exec'd, its maps were
+ * not readable yet): the next wait there copies it again. */
+void sampler__recopy_site(struct sampler *s, uint64_t site);
+
 /* sampler__add_pid - watch thread group @pid (SAMPLER_TARGET_PIDS). */
 int sampler__add_pid(struct sampler *s, int pid);
 

@@ -774,6 +774,9 @@ void session__free(struct session *s)
 	finish_waiting(s);
 	if (s->sampler && s->started && !s->stopped)
 		sampler__stop(s->sampler);
+	else if (s->sampler && !s->started && s->calls_what[0])
+		/* a kept sampler: its calls' probes go with the session */
+		sampler__split_calls(s->sampler, NULL, NULL, 0);
 	unwind_drain__free(s->drain);
 	if (s->own_sampler)
 		sampler__free(s->sampler);

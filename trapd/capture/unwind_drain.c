@@ -18,6 +18,9 @@
 #define POLL_MS 50 /* the BPF side wakes this thread only when needed (copy_wakeup) */
 #define MAX_FORGET 64
 
+/* Blocking sites asked for again in one window (recopy). */
+#define RECOPY_MAX 256
+
 struct unwind_drain {
 	struct ring_buffer *rb;
 	struct unwinder *uw;
@@ -33,6 +36,7 @@ struct unwind_drain {
 	pthread_mutex_t lock;	     /* guards forget[] */
 	int forget[MAX_FORGET];
 	int nforget;
+	struct sampler *sampler;	   /* for sampler__recopy_site */
 	struct unwind_result res;	   /* scratch: too big for the thread's stack frame */
 	uint8_t patched[SAMPLER_COPY_MAX]; /* a copy with a call's return address back */
 	unwind_drain_remap_fn remapped;
@@ -142,6 +146,23 @@ static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
 	return d->res.n;
 }
 
+/* recopy - whether blocking site copy @c, walked into @n frames, is asked
+ * for again: its walk found nothing or ran outside the process's
+ * mappings (a process that had just exec'd is unwound with maps not yet
+ * read or still its old image's, and a site's one copy would be lost for
+ * the window). At most RECOPY_MAX a window, then a site keeps what it
+ * got. */
+static bool recopy(struct unwind_drain *d, const struct sampler_copy *c, uint32_t n)
+{
+	if (n && d->res.end != UNWIND_END_NOT_MAPPED)
+		return false;
+	if (d->sum.sites_recopied >= RECOPY_MAX)
+		return false;
+	sampler__recopy_site(d->sampler, c->site);
+	d->sum.sites_recopied++;
+	return true;
+}
+
 static int on_copy(void *ctx, void *data, size_t size)
 {
 	struct unwind_drain *d = ctx;
@@ -167,7 +188,11 @@ static int on_copy(void *ctx, void *data, size_t size)
 	else
 		n = walk(d, c);
 	if (c->site) {
-		/* a blocking site: its stack, for the waits counted there */
+		/* a blocking site: its stack, for the waits counted there;
+		 * copied once a window, so one that did not unwind is asked
+		 * for again */
+		if (recopy(d, c, n))
+			return 0;
 		e = n ? sample_dump__add_site(d->agg, c->site, d->res.ips, n) : 0;
 		if (e == -ENOSPC)
 			d->sum.lost_memory++;
@@ -203,6 +228,10 @@ static void *run(void *arg)
 	while (!atomic_load(&d->stopping)) {
 		apply_forgets(d);
 		ring_buffer__poll(d->rb, POLL_MS);
+		/* poll consumes only a ring that woke it: copies sent without
+		 * a wakeup (copy_wakeup) are taken here, at most POLL_MS late,
+		 * while their process still lives */
+		ring_buffer__consume(d->rb);
 	}
 	/* The window is closed: what is left in the ring is this window's. */
 	ring_buffer__consume(d->rb);
@@ -240,6 +269,7 @@ struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
 	d->sum.mode = UNWIND_MODE_DWARF;
 	d->sum.copy_bytes = copy_bytes;
 	d->window = sampler__window_seq(s);
+	d->sampler = s;
 	d->remapped = remapped;
 	d->remapped_ctx = ctx;
 	d->agg = sample_dump__new();

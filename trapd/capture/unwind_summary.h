@@ -36,6 +36,7 @@ struct unwind_summary {
 	uint64_t late;		 /* counted without a user stack: the window had closed */
 	uint64_t no_maps;	 /* the process's maps were never readable */
 	uint64_t lost_memory;	 /* dropped: the unwound samples' memory bound was reached */
+	uint64_t sites_recopied; /* blocking sites that did not unwind, asked for again */
 	uint64_t frames;	 /* user frames the walks found */
 	uint64_t fp_steps;	 /* ... of which by frame pointer (code without CFI) */
 	uint64_t ended[UNWIND_END_NR];

@@ -19,6 +19,7 @@
 #include "trapd/cli/diff_capture.h"
 #include "trapd/profile/diff_report.h"
 #include "trapd/profile/profile_file.h"
+#include "trapd/profile/profile_view.h"
 #include "trapd/profile/profile_where.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
@@ -32,6 +33,7 @@ struct diff_cmd {
 	struct profile_diff_options opts;
 	struct profile_where where, base_where; /* NEW's and BASE's samples kept */
 	bool by_set;				/* --by given */
+	enum profile_view view;			/* --view */
 };
 
 enum {
@@ -44,6 +46,7 @@ enum {
 	OPT_WHERE,
 	OPT_BASE_WHERE,
 	OPT_BY,
+	OPT_VIEW,
 };
 
 static void usage(FILE *out)
@@ -52,7 +55,7 @@ static void usage(FILE *out)
 		"Usage: trapd diff BASE NEW [--top N] [--svg OUT] [--markdown OUT]\n"
 		"                  [--max-regress PCT] [--min-share PCT] [--alpha A]\n"
 		"                  [--base-where LABEL=VALUE]... [--where LABEL=VALUE]...\n"
-		"                  [--by self|total]\n"
+		"                  [--by self|total] [--view cpu|offcpu|wall]\n"
 		"       trapd diff CAPTURE --base-where LABEL=VALUE --where LABEL=VALUE\n\n"
 		"Compare capture NEW with capture BASE (trapd captures, or any gzip or plain\n"
 		"pprof CPU profiles): the CPU time of the whole run, and each function's self\n"
@@ -83,6 +86,10 @@ static void usage(FILE *out)
 		"      --by M             judge each function's self time (self: the default\n"
 		"                         for two captures) or its total time (total: with\n"
 		"                         what it calls; the default for one capture)\n"
+		"      --view V           what the sides weigh, for captures that recorded\n"
+		"                         off-CPU time: cpu (on-CPU samples; the default),\n"
+		"                         offcpu (time waited) or wall (both). Times are\n"
+		"                         tested in sampling periods, as samples are\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: 0 no regression, %d regression, 1 failure, 2 bad usage or input.\n\n"
 		"Examples:\n"
@@ -158,6 +165,15 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 		c->opts.by_total = !strcmp(optarg, "total");
 		c->by_set = true;
 		return 0;
+	case OPT_VIEW:
+		if (profile_view__parse(optarg, &c->view)) {
+			log_error("bad --view '%s': expected cpu, offcpu or wall", optarg);
+			return -EINVAL;
+		}
+		c->opts.time_name = c->view == PROFILE_VIEW_OFFCPU ? "off-CPU time"
+				    : c->view == PROFILE_VIEW_WALL ? "wall-clock time"
+								   : NULL;
+		return 0;
 	default:
 		return cli_bad_option("diff", opt, argv[optind - 1]);
 	}
@@ -176,6 +192,7 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "base-where", required_argument, NULL, OPT_BASE_WHERE },
 		{ "by", required_argument, NULL, OPT_BY },
+		{ "view", required_argument, NULL, OPT_VIEW },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -239,6 +256,8 @@ int cmd_diff(int argc, char **argv)
 		ret = diff_capture__where(&new_cap, &c.where);
 	if (ret)
 		goto cleanup;
+	diff_capture__view(&base, c.view);
+	diff_capture__view(&new_cap, c.view);
 	if (c.base == c.new_file)
 		one_capture(&c, &base, &new_cap, &outs, labels);
 	outs.svg = c.svg;

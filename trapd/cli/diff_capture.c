@@ -13,6 +13,7 @@
 #include "trapd/cli/commands.h"
 #include "trapd/profile/diff_report.h"
 #include "trapd/profile/flamegraph.h"
+#include "trapd/profile/profile_view.h"
 #include "trapd/profile/profile_where.h"
 #include "trapd/profile/profile_file.h"
 #include "trapd/profile/stacktree.h"
@@ -96,10 +97,23 @@ int diff_capture__where(struct diff_capture *c, const struct profile_where *w)
 	return TRAPD_EXIT_OK;
 }
 
+void diff_capture__view(struct diff_capture *c, int v)
+{
+	int64_t period = c->profile->period_ns;
+
+	if (v == PROFILE_VIEW_CPU)
+		return;
+	profile_view__apply(c->profile, (enum profile_view)v);
+	c->quantum = period > 0 ? (double)period : 1;
+	free(c->ci);
+	c->ci = NULL;
+}
+
 static void side_of(const struct diff_capture *c, struct profile_diff_side *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->period_ns = c->profile->period_ns;
+	s->quantum = c->quantum;
 	if (c->cpu_ns > 0) {
 		s->cpu_ns = c->cpu_ns;
 		return;

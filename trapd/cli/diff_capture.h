@@ -23,6 +23,7 @@ struct diff_capture {
 	 * capture: the same, so functions compare by share); else the ci
 	 * record's, or the samples' */
 	double cpu_ns;
+	double quantum; /* its counts per sample in the tests (a time view's period) */
 };
 
 /* What to write, and where ("-" is stdout; NULL: not asked for). */
@@ -52,6 +53,11 @@ int diff_capture__compare(const struct diff_capture *base, const struct diff_cap
  * (reported). */
 struct profile_where;
 int diff_capture__where(struct diff_capture *c, const struct profile_where *w);
+
+/* diff_capture__view - weigh @c's samples by view @v (profile_view.h):
+ * a time view's counts are nanoseconds, tested in units of the sampling
+ * period they replace; its "ci" record (CPU time) no longer applies. */
+void diff_capture__view(struct diff_capture *c, int v);
 
 /* diff_capture__release - free what @c holds (not @c). */
 void diff_capture__release(struct diff_capture *c);

@@ -75,6 +75,12 @@ static size_t limit(size_t n, size_t top)
 	return top && top < n ? top : n;
 }
 
+/* time_name - what the counts weigh: "CPU time", or a time view's. */
+static const char *time_name(const struct profile_diff *d)
+{
+	return d->opts.time_name ? d->opts.time_name : "CPU time";
+}
+
 /* headline - one sentence with the verdict. */
 static void headline(FILE *out, const struct profile_diff *d, const char *before, const char *after)
 {
@@ -83,21 +89,21 @@ static void headline(FILE *out, const struct profile_diff *d, const char *before
 	fmt_change(d->cpu_change, chg, sizeof(chg));
 	if (!d->regressed)
 		fprintf(out,
-			"%sNo regression%s: CPU time %s, no function grew significantly past "
+			"%sNo regression%s: %s %s, no function grew significantly past "
 			"+%.4g %%.\n",
-			before, after, chg, d->opts.max_regress_pct);
+			before, after, time_name(d), chg, d->opts.max_regress_pct);
 	else if (d->cpu_verdict == PROFILE_DIFF_REGRESSED)
 		fprintf(out,
-			"%sRegression%s: CPU time %s (threshold +%.4g %%); %zu function%s "
+			"%sRegression%s: %s %s (threshold +%.4g %%); %zu function%s "
 			"regressed.\n",
-			before, after, chg, d->opts.max_regress_pct, d->nregressed,
+			before, after, time_name(d), chg, d->opts.max_regress_pct, d->nregressed,
 			d->nregressed == 1 ? "" : "s");
 	else
 		fprintf(out,
 			"%sRegression%s: %zu function%s grew significantly past +%.4g %% "
-			"(CPU time %s).\n",
+			"(%s %s).\n",
 			before, after, d->nregressed, d->nregressed == 1 ? "" : "s",
-			d->opts.max_regress_pct, chg);
+			d->opts.max_regress_pct, time_name(d), chg);
 }
 
 /* method - how the verdict was reached. */
@@ -110,13 +116,18 @@ static void method(FILE *out, const struct profile_diff *d, const char *prefix)
 		prefix, d->opts.max_regress_pct, d->p_threshold, d->opts.alpha, d->ntested,
 		d->opts.min_share_pct);
 	if (isnan(d->cpu_p_value))
-		fprintf(out, " With one run a side the run-to-run noise of the CPU time is not "
-			     "measured: the threshold alone judges it, and a function's test is "
-			     "of its share of the samples (--runs N measures the noise).");
+		fprintf(out,
+			" With one run a side the run-to-run noise of the %s is not "
+			"measured: the threshold alone judges it, and a function's test is "
+			"of its share of the samples (--runs N measures the noise).",
+			time_name(d));
 	else
-		fprintf(out, " CPU time: Welch's t over %zu and %zu runs, p = %.2g.", d->base_runs,
-			d->new_runs, d->cpu_p_value);
-	fprintf(out, "%s\n", d->cpu_measured ? "" : " CPU time estimated from the samples.");
+		fprintf(out, " %s: Welch's t over %zu and %zu runs, p = %.2g.", time_name(d),
+			d->base_runs, d->new_runs, d->cpu_p_value);
+	if (d->opts.time_name)
+		fprintf(out, " Times are tested in sampling periods, as samples are.");
+	fprintf(out, "%s%s%s\n", d->cpu_measured ? "" : " ", d->cpu_measured ? "" : time_name(d),
+		d->cpu_measured ? "" : " estimated from the samples.");
 }
 
 /* --- terminal ------------------------------------------------------------ */
@@ -142,9 +153,10 @@ static void text_section(FILE *out, const struct profile_diff *d, const char *ti
 
 	if (!n)
 		return;
-	fprintf(out, "\n%s (%s CPU time):\n", title, d->opts.by_total ? "total" : "self");
+	fprintf(out, "\n%s (%s %s):\n", title, d->opts.by_total ? "total" : "self", time_name(d));
 	fprintf(out, "  %9s %-9s %18s  %18s  %s\n", "CHANGE", "",
-		d->opts.by_total ? "TOTAL SHARE" : "SELF SHARE", "SAMPLES", "FUNCTION");
+		d->opts.by_total ? "TOTAL SHARE" : "SELF SHARE",
+		d->opts.time_name ? "NS" : "SAMPLES", "FUNCTION");
 	for (i = 0; i < shown; i++)
 		text_row(out, grew ? &d->funcs[i] : &d->funcs[d->nfuncs - 1 - i]);
 	if (shown < n)
@@ -156,12 +168,12 @@ int diff_report__text(FILE *out, const struct profile_diff *d, size_t top)
 	char b[UNITS_DURATION_SHORT_LEN], n[UNITS_DURATION_SHORT_LEN], chg[CHANGE_LEN];
 
 	headline(out, d, "", "");
-	fprintf(out,
-		"CPU time: %s -> %s (%s)%s, %zu -> %zu run%s; samples %" PRId64 " -> %" PRId64 "\n",
-		fmt_cpu(d->base_cpu_ns, b, sizeof(b)), fmt_cpu(d->new_cpu_ns, n, sizeof(n)),
-		fmt_change(d->cpu_change, chg, sizeof(chg)),
+	fprintf(out, "%s: %s -> %s (%s)%s, %zu -> %zu run%s; %s %" PRId64 " -> %" PRId64 "\n",
+		time_name(d), fmt_cpu(d->base_cpu_ns, b, sizeof(b)),
+		fmt_cpu(d->new_cpu_ns, n, sizeof(n)), fmt_change(d->cpu_change, chg, sizeof(chg)),
 		d->cpu_measured ? "" : ", estimated from samples", d->base_runs, d->new_runs,
-		d->new_runs == 1 ? "" : "s", d->base_samples, d->new_samples);
+		d->new_runs == 1 ? "" : "s", d->opts.time_name ? "ns" : "samples", d->base_samples,
+		d->new_samples);
 	text_section(out, d, "Grew most", true, top);
 	text_section(out, d, "Shrank most", false, top);
 	fputc('\n', out);
@@ -233,9 +245,10 @@ static void md_section(FILE *out, const struct profile_diff *d, const char *titl
 		return;
 	fprintf(out, "\n#### %s\n\n", title);
 	fprintf(out,
-		"| function | %s CPU time | self before | self after | total before | "
-		"total after | samples before | samples after | verdict |\n",
-		d->opts.by_total ? "total" : "self");
+		"| function | %s %s | self before | self after | total before | "
+		"total after | %s before | %s after | verdict |\n",
+		d->opts.by_total ? "total" : "self", time_name(d),
+		d->opts.time_name ? "ns" : "samples", d->opts.time_name ? "ns" : "samples");
 	fprintf(out, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
 	for (i = 0; i < shown; i++)
 		md_row(out, grew ? &d->funcs[i] : &d->funcs[d->nfuncs - 1 - i]);
@@ -256,12 +269,12 @@ int diff_report__markdown(FILE *out, const struct profile_diff *d, const char *b
 	fputs(" | new: ", out);
 	md_code(out, new_name ? new_name : "NEW");
 	fputs(" | change |\n| --- | ---: | ---: | ---: |\n", out);
-	fprintf(out, "| CPU time%s | %s | %s | %s%s%s |\n",
+	fprintf(out, "| %s%s | %s | %s | %s%s%s |\n", time_name(d),
 		d->cpu_measured ? "" : " (from samples)", fmt_cpu(d->base_cpu_ns, b, sizeof(b)),
 		fmt_cpu(d->new_cpu_ns, n, sizeof(n)), bold ? "**" : "",
 		fmt_change(d->cpu_change, chg, sizeof(chg)), bold ? "**" : "");
-	fprintf(out, "| samples | %" PRId64 " | %" PRId64 " | |\n", d->base_samples,
-		d->new_samples);
+	fprintf(out, "| %s | %" PRId64 " | %" PRId64 " | |\n", d->opts.time_name ? "ns" : "samples",
+		d->base_samples, d->new_samples);
 	fprintf(out, "| runs | %zu | %zu | |\n", d->base_runs, d->new_runs);
 	md_section(out, d, "Functions that grew", true, top);
 	md_section(out, d, "Functions that shrank", false, top);

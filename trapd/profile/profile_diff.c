@@ -171,11 +171,11 @@ static enum profile_diff_change judge(double change, double p, double p_max, dou
  * @run_ratio, the part of the change the run's CPU time brings, whose
  * log variance is @run_var. Counts get half a sample each so a function
  * absent on one side has a finite test. */
-static double function_p(int64_t c1, int64_t n1, int64_t c2, int64_t n2, double run_ratio,
+static double function_p(double c1, double n1, double c2, double n2, double run_ratio,
 			 double run_var)
 {
-	double a = (double)c1 + 0.5, b = (double)c2 + 0.5;
-	double p1 = a / ((double)n1 + 0.5), p2 = b / ((double)n2 + 0.5);
+	double a = c1 + 0.5, b = c2 + 0.5;
+	double p1 = a / (n1 + 0.5), p2 = b / (n2 + 0.5);
 	double l = log(p2 / p1 * run_ratio);
 	double se = sqrt((1.0 - p1) / a + (1.0 - p2) / b + run_var);
 
@@ -239,8 +239,10 @@ static bool shown(const struct report_row *r, bool by_total)
  * machine and not the code, by an amount nobody measured: the test is of
  * the share alone, the change beyond the whole run's (which the
  * threshold judges), and the change shown and thresholded stays the
- * time's. */
-static int judge_functions(const struct stacktree *t, struct profile_diff *d, double runs_var)
+ * time's. Counts are tested in units of @bq and @nq (struct
+ * profile_diff_side's quantum). */
+static int judge_functions(const struct stacktree *t, struct profile_diff *d, double runs_var,
+			   double bq, double nq)
 {
 	const struct profile_diff_options *o = &d->opts;
 	struct report_row *rows = NULL;
@@ -276,7 +278,8 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 
 		if (f->verdict == PROFILE_DIFF_UNTESTED)
 			continue;
-		f->p_value = function_p(f->base_n, d->base_samples, f->new_n, d->new_samples,
+		f->p_value = function_p((double)f->base_n / bq, (double)d->base_samples / bq,
+					(double)f->new_n / nq, (double)d->new_samples / nq,
 					run_ratio, run_var);
 		f->verdict = judge(f->change, f->p_value, d->p_threshold, thr);
 		d->nregressed += f->verdict == PROFILE_DIFF_REGRESSED;
@@ -326,7 +329,8 @@ int profile_diff__compare(const struct stacktree *t, const struct profile_diff_s
 		out->cpu_verdict =
 			judge(out->cpu_change, 0.0, 1.0, out->opts.max_regress_pct / 100.0);
 	}
-	err = judge_functions(t, out, runs_var);
+	err = judge_functions(t, out, runs_var, base->quantum > 1 ? base->quantum : 1,
+			      new_side->quantum > 1 ? new_side->quantum : 1);
 	if (err) {
 		profile_diff__free(out);
 		return err;

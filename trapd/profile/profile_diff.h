@@ -50,6 +50,9 @@ struct profile_diff_options {
 	 * its self time: what makes one side's calls slower than the
 	 * other's, whether the function or its callees do the work */
 	bool by_total;
+	/* What the counts weigh, for people: NULL is "CPU time" (samples);
+	 * a time view's counts are nanoseconds ("off-CPU time") */
+	const char *time_name;
 };
 
 #define PROFILE_DIFF_OPTIONS_INIT                                                                  \
@@ -65,6 +68,10 @@ struct profile_diff_side {
 	int64_t period_ns;	  /* sampling period, for the estimate; 0: unknown */
 	const double *run_cpu_ns; /* each run's CPU time, or NULL */
 	size_t nruns;		  /* entries in run_cpu_ns (0 or 1: one run) */
+	/* Counts worth one sample in the tests: 0 or 1 for samples; for a
+	 * time view's nanoseconds, the sampling period they replace, so a
+	 * period's worth of waiting weighs in the test as a sample does */
+	double quantum;
 };
 
 enum profile_diff_change {
