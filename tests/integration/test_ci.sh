@@ -158,3 +158,36 @@ test_ci_example_job_keeps_the_main_baseline() {
 	no_ci_cgroups || rc=1
 	return $rc
 }
+
+# trapd ci --view offcpu: runs record where the command waits, and the
+# comparison is of the time waited. slowcall -s -n 200 handles 200
+# requests, sleeping 0.5 ms twice each, or 0.5 and SLOW ms one in twenty:
+# slow sleeps of 40 ms instead of 20 make the waits 45 % longer, all of it
+# in slow_path.
+test_ci_offcpu_view_names_the_longer_wait() {
+	need_root_bpf || return
+	local rc=0 st
+	"$TRAPD" ci -F 999 --view offcpu -o base -- "$WORKLOADS/slowcall" -s -n 200 1 20 >base.log 2>&1 ||
+		{ fail "the baseline run failed: $(cat base.log)"; return 1; }
+	grep -q '"off_cpu"' base/profile.json || { fail "the baseline recorded no off-CPU time"; rc=1; }
+	"$TRAPD" ci -F 999 --view offcpu --by total --baseline base/profile.pb.zst -o slow -- \
+		"$WORKLOADS/slowcall" -s -n 200 1 40 >slow.log 2>&1
+	st=$?
+	[ "$st" -eq 3 ] || { fail "40 ms slow sleeps exited $st, expected 3: $(cat slow.log)"; rc=1; }
+	grep -q '^Regression: off-CPU time +[0-9.]* %' slow.log ||
+		{ fail "the comparison does not say it is of off-CPU time: $(head -3 slow.log)"; rc=1; }
+	grep -q '^| `slow_path` | \*\*+[0-9.]* %\*\* .* \*\*regressed\*\* |$' slow/summary.md ||
+		{ fail "slow_path is not marked regressed: $(cat slow/summary.md)"; rc=1; }
+	# The same sleeps again: no regression.
+	"$TRAPD" ci -F 999 --view offcpu --by total --baseline base/profile.pb.zst -o same -- \
+		"$WORKLOADS/slowcall" -s -n 200 1 20 >same.log 2>&1 ||
+		{ fail "unchanged sleeps regressed: $(cat same.log)"; rc=1; }
+	# An on-CPU baseline has nothing to compare off the CPU.
+	"$TRAPD" ci -F 999 -o cpu -- "$WORKLOADS/slowcall" -n 20 1 2 >cpu.log 2>&1
+	"$TRAPD" ci -F 999 --view offcpu --baseline cpu/profile.pb.zst -o none -- \
+		"$WORKLOADS/slowcall" -s -n 20 1 2 >none.log 2>&1
+	[ $? -eq 2 ] && grep -q "has no off-CPU time: nothing to compare (was it recorded with off-CPU time?)" none.log ||
+		{ fail "an on-CPU baseline for --view offcpu: $(cat none.log)"; rc=1; }
+	no_ci_cgroups || rc=1
+	return $rc
+}

@@ -8,7 +8,10 @@
  * With -s the paths sleep (nanosleep) for their time instead of working:
  * the slow calls are slow off the CPU.
  *
- * Usage: slowcall [-s] [SECONDS [FAST_MS [SLOW_MS]]]   (defaults 6, 1, 20)
+ * With -n the program handles SECONDS requests instead of running for
+ * SECONDS seconds: a benchmark of fixed work, for `trapd ci`.
+ *
+ * Usage: slowcall [-s] [-n] [SECONDS [FAST_MS [SLOW_MS]]]   (defaults 6, 1, 20)
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 
 static volatile unsigned long sink;
 static bool sleeping; /* -s: the paths sleep instead of working */
+static bool counted;  /* -n: a number of requests, not of seconds */
 
 /* after_call - keeps the call before it a call, not a tail jump, and
  * each function's body its own (the compiler folds identical ones): the
@@ -81,8 +85,11 @@ __attribute__((noinline)) void handle_request(unsigned long n, double fast_ms, d
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "-s")) {
-		sleeping = true;
+	while (argc > 1 && (!strcmp(argv[1], "-s") || !strcmp(argv[1], "-n"))) {
+		if (argv[1][1] == 's')
+			sleeping = true;
+		else
+			counted = true;
 		argv++;
 		argc--;
 	}
@@ -92,7 +99,7 @@ int main(int argc, char **argv)
 	double end = now_s() + seconds;
 	unsigned long n = 0;
 
-	while (now_s() < end)
+	while (counted ? n < (unsigned long)seconds : now_s() < end)
 		handle_request(++n, fast_ms, slow_ms);
 	printf("%lu requests\n", n);
 	return 0;

@@ -19,6 +19,7 @@ static struct session *open_session(const struct ci_run_opts *o, struct run_cgro
 		.freq_hz = o->freq_hz,
 		.unwind = o->unwind,
 		.stack_copy_bytes = o->stack_copy_bytes,
+		.record = o->record,
 		.command_cgroup = cg,
 	};
 	struct session *s;

@@ -20,6 +20,7 @@ struct ci_run_opts {
 	const char *parent_cgroup; /* NULL: the cgroup trapd runs in */
 	enum unwind_mode unwind;   /* how user stacks are walked (session_opts) */
 	uint32_t stack_copy_bytes; /* per sample in DWARF mode; 0: the session's default */
+	uint32_t record;	   /* SAMPLER_RECORD_* bits; 0: on-CPU samples */
 };
 
 /* ci_run__once - run @o->argv once; @sigfd is capture_loop's signalfd.

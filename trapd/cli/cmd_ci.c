@@ -28,6 +28,7 @@
 #include "trapd/cli/diff_capture.h"
 #include "trapd/profile/diff_report.h"
 #include "trapd/profile/profile_merge.h"
+#include "trapd/profile/profile_view.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
 
@@ -51,6 +52,7 @@ struct ci_cmd {
 	const char *unwind_opt;	   /* --unwind or --stack-copy if given, for -c's message */
 	size_t top;
 	struct profile_diff_options opts;
+	enum profile_view view; /* --view: what is recorded and compared */
 	char *const *argv;
 };
 
@@ -64,6 +66,8 @@ enum {
 	OPT_CGROUP_PARENT,
 	OPT_UNWIND,
 	OPT_STACK_COPY,
+	OPT_VIEW,
+	OPT_BY,
 };
 
 static void usage(FILE *out)
@@ -71,7 +75,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: trapd ci [--baseline FILE] [--max-regress PCT] [-o DIR] [--runs N]\n"
 		"                [-F HZ] [--unwind MODE] [--stack-copy SIZE] [--top N]\n"
-		"                [--min-share PCT] [--alpha A] -- CMD ARGS\n"
+		"                [--min-share PCT] [--alpha A] [--view cpu|offcpu|wall]\n"
+		"                [--by self|total]\n"
+		"                -- CMD ARGS\n"
 		"       trapd ci -c RULES [-o DIR] -- CMD ARGS\n\n"
 		"Run CMD (a benchmark or a test) in a cgroup of its own, sample all of it,\n"
 		"children included, from start to exit, and compare the profile with a\n"
@@ -104,6 +110,12 @@ static void usage(FILE *out)
 		"      --min-share PCT    functions tested: those with this share of the\n"
 		"                         samples (default %g)\n"
 		"      --alpha A          false alarm rate over all the tests (default %g)\n"
+		"      --view V           what is compared: cpu (on-CPU samples; the\n"
+		"                         default), offcpu (where the command waited, and\n"
+		"                         how long: recorded too) or wall (both). The\n"
+		"                         baseline must have been recorded with it\n"
+		"      --by M             judge each function's self time (self, the\n"
+		"                         default) or its total time (with what it calls)\n"
 		"      --cgroup-parent P  make the run's cgroup under P (default: the cgroup\n"
 		"                         trapd runs in)\n"
 		"  -c, --config RULES     watch CMD with these rules instead (see above)\n"
@@ -138,6 +150,10 @@ static const char *comparison_option(int opt)
 		return "--runs";
 	case OPT_TOP:
 		return "--top";
+	case OPT_VIEW:
+		return "--view";
+	case OPT_BY:
+		return "--by";
 	case 'F':
 		return "-F";
 	default:
@@ -184,6 +200,20 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 		return 0;
 	case OPT_TOP:
 		return cli_parse_top(optarg, &c->top);
+	case OPT_VIEW:
+		if (profile_view__parse(optarg, &c->view)) {
+			log_error("bad --view '%s': expected cpu, offcpu or wall", optarg);
+			return -EINVAL;
+		}
+		diff_capture__view_options(c->view, &c->opts);
+		return 0;
+	case OPT_BY:
+		if (strcmp(optarg, "self") && strcmp(optarg, "total")) {
+			log_error("bad --by '%s': expected self or total", optarg);
+			return -EINVAL;
+		}
+		c->opts.by_total = !strcmp(optarg, "total");
+		return 0;
 	case 'F':
 		if (units_parse_frequency(optarg, MAX_FREQ_HZ, &c->freq_hz)) {
 			log_error("bad frequency '%s': expected 1 to %d Hz, like 99 or 999Hz",
@@ -212,6 +242,8 @@ static int parse_args(struct ci_cmd *c, int argc, char **argv)
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "top", required_argument, NULL, OPT_TOP },
+		{ "view", required_argument, NULL, OPT_VIEW },
+		{ "by", required_argument, NULL, OPT_BY },
 		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
@@ -335,8 +367,11 @@ static int compare(const struct ci_cmd *c, const char *capture, const char *summ
 	ret = diff_capture__read(&base, c->baseline);
 	if (!ret)
 		ret = diff_capture__read(&new_cap, capture);
-	if (!ret)
+	if (!ret) {
+		diff_capture__view(&base, c->view);
+		diff_capture__view(&new_cap, c->view);
 		ret = diff_capture__compare(&base, &new_cap, &c->opts, &outs);
+	}
 	diff_capture__release(&base);
 	diff_capture__release(&new_cap);
 	return ret;
@@ -350,8 +385,9 @@ struct ci_state {
 	struct capture_info info;
 	int64_t first_start_ns;
 	int64_t duration_ns;
-	uint64_t leaf[LEAF_NR];	       /* over all runs */
-	uint64_t roots[STACK_ROOT_NR]; /* over all runs */
+	uint64_t leaf[LEAF_NR];		       /* over all runs */
+	uint64_t roots[STACK_ROOT_NR];	       /* over all runs */
+	uint64_t offcpu_ns[SAMPLER_OFFCPU_NR]; /* over all runs */
 	int signo;
 };
 
@@ -373,6 +409,8 @@ static int run_all(const struct ci_cmd *c, int sigfd, struct ci_state *st)
 		.parent_cgroup = c->parent_cgroup,
 		.unwind = c->unwind,
 		.stack_copy_bytes = c->stack_copy_bytes,
+		.record = c->view == PROFILE_VIEW_CPU ? 0
+						      : SAMPLER_RECORD_CPU | SAMPLER_RECORD_OFFCPU,
 	};
 	unsigned i;
 	int e;
@@ -391,6 +429,7 @@ static int run_all(const struct ci_cmd *c, int sigfd, struct ci_state *st)
 		st->duration_ns += st->info.duration_ns;
 		add_counts(st->leaf, st->info.leaf, LEAF_NR);
 		add_counts(st->roots, st->info.roots, STACK_ROOT_NR);
+		add_counts(st->offcpu_ns, st->info.offcpu_ns, SAMPLER_OFFCPU_NR);
 		e = p ? profile_merge__add(st->merged, p, (int64_t)i + 1) : 0;
 		profile__free(p);
 		if (e) {
@@ -412,6 +451,7 @@ static int write_capture(const char *path, struct ci_state *st)
 	st->info.duration_ns = st->duration_ns;
 	memcpy(st->info.leaf, st->leaf, sizeof(st->leaf));
 	memcpy(st->info.roots, st->roots, sizeof(st->roots));
+	memcpy(st->info.offcpu_ns, st->offcpu_ns, sizeof(st->offcpu_ns));
 	if (capture_write(path, st->merged, &st->info, err, sizeof(err))) {
 		log_error("writing the capture: %s", err);
 		return TRAPD_EXIT_FAILURE;

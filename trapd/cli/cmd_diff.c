@@ -170,9 +170,7 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 			log_error("bad --view '%s': expected cpu, offcpu or wall", optarg);
 			return -EINVAL;
 		}
-		c->opts.time_name = c->view == PROFILE_VIEW_OFFCPU ? "off-CPU time"
-				    : c->view == PROFILE_VIEW_WALL ? "wall-clock time"
-								   : NULL;
+		diff_capture__view_options(c->view, &c->opts);
 		return 0;
 	default:
 		return cli_bad_option("diff", opt, argv[optind - 1]);

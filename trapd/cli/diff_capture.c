@@ -109,6 +109,14 @@ void diff_capture__view(struct diff_capture *c, int v)
 	c->ci = NULL;
 }
 
+void diff_capture__view_options(int v, struct profile_diff_options *o)
+{
+	o->time_name = v == PROFILE_VIEW_OFFCPU ? "off-CPU time"
+		       : v == PROFILE_VIEW_WALL ? "wall-clock time"
+						: NULL;
+	o->waits = v != PROFILE_VIEW_CPU;
+}
+
 static void side_of(const struct diff_capture *c, struct profile_diff_side *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -220,8 +228,10 @@ int diff_capture__compare(const struct diff_capture *base, const struct diff_cap
 	side_of(new_cap, &ns);
 	ret = profile_diff__compare(t, &bs, &ns, opts, &d);
 	if (ret == -EINVAL) {
-		log_error("%s has no samples: nothing to compare",
-			  t->root->base_total <= 0 ? base->path : new_cap->path);
+		log_error("%s has no %s: nothing to compare%s",
+			  t->root->base_total <= 0 ? base->path : new_cap->path,
+			  opts && opts->time_name ? opts->time_name : "samples",
+			  opts && opts->time_name ? " (was it recorded with off-CPU time?)" : "");
 		ret = TRAPD_EXIT_USAGE;
 		goto out;
 	}

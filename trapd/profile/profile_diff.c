@@ -179,6 +179,10 @@ static double function_p(double c1, double n1, double c2, double n2, double run_
 	double l = log(p2 / p1 * run_ratio);
 	double se = sqrt((1.0 - p1) / a + (1.0 - p2) / b + run_var);
 
+	/* every sample on both sides (main, by total time) and no runs'
+	 * spread: no error at all, so no change or a certain one */
+	if (!(se > 0))
+		return l == 0 ? 0.5 : 0.0;
 	return profile_diff__norm_sf(fabs(l) / se);
 }
 
@@ -252,7 +256,8 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 	double run_var = runs_var >= 0 ? runs_var : 0.0;
 	int err;
 
-	err = report_functions_outlined(t, &rows, &nrows);
+	err = o->waits ? report_functions_outlined_waiting(t, &rows, &nrows)
+		       : report_functions_outlined(t, &rows, &nrows);
 	if (err)
 		return err;
 	d->funcs = calloc(nrows ? nrows : 1, sizeof(*d->funcs));

@@ -53,6 +53,10 @@ struct profile_diff_options {
 	/* What the counts weigh, for people: NULL is "CPU time" (samples);
 	 * a time view's counts are nanoseconds ("off-CPU time") */
 	const char *time_name;
+	/* a kernel frame's self time is the user function's below it (the
+	 * code that waited: report_functions_waiting), for views of time
+	 * off the CPU, whose every stack ends in the scheduler */
+	bool waits;
 };
 
 #define PROFILE_DIFF_OPTIONS_INIT                                                                  \

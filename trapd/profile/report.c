@@ -196,6 +196,12 @@ int report_functions_outlined(const struct stacktree *t, struct report_row **row
 	return functions(t, true, false, rows, nrows);
 }
 
+int report_functions_outlined_waiting(const struct stacktree *t, struct report_row **rows,
+				      size_t *nrows)
+{
+	return functions(t, true, true, rows, nrows);
+}
+
 /* --- the summary line --- */
 
 static int pid_cmp(const void *x, const void *y)

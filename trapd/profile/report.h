@@ -48,6 +48,11 @@ int report_functions_waiting(const struct stacktree *t, struct report_row **rows
  * function that got slower, which inlining choices do not move. */
 int report_functions_outlined(const struct stacktree *t, struct report_row **rows, size_t *nrows);
 
+/* report_functions_outlined_waiting - both: what comparisons of time off
+ * the CPU judge. */
+int report_functions_outlined_waiting(const struct stacktree *t, struct report_row **rows,
+				      size_t *nrows);
+
 /* report_summary - one line describing @p and the main side of @t into
  * @buf (@len bytes, always terminated), e.g. "2970 samples over 10.00s at
  * 99 Hz, 1 process". Parts the profile does not record are left out.
