@@ -35,7 +35,7 @@ int cli_bad_option(const char *command, int opt, const char *arg);
 struct profile_diff_options;
 
 /* cli_parse_comparison - the value @s of @option, one of the comparison's
- * "--max-regress", "--min-share" or "--alpha" (trapd diff and trapd ci),
+ * "--max-regress", "--min-share", "--alpha" or "--by" (trapd diff and trapd ci),
  * into @o, within the bounds the comparison takes. On failure logs what
  * was expected and returns -EINVAL. */
 int cli_parse_comparison(const char *option, const char *s, struct profile_diff_options *o);

@@ -201,19 +201,9 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 	case OPT_TOP:
 		return cli_parse_top(optarg, &c->top);
 	case OPT_VIEW:
-		if (profile_view__parse(optarg, &c->view)) {
-			log_error("bad --view '%s': expected cpu, offcpu or wall", optarg);
-			return -EINVAL;
-		}
-		diff_capture__view_options(c->view, &c->opts);
-		return 0;
+		return diff_capture__parse_view(optarg, &c->view, &c->opts);
 	case OPT_BY:
-		if (strcmp(optarg, "self") && strcmp(optarg, "total")) {
-			log_error("bad --by '%s': expected self or total", optarg);
-			return -EINVAL;
-		}
-		c->opts.by_total = !strcmp(optarg, "total");
-		return 0;
+		return cli_parse_comparison("--by", optarg, &c->opts);
 	case 'F':
 		if (units_parse_frequency(optarg, MAX_FREQ_HZ, &c->freq_hz)) {
 			log_error("bad frequency '%s': expected 1 to %d Hz, like 99 or 999Hz",

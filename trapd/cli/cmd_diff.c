@@ -158,20 +158,10 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 	case OPT_BASE_WHERE:
 		return cli_parse_where("--base-where", optarg, &c->base_where);
 	case OPT_BY:
-		if (strcmp(optarg, "self") && strcmp(optarg, "total")) {
-			log_error("bad --by '%s': expected self or total", optarg);
-			return -EINVAL;
-		}
-		c->opts.by_total = !strcmp(optarg, "total");
 		c->by_set = true;
-		return 0;
+		return cli_parse_comparison("--by", optarg, &c->opts);
 	case OPT_VIEW:
-		if (profile_view__parse(optarg, &c->view)) {
-			log_error("bad --view '%s': expected cpu, offcpu or wall", optarg);
-			return -EINVAL;
-		}
-		diff_capture__view_options(c->view, &c->opts);
-		return 0;
+		return diff_capture__parse_view(optarg, &c->view, &c->opts);
 	default:
 		return cli_bad_option("diff", opt, argv[optind - 1]);
 	}

@@ -109,12 +109,19 @@ void diff_capture__view(struct diff_capture *c, int v)
 	c->ci = NULL;
 }
 
-void diff_capture__view_options(int v, struct profile_diff_options *o)
+int diff_capture__parse_view(const char *s, void *out, struct profile_diff_options *o)
 {
-	o->time_name = v == PROFILE_VIEW_OFFCPU ? "off-CPU time"
-		       : v == PROFILE_VIEW_WALL ? "wall-clock time"
-						: NULL;
-	o->waits = v != PROFILE_VIEW_CPU;
+	enum profile_view *v = out;
+
+	if (profile_view__parse(s, v)) {
+		log_error("bad --view '%s': expected cpu, offcpu or wall", s);
+		return -EINVAL;
+	}
+	o->time_name = *v == PROFILE_VIEW_OFFCPU ? "off-CPU time"
+		       : *v == PROFILE_VIEW_WALL ? "wall-clock time"
+						 : NULL;
+	o->waits = *v != PROFILE_VIEW_CPU;
+	return 0;
 }
 
 static void side_of(const struct diff_capture *c, struct profile_diff_side *s)

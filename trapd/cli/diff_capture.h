@@ -59,10 +59,11 @@ int diff_capture__where(struct diff_capture *c, const struct profile_where *w);
  * period they replace; its "ci" record (CPU time) no longer applies. */
 void diff_capture__view(struct diff_capture *c, int v);
 
-/* diff_capture__view_options - what view @v changes in comparison
- * options @o: the time's name, and self time off the CPU going to the
- * code that waited. */
-void diff_capture__view_options(int v, struct profile_diff_options *o);
+/* diff_capture__parse_view - --view V of `trapd diff` and `trapd ci` into
+ * *@v (an enum profile_view), and what it changes in comparison options
+ * @o: the time's name, and self time off the CPU going to the code that
+ * waited. Returns 0 or -EINVAL (reported). */
+int diff_capture__parse_view(const char *s, void *v, struct profile_diff_options *o);
 
 /* diff_capture__release - free what @c holds (not @c). */
 void diff_capture__release(struct diff_capture *c);
