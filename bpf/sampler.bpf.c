@@ -333,38 +333,39 @@ static __always_inline void note_process(__u32 pid)
 		stat_inc(SAMPLER_STAT_PIDS_FULL);
 }
 
-/* call_in - the call thread @tid is in, marked sampled so its duration
- * is kept; NULL when in none (or the window numbers none). The call's
+/* What a sample or a wait takes of the call its thread is in: its number
+ * (for the key) and the return address its uretprobe hid (for a copy's
+ * header); all 0 when in none. */
+struct call_where {
+	__u64 id, ret_slot, ret;
+};
+
+/* call_in - the call thread @tid is in, into @w, marked sampled so its
+ * duration is kept (one lookup serves the key and the copy). The call's
  * probes cannot run on this CPU meanwhile: BPF programs of tracing kinds
  * do not nest. */
-static __always_inline struct sampler_call *call_in(__u32 tid)
+static __always_inline void call_in(__u32 tid, struct call_where *w)
 {
 	struct sampler_call *c;
 
+	w->id = w->ret_slot = w->ret = 0;
 	if (!calls)
-		return NULL;
+		return;
 	c = bpf_map_lookup_elem(&call_tasks, &tid);
 	if (!c || !c->depth)
-		return NULL;
+		return;
 	c->sampled = 1;
-	return c;
+	w->id = c->id;
+	w->ret_slot = c->ret_slot;
+	w->ret = c->ret;
 }
 
-static __always_inline __u64 call_of(__u32 tid)
-{
-	struct sampler_call *c = call_in(tid);
-
-	return c ? c->id : 0;
-}
-
-/* call_ret_into - the return address a call's uretprobe hid, into copy
+/* call_ret_into - the return address @w's uretprobe hid, into copy
  * header @h (zero when none). */
-static __always_inline void call_ret_into(struct sampler_copy *h, __u32 tid)
+static __always_inline void call_ret_into(struct sampler_copy *h, const struct call_where *w)
 {
-	struct sampler_call *c = calls ? bpf_map_lookup_elem(&call_tasks, &tid) : NULL;
-
-	h->call_ret_slot = c && c->depth ? c->ret_slot : 0;
-	h->call_ret = c && c->depth ? c->ret : 0;
+	h->call_ret_slot = w->ret_slot;
+	h->call_ret = w->ret;
 }
 
 /* hash_stack - FNV-1a over whole frames with a final mix; never 0, which
@@ -979,7 +980,8 @@ static __always_inline __u64 copy_wakeup(__u32 pid)
  * described by @key (its kernel stack stored already) for user space to
  * unwind. False when it could not: the caller takes the frame-pointer
  * walk instead, and the reason is counted. */
-static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sampler_key *key)
+static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sampler_key *key,
+				      const struct call_where *call)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
 	struct sampler_copy_buf *b;
@@ -1006,7 +1008,7 @@ static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sa
 	b->hdr.py_stack = key->py_stack;
 	b->hdr.site = 0;
 	b->hdr.call = key->call;
-	call_ret_into(&b->hdr, key->tid);
+	call_ret_into(&b->hdr, call);
 	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return false;
@@ -1020,6 +1022,7 @@ int sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct sampler_key key = {};
+	struct call_where call;
 	struct scratch *sc;
 	__u32 zero = 0;
 
@@ -1046,8 +1049,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	key.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	key.py_stack = py_stack(sc, key.pid, key.tid);
-	key.call = call_of(key.tid);
-	if (copy_bytes && have_bpf_loop && send_copy(ctx, &key)) {
+	call_in(key.tid, &call);
+	key.call = call.id;
+	if (copy_bytes && have_bpf_loop && send_copy(ctx, &key, &call)) {
 		stat_inc(SAMPLER_STAT_SAMPLES);
 		note_process(key.pid);
 		return 0;
@@ -1178,7 +1182,8 @@ static __always_inline __u64 site_hash(const struct sampler_copy_buf *b, __u32 p
  * when it cannot be named or copied (the reason is counted): the caller
  * walks frame pointers instead. */
 static __always_inline __u64 offcpu_site(const struct sampler_key *key,
-					 const struct sampler_copy *regs)
+					 const struct sampler_copy *regs,
+					 const struct call_where *call)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
 	struct sampler_copy_buf *b;
@@ -1214,7 +1219,7 @@ static __always_inline __u64 offcpu_site(const struct sampler_key *key,
 	b->hdr.py_stack = key->py_stack;
 	b->hdr.site = site;
 	b->hdr.call = 0;
-	call_ret_into(&b->hdr, key->tid);
+	call_ret_into(&b->hdr, call);
 	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return 0;
@@ -1240,6 +1245,7 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	struct sampler_offcpu_start start = {}, *old;
 	struct sampler_key *key = &start.key;
 	struct sampler_copy regs;
+	struct call_where call;
 	struct scratch *sc;
 	bool have_regs;
 	__u32 zero = 0;
@@ -1263,7 +1269,8 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	key->cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	key->py_stack = py_stack(sc, pid, tid);
-	key->call = call_of(tid);
+	call_in(tid, &call);
+	key->call = call.id;
 	/* from the same place as last time: the same user stack (a walk or
 	 * a copy costs microseconds, and a busy thread leaves often), unless
 	 * it is a blocking site user space asked for again */
@@ -1271,7 +1278,7 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	    old->ret == start.ret && old->key.pid == pid && still_copied(old->key.user_stack))
 		key->user_stack = old->key.user_stack;
 	if (!key->user_stack && copy_bytes && have_bpf_loop)
-		key->user_stack = offcpu_site(key, have_regs ? &regs : NULL);
+		key->user_stack = offcpu_site(key, have_regs ? &regs : NULL, &call);
 	if (!key->user_stack)
 		key->user_stack =
 			store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,

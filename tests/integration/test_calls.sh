@@ -11,6 +11,15 @@ only_capture() {
 	ls spool/*.pb.zst 2>/dev/null | head -1
 }
 
+# rule_capture WHAT - the daemon on ./rules.ini until its rule (WHAT, for
+# the message) fired and its capture is written; the capture in CAP.
+rule_capture() {
+	start_daemon || return 1
+	wait_for 15 has_captures 1 || { fail "$1 did not fire: $(cat daemon.log)"; stop_daemon; return 1; }
+	stop_daemon
+	CAP=$(only_capture)
+}
+
 # total_share FOLDED FUNCTION - percent of FOLDED's weight with FUNCTION
 # on the stack.
 total_share() {
@@ -38,10 +47,8 @@ test_calls_func_rule_names_the_slow_path() {
 		calls_rule slow-handler func.p99 3s "function = $WORKLOADS/slowcall:handle_request" \
 			"pid = $pid" "above = 10ms"
 	} >rules.ini
-	start_daemon || return 1
-	wait_for 15 has_captures 1 || { fail "func.p99 rule did not fire: $(cat daemon.log)"; stop_daemon; return 1; }
-	stop_daemon
-	cap=$(only_capture)
+	rule_capture "func.p99 rule" || return 1
+	cap=$CAP
 	python3 - "${cap%.pb.zst}.json" <<'PY' || { fail "sidecar calls: $(grep -A25 '"calls"' "${cap%.pb.zst}.json")"; rc=1; }
 import json, sys
 c = json.load(open(sys.argv[1]))["calls"]
@@ -98,10 +105,8 @@ test_calls_syscall_rule_labels_waits() {
 		calls_rule slow-sleeps syscall.p99 3s "syscalls = nanosleep,clock_nanosleep" \
 			"pid = $pid" "above = 10ms" "slow_calls = p95"
 	} >rules.ini
-	start_daemon || return 1
-	wait_for 15 has_captures 1 || { fail "syscall.p99 rule did not fire: $(cat daemon.log)"; stop_daemon; return 1; }
-	stop_daemon
-	cap=$(only_capture)
+	rule_capture "syscall.p99 rule" || return 1
+	cap=$CAP
 	python3 - "${cap%.pb.zst}.json" <<'PY' || { fail "sidecar calls: $(grep -A25 '"calls"' "${cap%.pb.zst}.json")"; rc=1; }
 import json, sys
 c = json.load(open(sys.argv[1]))["calls"]
@@ -147,11 +152,9 @@ test_calls_are_bounded() {
 		calls_rule pingpong syscall.count 4s "syscalls = read" "pid = $pid" \
 			"above = 1000" "capture = offcpu"
 	} >rules.ini
-	start_daemon || return 1
-	wait_for 15 has_captures 1 || { fail "the count rule did not fire: $(cat daemon.log)"; stop_daemon; return 1; }
-	stop_daemon
+	rule_capture "the count rule" || return 1
 	kill "$pid" 2>/dev/null
-	cap=$(only_capture)
+	cap=$CAP
 	python3 - "${cap%.pb.zst}.json" <<'PY' || { fail "sidecar calls: $(grep -A25 '"calls"' "${cap%.pb.zst}.json")"; rc=1; }
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -352,13 +352,24 @@ static void emit_off_cpu(struct json_writer *w, const struct capture_info *info)
 	json_object_end(w);
 }
 
+/* emit_by_class - @key: an object of @v by call class (call_split.h). */
+static void emit_by_class(struct json_writer *w, const char *key, const uint64_t *v)
+{
+	int k;
+
+	json_key(w, key);
+	json_object_begin(w);
+	for (k = 0; k < CALL_CLASS_NR; k++)
+		json_kv_u64(w, call_class__name((enum call_class)k), v[k]);
+	json_object_end(w);
+}
+
 /* emit_calls - the calls the samples were split by, when they were:
  * where slow started, the window's calls and the samples of each class. */
 static void emit_calls(struct json_writer *w, const struct capture_info *info)
 {
 	const struct capture_calls *c = &info->calls;
 	const uint64_t *v = info->stats.v;
-	int k;
 
 	if (!c->what)
 		return;
@@ -384,18 +395,9 @@ static void emit_calls(struct json_writer *w, const struct capture_info *info)
 	json_kv_u64(w, "slow", c->stats.slow);
 	json_kv_u64(w, "fast", c->stats.fast);
 	json_kv_u64(w, "open_at_close", c->stats.open);
-	json_key(w, "samples");
-	json_object_begin(w);
-	for (k = 0; k < CALL_CLASS_NR; k++)
-		json_kv_u64(w, call_class__name((enum call_class)k), c->samples[k]);
-	json_object_end(w);
-	if (info->record & SAMPLER_RECORD_OFFCPU) {
-		json_key(w, "off_cpu_ns");
-		json_object_begin(w);
-		for (k = 0; k < CALL_CLASS_NR; k++)
-			json_kv_u64(w, call_class__name((enum call_class)k), c->offcpu_ns[k]);
-		json_object_end(w);
-	}
+	emit_by_class(w, "samples", c->samples);
+	if (info->record & SAMPLER_RECORD_OFFCPU)
+		emit_by_class(w, "off_cpu_ns", c->offcpu_ns);
 	json_kv_u64(w, "untracked", v[SAMPLER_STAT_CALLS_UNTRACKED]);
 	json_kv_u64(w, "durations_lost", v[SAMPLER_STAT_CALL_TIMES_FULL]);
 	json_object_end(w);

@@ -18,6 +18,7 @@
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 #include "trapd/util/tracefs.h"
+#include "trapd/util/uprobe_pair.h"
 
 #define MAX_CPUS 4096
 /* Bounds for the aggregation maps: at least this many entries so short
@@ -833,22 +834,10 @@ bool sampler__can_split_syscalls(const struct sampler *s)
 static int attach_func_calls(struct sampler *s, const struct sampler_calls *c, char *err,
 			     size_t errlen)
 {
-	struct bpf_program *progs[2] = { s->skel->progs.call_enter, s->skel->progs.call_return };
-	size_t i;
-	int e;
+	struct bpf_link **links[2] = { &s->call_links[0], &s->call_links[1] };
 
-	for (i = 0; i < 2; i++) {
-		s->call_links[i] = bpf_program__attach_uprobe(progs[i], i == 1, c->pid, c->binary,
-							      (size_t)c->offset);
-		if (!s->call_links[i]) {
-			e = -errno;
-			snprintf(err, errlen, "attaching a %s to %s at offset 0x%llx: %s",
-				 i ? "uretprobe" : "uprobe", c->binary,
-				 (unsigned long long)c->offset, strerror(-e));
-			return e;
-		}
-	}
-	return 0;
+	return uprobe_pair_attach(s->skel->progs.call_enter, s->skel->progs.call_return, links,
+				  c->pid, c->binary, c->offset, err, errlen);
 }
 
 static int attach_syscall_calls(struct sampler *s, const struct sampler_calls *c, char *err,
@@ -876,6 +865,28 @@ static int attach_syscall_calls(struct sampler *s, const struct sampler_calls *c
 			return e;
 		}
 	}
+	return 0;
+}
+
+int sampler_calls__of(const struct latency_probe_spec *spec, const struct rule *r,
+		      struct sampler_calls *out, char *what, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	if (spec->kind == LAT_KIND_FUNC) {
+		out->kind = SAMPLER_CALLS_FUNC;
+		out->binary = spec->binary;
+		out->offset = spec->func_offset;
+		out->pid = spec->attach_pid;
+		snprintf(what, len, "func %s", r->lat_function);
+		return 0;
+	}
+	if (spec->kind != LAT_KIND_SYSCALL)
+		return -EINVAL;
+	out->kind = SAMPLER_CALLS_SYSCALL;
+	out->all_syscalls = spec->all_syscalls;
+	_Static_assert(sizeof(out->syscalls) == sizeof(spec->syscalls), "one system call bitmap");
+	memcpy(out->syscalls, spec->syscalls, sizeof(out->syscalls));
+	snprintf(what, len, "syscall %s", r->lat_syscalls ? r->lat_syscalls : "(all)");
 	return 0;
 }
 

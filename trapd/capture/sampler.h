@@ -20,7 +20,9 @@
 #include <linux/types.h>
 
 #include "bpf/sampler.h"
+#include "rules/rules_model.h"
 #include "trapd/latency/latency_hist.h"
+#include "trapd/latency/latency_probe.h"
 
 struct sampler;
 
@@ -128,6 +130,13 @@ struct sampler_calls {
 	bool all_syscalls;  /* SYSCALL: every system call, else those in @syscalls */
 	uint64_t syscalls[SAMPLER_CALL_SYSCALL_WORDS];
 };
+
+/* sampler_calls__of - the calls latency rule @r's probe measures, as
+ * resolved on this host into @spec (a func or syscall probe), into @out,
+ * and in words for a capture's metadata into @what ("func /path:symbol",
+ * "syscall read,write"). Returns 0, or -EINVAL for another kind. */
+int sampler_calls__of(const struct latency_probe_spec *spec, const struct rule *r,
+		      struct sampler_calls *out, char *what, size_t len);
 
 /* sampler__split_calls - before sampler__start: the next window numbers
  * the watched threads' calls @c (NULL or SAMPLER_CALLS_NONE: none), its

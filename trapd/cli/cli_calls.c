@@ -78,19 +78,5 @@ int cli_resolve_calls(struct cli_calls *c)
 		log_error("--calls %s: %s", c->text, err);
 		return -EINVAL;
 	}
-	memset(&c->calls, 0, sizeof(c->calls));
-	if (r.lat_kind == RULE_LAT_FUNC) {
-		c->calls.kind = SAMPLER_CALLS_FUNC;
-		c->calls.binary = c->spec.binary;
-		c->calls.offset = c->spec.func_offset;
-		c->calls.pid = -1;
-		snprintf(c->what, sizeof(c->what), "func %s", r.lat_function);
-	} else {
-		c->calls.kind = SAMPLER_CALLS_SYSCALL;
-		c->calls.all_syscalls = c->spec.all_syscalls;
-		memcpy(c->calls.syscalls, c->spec.syscalls, sizeof(c->calls.syscalls));
-		snprintf(c->what, sizeof(c->what), "syscall %s",
-			 r.lat_syscalls ? r.lat_syscalls : "(all)");
-	}
-	return 0;
+	return sampler_calls__of(&c->spec, &r, &c->calls, c->what, sizeof(c->what));
 }

@@ -208,12 +208,7 @@ static void one_capture(const struct diff_cmd *c, struct diff_capture *base,
 			char labels[2][256])
 {
 	const struct profile *p = new_cap->profile;
-	double ns = 0;
-	size_t i;
-
-	for (i = 0; i < p->nsamples; i++)
-		ns += (double)p->samples[i].count;
-	ns *= (double)(p->period_ns > 0 ? p->period_ns : 1);
+	double ns = (double)profile__total(p) * (double)(p->period_ns > 0 ? p->period_ns : 1);
 	base->cpu_ns = new_cap->cpu_ns = ns > 0 ? ns : 1;
 	outs->base_label = c->base_where.n ? profile_where__describe(&c->base_where, labels[0], 256)
 					   : "all samples";

@@ -86,14 +86,21 @@ void diff_capture__release(struct diff_capture *c)
 	c->ci = NULL;
 }
 
+/* drop_ci - @c's samples are no longer what its "ci" record measured
+ * (filtered, or weighed as time): its CPU time no longer applies. */
+static void drop_ci(struct diff_capture *c)
+{
+	free(c->ci);
+	c->ci = NULL;
+}
+
 int diff_capture__where(struct diff_capture *c, const struct profile_where *w)
 {
 	if (!w->n)
 		return TRAPD_EXIT_OK;
 	if (cli_apply_where(c->profile, w, c->path))
 		return TRAPD_EXIT_USAGE;
-	free(c->ci);
-	c->ci = NULL;
+	drop_ci(c);
 	return TRAPD_EXIT_OK;
 }
 
@@ -105,8 +112,7 @@ void diff_capture__view(struct diff_capture *c, int v)
 		return;
 	profile_view__apply(c->profile, (enum profile_view)v);
 	c->quantum = period > 0 ? (double)period : 1;
-	free(c->ci);
-	c->ci = NULL;
+	drop_ci(c);
 }
 
 int diff_capture__parse_view(const char *s, void *out, struct profile_diff_options *o)

@@ -305,24 +305,8 @@ static void calls_of(const struct watched_rule *wr, struct trap_fire *f, char *w
 	const struct latency_probe_spec *spec = latency_source__spec(wr->lat);
 	const struct rule *r = wr->rule;
 
-	if (!spec)
+	if (!spec || sampler_calls__of(spec, r, &f->calls, what, len))
 		return;
-	if (spec->kind == LAT_KIND_FUNC) {
-		f->calls.kind = SAMPLER_CALLS_FUNC;
-		f->calls.binary = spec->binary;
-		f->calls.offset = spec->func_offset;
-		f->calls.pid = spec->attach_pid;
-		snprintf(what, len, "func %s", r->lat_function);
-	} else if (spec->kind == LAT_KIND_SYSCALL) {
-		f->calls.kind = SAMPLER_CALLS_SYSCALL;
-		f->calls.all_syscalls = spec->all_syscalls;
-		_Static_assert(sizeof(f->calls.syscalls) == sizeof(spec->syscalls),
-			       "one system call bitmap");
-		memcpy(f->calls.syscalls, spec->syscalls, sizeof(f->calls.syscalls));
-		snprintf(what, len, "syscall %s", r->lat_syscalls ? r->lat_syscalls : "(all)");
-	} else {
-		return;
-	}
 	f->calls_what = what;
 	f->slow.ns = r->slow_ns;
 	f->slow.percentile = r->slow_pct;

@@ -14,6 +14,7 @@
 #include "latency.skel.h"
 #include "latency_tp.skel.h"
 #include "trapd/util/tracefs.h"
+#include "trapd/util/uprobe_pair.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 #define HOOKS_ENV "TRAPD_LATENCY_HOOKS"
@@ -123,22 +124,10 @@ static int attach_uprobes(struct bpf_program *entry, struct bpf_program *ret,
 			  struct bpf_link **entry_link, struct bpf_link **ret_link,
 			  const struct latency_probe_spec *s, char *err, size_t errlen)
 {
-	struct bpf_program *progs[2] = { entry, ret };
 	struct bpf_link **links[2] = { entry_link, ret_link };
-	int i, e;
 
-	for (i = 0; i < 2; i++) {
-		*links[i] = bpf_program__attach_uprobe(progs[i], i == 1, s->attach_pid, s->binary,
-						       s->func_offset);
-		if (!*links[i]) {
-			e = -errno;
-			snprintf(err, errlen, "attaching a %s to %s at offset 0x%llx: %s",
-				 i ? "uretprobe" : "uprobe", s->binary,
-				 (unsigned long long)s->func_offset, strerror(-e));
-			return e;
-		}
-	}
-	return 0;
+	return uprobe_pair_attach(entry, ret, links, s->attach_pid, s->binary, s->func_offset, err,
+				  errlen);
 }
 
 static int attach_failed(int e, enum lat_kind k, char *err, size_t errlen)
