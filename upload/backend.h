@@ -96,6 +96,8 @@ struct upload_result {
 };
 
 struct upload_backend;
+struct upload_list_query;
+struct upload_page;
 
 struct upload_backend_ops {
 	const char *name; /* "file", "http", "s3", "azblob" */
@@ -105,6 +107,20 @@ struct upload_backend_ops {
 		    size_t errlen);
 	/* put - store @obj. Fills @res; returns 0 (UPLOAD_OK) or -EIO. */
 	int (*put)(struct upload_backend *b, const struct upload_object *obj,
+		   struct upload_result *res);
+	/* list - one page of the keys under the configured prefix and
+	 * @q->prefix (listing.h): keys relative to the configured prefix.
+	 * Fills @page (the caller frees it with upload_page__free) and @res;
+	 * returns 0, or -EIO (@res says why; @page is empty). NULL for a
+	 * store that cannot be listed (http). */
+	int (*list)(struct upload_backend *b, const struct upload_list_query *q,
+		    struct upload_page *page, struct upload_result *res);
+	/* get - the object at @key (under the configured prefix) written to
+	 * @fd from its current offset, at most @max bytes (a larger object
+	 * fails, UPLOAD_PERMANENT). Returns 0 or -EIO (@res says why: a
+	 * missing object is UPLOAD_PERMANENT with http_status 404, or, for a
+	 * directory, 0 and -ENOENT's text). NULL for http. */
+	int (*get)(struct upload_backend *b, const char *key, int fd, uint64_t max,
 		   struct upload_result *res);
 	void (*close)(struct upload_backend *b);
 };

@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "upload/http_request.h"
+#include "upload/listing.h"
 #include "upload/object.h"
 #include "upload/secret.h"
 #include "upload/sigv4.h"
@@ -134,18 +136,30 @@ static int s3_open(const struct upload_config *cfg, struct upload_backend **out,
 	return 0;
 }
 
-/* sign - the request for @obj, signed: @s's headers and encoded path. */
-static int sign(struct upload_backend *b, const struct upload_object *obj, char *path,
-		size_t pathlen, struct sigv4_signed *s, struct upload_result *res)
+/* One request to the store: what sign() signs and s3_send() sends. */
+struct s3_call {
+	const char *method;
+	const char *key;		 /* under the prefix; NULL: the bucket itself */
+	const char *query;		 /* not encoded yet (sigv4.h); NULL: none */
+	const char *payload_sha;	 /* of the body; SIGV4_EMPTY_SHA256 without one */
+	const struct upload_object *obj; /* a PUT's object (its type and metadata) */
+	const char *what;		 /* for messages: the key, or "listing" */
+};
+
+/* sign - @call, signed: @s's headers and encoded path. */
+static int sign(struct upload_backend *b, const struct s3_call *call, char *path, size_t pathlen,
+		struct sigv4_signed *s, struct upload_result *res)
 {
 	struct sigv4_header extra[UPLOAD_META_MAX + 1];
 	char names[UPLOAD_META_MAX][128], err[256];
+	const struct upload_object *obj = call->obj;
 	struct sigv4_request rq = {
-		.method = "PUT",
+		.method = call->method,
 		.host = b->host,
 		.path = path,
+		.query = call->query,
 		.headers = extra,
-		.payload_sha256 = obj->sha256,
+		.payload_sha256 = call->payload_sha,
 		.region = b->cfg->region,
 		.service = "s3",
 		.access_key_id = b->access_key_id,
@@ -156,58 +170,160 @@ static int sign(struct upload_backend *b, const struct upload_object *obj, char 
 	size_t i;
 	int e;
 
-	if (snprintf(path, pathlen, "%s/%s%s", b->base_path, b->cfg->prefix ? b->cfg->prefix : "",
-		     obj->key) >= (int)pathlen)
+	if (!call->key)
+		e = snprintf(path, pathlen, "%s", *b->base_path ? b->base_path : "/");
+	else
+		e = snprintf(path, pathlen, "%s/%s%s", b->base_path,
+			     b->cfg->prefix ? b->cfg->prefix : "", call->key);
+	if (e >= (int)pathlen)
 		return -ENAMETOOLONG;
-	extra[rq.nheaders++] = (struct sigv4_header){ "content-type", obj->content_type };
-	for (i = 0; i < obj->nmeta && i < UPLOAD_META_MAX; i++)
-		extra[rq.nheaders++] =
-			(struct sigv4_header){ upload_meta__header(obj->meta[i].name,
-								   UPLOAD_META_S3, names[i],
-								   sizeof(names[i])),
-					       obj->meta[i].value };
+	if (obj) {
+		extra[rq.nheaders++] = (struct sigv4_header){ "content-type", obj->content_type };
+		for (i = 0; i < obj->nmeta && i < UPLOAD_META_MAX; i++)
+			extra[rq.nheaders++] =
+				(struct sigv4_header){ upload_meta__header(obj->meta[i].name,
+									   UPLOAD_META_S3, names[i],
+									   sizeof(names[i])),
+						       obj->meta[i].value };
+	}
 	e = sigv4_sign(&rq, s, err, sizeof(err));
 	if (e)
-		snprintf(res->msg, sizeof(res->msg), "%s: cannot sign the request: %s", obj->key,
+		snprintf(res->msg, sizeof(res->msg), "%s: cannot sign the request: %s", call->what,
 			 err);
 	return e;
 }
 
-static int s3_put(struct upload_backend *b, const struct upload_object *obj,
-		  struct upload_result *res)
+/* s3_send - sign @call and send it as @rq (its body or download already
+ * set by the caller, who releases it). */
+static int s3_send(struct upload_backend *b, const struct s3_call *call, struct http_request *rq,
+		   struct http_response *resp, struct upload_result *res)
 {
 	struct sigv4_signed s = { 0 };
-	struct http_request rq;
 	char path[UPLOAD_KEY_MAX + 1024], *url = NULL;
 	size_t i;
 	int e;
 
-	memset(res, 0, sizeof(*res));
-	res->outcome = UPLOAD_PERMANENT;
-	e = sign(b, obj, path, sizeof(path), &s, res);
+	e = sign(b, call, path, sizeof(path), &s, res);
 	if (e)
 		goto out;
 	if (asprintf(&url, "%s://%s%s%s%s", b->scheme, b->host, s.encoded_path,
 		     *s.encoded_query ? "?" : "", s.encoded_query) < 0) {
 		url = NULL;
 		e = -ENOMEM;
-		snprintf(res->msg, sizeof(res->msg), "%s: out of memory", obj->key);
+		snprintf(res->msg, sizeof(res->msg), "%s: out of memory", call->what);
 		goto out;
 	}
-	http_request__init(&rq, "PUT", url);
-	rq.body_fd = obj->fd;
-	rq.body_size = obj->size;
+	rq->method = call->method;
+	rq->url = url;
 	for (i = 0; !e && i < s.nheaders; i++)
-		e = http_request__line(&rq, s.headers[i]);
+		e = http_request__line(rq, s.headers[i]);
 	if (!e)
-		e = http_request__send(&rq, b->cfg, res, NULL);
+		e = http_request__send(rq, b->cfg, res, resp);
 	else
-		snprintf(res->msg, sizeof(res->msg), "%s: cannot build the request: %s", obj->key,
+		snprintf(res->msg, sizeof(res->msg), "%s: cannot build the request: %s", call->what,
 			 strerror(-e));
-	http_request__release(&rq);
 out:
 	free(url);
 	sigv4_signed__free(&s);
+	return e ? -EIO : 0;
+}
+
+static int s3_put(struct upload_backend *b, const struct upload_object *obj,
+		  struct upload_result *res)
+{
+	struct s3_call call = { "PUT", obj->key, NULL, obj->sha256, obj, obj->key };
+	struct http_request rq;
+	int e;
+
+	memset(res, 0, sizeof(*res));
+	res->outcome = UPLOAD_PERMANENT;
+	http_request__init(&rq, "PUT", NULL);
+	rq.body_fd = obj->fd;
+	rq.body_size = obj->size;
+	e = s3_send(b, &call, &rq, NULL, res);
+	http_request__release(&rq);
+	return e;
+}
+
+static int s3_get(struct upload_backend *b, const char *key, int fd, uint64_t max,
+		  struct upload_result *res)
+{
+	struct s3_call call = { "GET", key, NULL, SIGV4_EMPTY_SHA256, NULL, key };
+	struct http_request rq;
+	int e;
+
+	memset(res, 0, sizeof(*res));
+	res->outcome = UPLOAD_PERMANENT;
+	http_request__init(&rq, "GET", NULL);
+	rq.out_fd = fd;
+	rq.out_max = max;
+	e = s3_send(b, &call, &rq, NULL, res);
+	http_request__release(&rq);
+	return e;
+}
+
+/* list_query - ListObjectsV2's query for @q, not encoded yet (sigv4.h
+ * encodes it as it signs). A token with '&' cannot be carried in it. */
+static int list_query(const struct upload_backend *b, const struct upload_list_query *q, char *out,
+		      size_t len)
+{
+	const char *prefix = b->cfg->prefix ? b->cfg->prefix : "";
+	size_t n;
+
+	n = (size_t)snprintf(out, len, "list-type=2&prefix=%s%s", prefix, q->prefix);
+	if (q->delimit && n < len)
+		n += (size_t)snprintf(out + n, len - n, "&delimiter=/");
+	if (q->page_size && n < len)
+		n += (size_t)snprintf(out + n, len - n, "&max-keys=%u", q->page_size);
+	if (q->token && n < len) {
+		if (strchr(q->token, '&'))
+			return -EINVAL;
+		n += (size_t)snprintf(out + n, len - n, "&continuation-token=%s", q->token);
+	}
+	return n < len ? 0 : -ENAMETOOLONG;
+}
+
+static int s3_list(struct upload_backend *b, const struct upload_list_query *q,
+		   struct upload_page *page, struct upload_result *res)
+{
+	char query[UPLOAD_KEY_MAX + UPLOAD_LIST_TOKEN_MAX + 256], err[256], *xml = NULL;
+	struct s3_call call = { "GET", NULL, query, SIGV4_EMPTY_SHA256, NULL, "listing" };
+	struct http_response resp;
+	struct http_request rq;
+	int fd = -1, e;
+
+	memset(res, 0, sizeof(*res));
+	memset(page, 0, sizeof(*page));
+	res->outcome = UPLOAD_PERMANENT;
+	if (list_query(b, q, query, sizeof(query))) {
+		snprintf(res->msg, sizeof(res->msg),
+			 "listing %.200s: prefix or token too long or "
+			 "with '&'",
+			 q->prefix);
+		return -EIO;
+	}
+	fd = http_answer_fd();
+	if (fd < 0) {
+		snprintf(res->msg, sizeof(res->msg), "listing: no temporary file: %s",
+			 strerror(-fd));
+		return -EIO;
+	}
+	http_request__init(&rq, "GET", NULL);
+	rq.out_fd = fd;
+	rq.out_max = UPLOAD_LIST_BODY_MAX;
+	e = s3_send(b, &call, &rq, &resp, res);
+	http_request__release(&rq);
+	if (!e && (e = http_answer_read(fd, resp.body_total, &xml)))
+		snprintf(res->msg, sizeof(res->msg), "listing: reading the answer: %s",
+			 strerror(-e));
+	if (!e &&
+	    (e = upload_list_parse_s3(xml, resp.body_total, b->cfg->prefix ? b->cfg->prefix : "",
+				      page, err, sizeof(err)))) {
+		res->outcome = UPLOAD_PERMANENT;
+		snprintf(res->msg, sizeof(res->msg), "listing %.100s: %.250s", b->host, err);
+	}
+	free(xml);
+	close(fd);
 	return e ? -EIO : 0;
 }
 
@@ -215,5 +331,7 @@ const struct upload_backend_ops upload_backend_s3 = {
 	.name = "s3",
 	.open = s3_open,
 	.put = s3_put,
+	.list = s3_list,
+	.get = s3_get,
 	.close = s3_close,
 };

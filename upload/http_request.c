@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "upload/curl_lib.h"
@@ -29,6 +30,7 @@ void http_request__init(struct http_request *rq, const char *method, const char 
 	rq->method = method;
 	rq->url = url;
 	rq->body_fd = -1;
+	rq->out_fd = -1;
 }
 
 int http_request__line(struct http_request *rq, const char *line)
@@ -115,17 +117,64 @@ static int seek_body(void *ctx, curl_off_t offset, int origin)
 	return CURL_SEEKFUNC_OK;
 }
 
-static size_t keep_response(char *data, size_t size, size_t n, void *ctx)
+/* Where an answer's body goes: its start into @resp (for messages), and
+ * a 2xx body whole into @fd when the request downloads. */
+struct sink {
+	struct http_response *resp;
+	CURL *curl;
+	int fd;
+	uint64_t max;
+	int error;    /* errno of a failed write to @fd */
+	bool too_big; /* the body passed @max */
+};
+
+static void keep_start(struct http_response *resp, const char *data, size_t len)
 {
-	struct http_response *resp = ctx;
-	size_t len = size * n, room = HTTP_RESPONSE_KEEP - resp->body_len;
+	size_t room = HTTP_RESPONSE_KEEP - resp->body_len;
 
 	if (len > room)
 		len = room;
 	memcpy(resp->body + resp->body_len, data, len);
 	resp->body_len += len;
 	resp->body[resp->body_len] = '\0';
-	return size * n; /* the rest is read and dropped */
+}
+
+/* write_out - a 2xx body's piece to the download's fd, within its cap. */
+static int write_out(struct sink *s, const char *data, size_t len)
+{
+	ssize_t w;
+
+	if (len > s->max - s->resp->body_total) {
+		s->too_big = true;
+		return -EFBIG;
+	}
+	while (len) {
+		w = write(s->fd, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			s->error = w < 0 ? errno : EIO;
+			return -EIO;
+		}
+		data += w;
+		len -= (size_t)w;
+		s->resp->body_total += (uint64_t)w;
+	}
+	return 0;
+}
+
+static size_t keep_response(char *data, size_t size, size_t n, void *ctx)
+{
+	struct sink *s = ctx;
+	long status = 0;
+
+	keep_start(s->resp, data, size * n);
+	if (s->fd < 0)
+		return size * n; /* the rest is read and dropped */
+	curl_lib.easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status < 200 || status >= 300)
+		return size * n;
+	return write_out(s, data, size * n) ? 0 : size * n; /* 0 stops the transfer */
 }
 
 static int check_abort(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
@@ -134,6 +183,40 @@ static int check_abort(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off
 	const int *abort_flag = ctx;
 
 	return abort_flag && __atomic_load_n(abort_flag, __ATOMIC_RELAXED) ? 1 : 0;
+}
+
+int http_answer_fd(void)
+{
+	int fd = memfd_create("trapd-answer", MFD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int http_answer_read(int fd, uint64_t len, char **out)
+{
+	char *buf;
+	size_t got = 0;
+	ssize_t n;
+
+	*out = NULL;
+	if (len > SIZE_MAX - 1)
+		return -EFBIG;
+	buf = malloc((size_t)len + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < len) {
+		n = pread(fd, buf + got, (size_t)len - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return -EIO;
+		}
+		got += (size_t)n;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
 }
 
 enum upload_outcome http_classify(long status, int curl_code)
@@ -154,6 +237,7 @@ enum upload_outcome http_classify(long status, int curl_code)
 	case CURLE_SSL_ISSUER_ERROR:
 	case CURLE_READ_ERROR: /* the capture file itself */
 	case CURLE_FILE_COULDNT_READ_FILE:
+	case CURLE_WRITE_ERROR: /* a download's file, or an answer over its cap */
 		return UPLOAD_PERMANENT;
 	default: /* refused, unresolved, timed out, reset, aborted: try again later */
 		return UPLOAD_TRANSIENT;
@@ -184,7 +268,7 @@ const char *http_url_for_message(const char *url, char *buf, size_t len)
  * run on the uploader's thread), no redirects (a redirected PUT would
  * need its body again and rarely means what it says). */
 static int setup(CURL *c, const struct http_request *rq, const struct upload_config *cfg,
-		 struct curl_slist *hdrs, struct body *body, struct http_response *resp)
+		 struct curl_slist *hdrs, struct body *body, struct sink *sink)
 {
 	CURLcode e = CURLE_OK;
 
@@ -207,7 +291,7 @@ static int setup(CURL *c, const struct http_request *rq, const struct upload_con
 		SET(CURLOPT_CAINFO, cfg->ca_file);
 	SET(CURLOPT_HTTPHEADER, hdrs);
 	SET(CURLOPT_WRITEFUNCTION, keep_response);
-	SET(CURLOPT_WRITEDATA, resp);
+	SET(CURLOPT_WRITEDATA, sink);
 	SET(CURLOPT_NOPROGRESS, 0L);
 	SET(CURLOPT_XFERINFOFUNCTION, check_abort);
 	SET(CURLOPT_XFERINFODATA, (void *)cfg->abort);
@@ -303,6 +387,7 @@ int http_request__send(const struct http_request *rq, const struct upload_config
 	char curl_err[CURL_ERROR_SIZE] = "";
 	struct http_response local;
 	struct body body = { rq->body_fd, rq->body_size, 0, 0 };
+	struct sink sink = { .fd = rq->out_fd, .max = rq->out_max };
 	struct curl_slist *hdrs = NULL;
 	CURLcode code = CURLE_OUT_OF_MEMORY;
 	CURL *c = NULL;
@@ -314,12 +399,15 @@ int http_request__send(const struct http_request *rq, const struct upload_config
 		goto out; /* CURLE_OUT_OF_MEMORY: transient, as libcurl's own failures are */
 	resp->status = 0;
 	resp->body_len = 0;
+	resp->body_total = 0;
 	resp->body[0] = '\0';
 	c = curl_lib.easy_init();
+	sink.resp = resp;
+	sink.curl = c;
 	hdrs = build_headers(rq);
 	if (!c || !hdrs)
 		goto out;
-	if (setup(c, rq, cfg, hdrs, &body, resp)) {
+	if (setup(c, rq, cfg, hdrs, &body, &sink)) {
 		code = CURLE_BAD_FUNCTION_ARGUMENT;
 		goto out;
 	}
@@ -334,6 +422,15 @@ out:
 			 strerror(body.error));
 	} else if (code == CURLE_ABORTED_BY_CALLBACK) {
 		snprintf(curl_err, sizeof(curl_err), "stopped: the uploader is shutting down");
+	} else if (sink.too_big || sink.error) {
+		code = CURLE_WRITE_ERROR;
+		res->http_status = 0; /* the answer is not the whole story */
+		if (sink.too_big)
+			snprintf(curl_err, sizeof(curl_err), "the answer is larger than %llu bytes",
+				 (unsigned long long)rq->out_max);
+		else
+			snprintf(curl_err, sizeof(curl_err), "writing the answer: %s",
+				 strerror(sink.error));
 	}
 	resp->status = res->http_status;
 	res->outcome = http_classify(res->http_status, code);

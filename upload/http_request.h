@@ -25,6 +25,12 @@ struct http_request {
 	size_t nheaders;
 	int body_fd; /* -1: no body */
 	uint64_t body_size;
+	/* Downloads (GET): a 2xx answer's body is written to @out_fd, at
+	 * most @out_max bytes of it; a longer one fails the request
+	 * (UPLOAD_PERMANENT, "larger than"). -1: bodies are kept in struct
+	 * http_response only, as far as HTTP_RESPONSE_KEEP. */
+	int out_fd;
+	uint64_t out_max;
 };
 
 /* What came back, for the caller that wants more than the outcome. */
@@ -32,9 +38,11 @@ struct http_response {
 	long status;
 	char body[HTTP_RESPONSE_KEEP + 1]; /* the start of it, NUL-terminated */
 	size_t body_len;
+	uint64_t body_total; /* bytes written to the request's out_fd */
 };
 
-/* http_request__init - @rq for @method on @url, no headers, no body. */
+/* http_request__init - @rq for @method on @url, no headers, no body, no
+ * download (out_fd -1). */
 void http_request__init(struct http_request *rq, const char *method, const char *url);
 
 /* http_request__header - add "@name: @value" (a copy). Returns 0, -E2BIG
@@ -55,10 +63,22 @@ void http_request__release(struct http_request *rq);
 /* http_request__send - send @rq with @cfg's timeouts, TLS settings and
  * abort flag; fill @res (and @resp when not NULL). libcurl is set up on
  * the first call (scrub__curl_init: its heap is wiped on free). @resp's
- * body is the server's, raw; @res->msg is safe to show. Returns 0 when
- * the server answered 2xx, -EIO otherwise. */
+ * body is the server's, raw; @res->msg is safe to show. With an @rq->out_fd,
+ * @resp->body holds a 2xx answer's start too, and @resp->body_total
+ * counts what went to the fd. Returns 0 when the server answered 2xx
+ * (and the fd took the whole body), -EIO otherwise. */
 int http_request__send(const struct http_request *rq, const struct upload_config *cfg,
 		       struct upload_result *res, struct http_response *resp);
+
+/* http_answer_fd - a file in memory (memfd) for an answer to be read
+ * whole (a listing): give it as @rq->out_fd. Returns the fd or a negative
+ * errno. */
+int http_answer_fd(void);
+
+/* http_answer_read - the @len bytes written to @fd (from http_answer_fd)
+ * as a new NUL-terminated string in *@out (the caller frees it). Returns
+ * 0, -EIO (fewer bytes than @len) or -ENOMEM. */
+int http_answer_read(int fd, uint64_t len, char **out);
 
 /* http_classify - the outcome of an answer with HTTP @status (0: none,
  * then @curl_code says why). Exposed for tests. */

@@ -19,5 +19,7 @@ int cmd_status(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_ci(int argc, char **argv);
+int cmd_captures(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -22,6 +22,8 @@ static const struct command commands[] = {
 	{ "arm", cmd_arm, "ask the running daemon for a capture now" },
 	{ "status", cmd_status, "the running daemon's rules, capture, spool and uploads" },
 	{ "upload", cmd_upload, "send the spool's captures to the backend now" },
+	{ "captures", cmd_captures, "list and filter the captures in a store (captures ls)" },
+	{ "merge", cmd_merge, "sum a store's captures into one profile per group" },
 };
 
 static void usage(FILE *out)

@@ -4,64 +4,18 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rules/units.h"
 #include "trapd/util/json_read.h"
 #include "trapd/util/log.h"
+#include "trapd/util/store_config.h"
 #include "upload/object.h"
 #include "upload/spool.h"
 
 #define SIDECAR_MAX_BYTES (4u << 20)
-
-static enum upload_scheme scheme_of(enum rules_upload_scheme s)
-{
-	switch (s) {
-	case RULES_UPLOAD_FILE:
-		return UPLOAD_FILE;
-	case RULES_UPLOAD_HTTP:
-		return UPLOAD_HTTP;
-	case RULES_UPLOAD_S3:
-		return UPLOAD_S3;
-	case RULES_UPLOAD_AZBLOB:
-		return UPLOAD_AZBLOB;
-	default:
-		return UPLOAD_NONE;
-	}
-}
-
-void shipping__config(const struct rules *r, struct upload_config *cfg)
-{
-	const struct rules_upload *u = &r->upload;
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->scheme = scheme_of(u->scheme);
-	cfg->url = u->url;
-	cfg->dir = u->dir;
-	cfg->base = u->base;
-	cfg->post = u->post;
-	cfg->bucket = u->bucket;
-	cfg->account = u->account;
-	cfg->container = u->container;
-	cfg->prefix = u->prefix;
-	cfg->endpoint = u->endpoint;
-	cfg->region = u->region;
-	cfg->path_style = u->path_style;
-	cfg->access_key_id =
-		(struct upload_secret_source){ u->access_key_id_file, u->access_key_id_env };
-	cfg->secret_key = (struct upload_secret_source){ u->secret_access_key_file,
-							 u->secret_access_key_env };
-	cfg->session_token =
-		(struct upload_secret_source){ u->session_token_file, u->session_token_env };
-	cfg->sas_token = (struct upload_secret_source){ u->sas_token_file, u->sas_token_env };
-	cfg->auth_header = (struct upload_secret_source){ u->auth_header_file, u->auth_header_env };
-	cfg->ca_file = u->ca_file;
-	cfg->tls_verify = u->tls_verify;
-	cfg->connect_timeout_ns = u->connect_timeout_ns;
-	cfg->stall_timeout_ns = u->stall_timeout_ns;
-	cfg->timeout_ns = u->timeout_ns;
-}
 
 /* --- metadata from the sidecar --------------------------------------------- */
 
@@ -109,6 +63,24 @@ static void add_labels(struct upload_meta *meta, size_t max, size_t *n,
 	}
 }
 
+/* add_lost - "trapd_lost": the samples the capture lost, all causes
+ * summed, so a listing shows it without the sidecar. */
+static void add_lost(struct upload_meta *meta, size_t max, size_t *n,
+		     const struct json_value *losses)
+{
+	uint64_t sum = 0, v;
+	char text[24];
+	size_t i;
+
+	if (json_type(losses) != JSON_OBJECT)
+		return;
+	for (i = 0; i < json_len(losses); i++)
+		if (!json_number_u64(json_index(losses, i), &v) && v <= UINT64_MAX - sum)
+			sum += v;
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)sum);
+	upload_meta__add(meta, n, max, "trapd_lost", text);
+}
+
 int shipping__read_meta(const char *sidecar_path, struct upload_meta *meta, size_t max, size_t *n,
 			char *err, size_t errlen)
 {
@@ -131,6 +103,8 @@ int shipping__read_meta(const char *sidecar_path, struct upload_meta *meta, size
 	add(meta, max, n, "trapd_start", json_path(root, "window.start"));
 	add(meta, max, n, "trapd_duration_ns", json_path(root, "window.duration_ns"));
 	add(meta, max, n, "trapd_samples", json_path(root, "samples.stored"));
+	add_lost(meta, max, n, json_get(root, "losses"));
+	add(meta, max, n, "trapd_period_ns", json_get(root, "period_ns"));
 	add(meta, max, n, "trapd_target", json_path(root, "target.kind"));
 	add(meta, max, n, "trapd_version", json_get(root, "trapd_version"));
 	add(meta, max, n, "trapd_kernel", json_get(root, "kernel"));
@@ -218,7 +192,7 @@ int shipping__start(const struct rules *r, bool recover_spool, struct uploader *
 			 "anyone on the path can read and change captures");
 	if (!host[0] && gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "unknown");
-	shipping__config(r, &o.backend);
+	store_config__from_rules(r, &o.backend);
 	o.spool_dir = r->global.spool_dir;
 	o.host = host;
 	o.retry_min_ns = r->upload.retry_min_ns;

@@ -13,10 +13,6 @@
 #include "rules/rules.h"
 #include "upload/uploader.h"
 
-/* shipping__config - @r's [upload] as a backend configuration (borrowing
- * @r's strings). */
-void shipping__config(const struct rules *r, struct upload_config *cfg);
-
 /* shipping__start - recover the spool after an unclean stop (@recover)
  * and start the uploader of @r; *@out stays NULL when @r has no [upload]
  * (captures stay in the spool). Returns 0

@@ -13,6 +13,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+/* Counts of one period made counts of another (profile_merge__add_by_time):
+ * each count times @num / @den, the remainder carried to the next sample
+ * so that the sum keeps the time. @den 0: counts are taken as they are. */
+struct rescale {
+	int64_t num, den;
+	__int128 carry;
+};
+
 /* Source index or id -> destination index or id, per table. Id maps have
  * n + 1 entries, entry 0 being 0 ("none"). */
 struct merge_maps {
@@ -124,7 +132,7 @@ static int map_locations(struct profile *dst, const struct profile *src, struct 
 
 /* add_sample - @s of @src, its ids and strings translated, into @dst. */
 static int add_sample(struct profile *dst, const struct profile *src, const struct merge_maps *mm,
-		      const struct profile_sample *s, int64_t run)
+		      const struct profile_sample *s, int64_t run, struct rescale *rs)
 {
 	uint32_t locs[PROFILE_MAX_DEPTH], i;
 	struct profile_sample tmpl = *s;
@@ -152,6 +160,11 @@ static int add_sample(struct profile *dst, const struct profile *src, const stru
 		return err;
 	if (run > 0)
 		tmpl.run = run;
+	if (rs->den && tmpl.count > 0) {
+		rs->carry += (__int128)tmpl.count * rs->num;
+		tmpl.count = (int64_t)(rs->carry / rs->den);
+		rs->carry -= (__int128)tmpl.count * rs->den;
+	}
 	return profile__add_sample(dst, locs, s->nlocs, &tmpl);
 }
 
@@ -194,11 +207,12 @@ static void merge_scalars(struct profile *dst, const struct profile *src)
 }
 
 /* check - what can be refused before @dst changes. */
-static int check(const struct profile *dst, const struct profile *src, int64_t run)
+static int check(const struct profile *dst, const struct profile *src, int64_t run,
+		 const struct rescale *rs)
 {
 	if (run < 0 || dst == src)
 		return -EINVAL;
-	if (src->period_ns && dst->period_ns && src->period_ns != dst->period_ns)
+	if (!rs->den && src->period_ns && dst->period_ns && src->period_ns != dst->period_ns)
 		return -EINVAL;
 	if (src->nsamples > PROFILE_MAX_SAMPLES - dst->nsamples ||
 	    src->nstack_locs > PROFILE_MAX_STACK_LOCS - dst->nstack_locs)
@@ -206,13 +220,13 @@ static int check(const struct profile *dst, const struct profile *src, int64_t r
 	return 0;
 }
 
-int profile_merge__add(struct profile *dst, const struct profile *src, int64_t run)
+static int merge(struct profile *dst, const struct profile *src, int64_t run, struct rescale *rs)
 {
 	struct merge_maps mm = { NULL };
 	size_t i;
 	int err;
 
-	err = check(dst, src, run);
+	err = check(dst, src, run, rs);
 	if (err)
 		return err;
 	mm.str = malloc((src->nstrings ? src->nstrings : 1) * sizeof(*mm.str));
@@ -231,7 +245,7 @@ int profile_merge__add(struct profile *dst, const struct profile *src, int64_t r
 	if (!err)
 		err = map_locations(dst, src, &mm);
 	for (i = 0; !err && i < src->nsamples; i++)
-		err = add_sample(dst, src, &mm, &src->samples[i], run);
+		err = add_sample(dst, src, &mm, &src->samples[i], run, rs);
 	if (!err)
 		err = add_comments(dst, src, mm.str);
 	if (!err)
@@ -242,4 +256,20 @@ cleanup:
 	free(mm.function);
 	free(mm.location);
 	return err;
+}
+
+int profile_merge__add(struct profile *dst, const struct profile *src, int64_t run)
+{
+	struct rescale none = { 0, 0, 0 };
+
+	return merge(dst, src, run, &none);
+}
+
+int profile_merge__add_by_time(struct profile *dst, const struct profile *src)
+{
+	struct rescale rs = { src->period_ns, dst->period_ns, 0 };
+
+	if (src->period_ns <= 0 || dst->period_ns <= 0 || src->period_ns == dst->period_ns)
+		rs.den = 0; /* nothing to convert: the counts are of one period */
+	return merge(dst, src, 0, &rs);
 }

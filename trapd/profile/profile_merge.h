@@ -47,4 +47,16 @@
  */
 int profile_merge__add(struct profile *dst, const struct profile *src, int64_t run);
 
+/* profile_merge__add_by_time - profile_merge__add(@dst, @src, 0) for
+ * profiles sampled at different frequencies (`trapd merge` of captures
+ * from many hosts and rules): a count of @src is time, count x @src's
+ * period, and becomes a count of @dst's period, count x src period / dst
+ * period, with the remainder carried from one sample to the next so that
+ * the total time is kept to within one period of @dst. Off-CPU
+ * nanoseconds are time already and stay. @dst keeps its period (give it
+ * the shortest of all before the first add: no count then shrinks to 0);
+ * a @dst without one takes @src's, and a @src without one is taken to
+ * have @dst's. Returns as profile_merge__add. */
+int profile_merge__add_by_time(struct profile *dst, const struct profile *src);
+
 #endif
