@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "trapd/cli/cli_args.h"
+#include "trapd/fleet/fetch.h"
 #include "trapd/util/exit_status.h"
 #include "trapd/util/log.h"
 
@@ -100,4 +101,21 @@ void cli_store__close(struct cli_store *s)
 	fleet_cache__close(s->cache);
 	fleet_store__close(s->store);
 	memset(s, 0, sizeof(*s));
+}
+
+int cli_store__resolve(const char **arg, char *buf, size_t len)
+{
+	char err[1024];
+	int e;
+
+	if (!fleet_store__is_url(*arg))
+		return 0;
+	e = fleet_fetch__resolve(*arg, buf, len, err, sizeof(err));
+	if (e) {
+		log_error("%s", err);
+		return e == -EINVAL || e == -ENOTSUP ? TRAPD_EXIT_USAGE : TRAPD_EXIT_FAILURE;
+	}
+	log_debug("%s is %s", *arg, buf);
+	*arg = buf;
+	return 0;
 }

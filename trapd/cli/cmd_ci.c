@@ -24,6 +24,7 @@
 #include "trapd/ci/ci_run.h"
 #include "trapd/ci/ci_watch.h"
 #include "trapd/cli/cli_args.h"
+#include "trapd/cli/cli_store.h"
 #include "trapd/cli/commands.h"
 #include "trapd/cli/diff_capture.h"
 #include "trapd/profile/diff_report.h"
@@ -470,15 +471,19 @@ static int verdict(const struct ci_cmd *c, const struct ci_state *st, const char
 	return compare(c, capture, summary);
 }
 
-static int run(const struct ci_cmd *c)
+static int run(struct ci_cmd *c)
 {
 	struct ci_state st = { 0 };
+	static char baseline[PATH_MAX];
 	char capture[PATH_MAX], summary[PATH_MAX];
 	int ret, sigfd = -1;
 
 	if (make_dir(c->dir) || join(capture, sizeof(capture), c->dir, CAPTURE_NAME) ||
 	    join(summary, sizeof(summary), c->dir, SUMMARY_NAME))
 		return TRAPD_EXIT_USAGE;
+	ret = c->baseline ? cli_store__resolve(&c->baseline, baseline, sizeof(baseline)) : 0;
+	if (ret)
+		return ret;
 	if (c->baseline && access(c->baseline, R_OK)) {
 		log_error("--baseline %s: %s", c->baseline, strerror(errno));
 		return TRAPD_EXIT_USAGE;

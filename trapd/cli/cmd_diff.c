@@ -14,6 +14,7 @@
 #include "trapd/capture/capture.h"
 #include "trapd/capture/run_record.h"
 #include "trapd/cli/cli_args.h"
+#include "trapd/cli/cli_store.h"
 #include "trapd/cli/cli_where.h"
 #include "trapd/cli/commands.h"
 #include "trapd/cli/diff_capture.h"
@@ -221,7 +222,7 @@ int cmd_diff(int argc, char **argv)
 	struct diff_cmd c = { 0 };
 	struct diff_capture base = { 0 }, new_cap = { 0 };
 	struct diff_outputs outs = { 0 };
-	char labels[2][256];
+	char labels[2][256], fetched[2][PATH_MAX];
 	int ret;
 
 	ret = parse_args(&c, argc, argv);
@@ -230,6 +231,16 @@ int cmd_diff(int argc, char **argv)
 			usage(stdout);
 		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
 	}
+	if (c.base == c.new_file) {
+		ret = cli_store__resolve(&c.base, fetched[0], sizeof(fetched[0]));
+		c.new_file = c.base;
+	} else {
+		ret = cli_store__resolve(&c.base, fetched[0], sizeof(fetched[0]));
+		if (!ret)
+			ret = cli_store__resolve(&c.new_file, fetched[1], sizeof(fetched[1]));
+	}
+	if (ret)
+		return ret;
 	ret = diff_capture__read(&base, c.base);
 	if (!ret)
 		ret = diff_capture__read(&new_cap, c.new_file);

@@ -16,6 +16,7 @@
 #include "trapd/capture/capture.h"
 #include "rules/units.h"
 #include "trapd/cli/cli_args.h"
+#include "trapd/cli/cli_store.h"
 #include "trapd/cli/cli_where.h"
 #include "trapd/cli/commands.h"
 #include "trapd/latency/latency_report.h"
@@ -577,6 +578,7 @@ int cmd_report(int argc, char **argv)
 	int64_t by_state[NSTATES];
 	struct profile *p = NULL;
 	struct stacktree *t = NULL;
+	char fetched[PATH_MAX];
 	int ret;
 
 	ret = parse_args(&c, argc, argv);
@@ -585,6 +587,9 @@ int cmd_report(int argc, char **argv)
 			usage(stdout);
 		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
 	}
+	ret = cli_store__resolve(&c.file, fetched, sizeof(fetched));
+	if (ret)
+		return ret;
 	ret = read_capture(&c, &p);
 	if (!ret)
 		ret = write_pprof(&c, p);

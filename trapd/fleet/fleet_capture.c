@@ -111,7 +111,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 	errno = 0;
 	*out = strtoull(s, &end, 10);
-	return !errno && end != s && !*end && *s != '-';
+	return !errno && end != s && !*end && isdigit((unsigned char)*s);
 }
 
 static void add_label(struct fleet_capture *c, const char *key, const char *value)

@@ -82,6 +82,8 @@ int fleet_time__parse_iso(const char *s, int64_t *ns)
 	t = timegm(&tm);
 	if (t == (time_t)-1 || tm.tm_mday != check.tm_mday) /* 2026-02-30 */
 		return -EINVAL;
+	if (t > (INT64_MAX - frac) / NS) /* past 2262-04-11: no int64_t of ns */
+		return -EINVAL;
 	*ns = (int64_t)t * NS + frac;
 	return 0;
 }
@@ -107,7 +109,13 @@ int64_t fleet_time__day_start(int day)
 
 int fleet_time__next_day(int day)
 {
-	return fleet_time__day(fleet_time__day_start(day) + 86400 * NS);
+	/* in days, not ns: the day after 2262-04-11 has no int64_t of ns */
+	struct tm tm = { .tm_year = day / 10000 - 1900,
+			 .tm_mon = day / 100 % 100 - 1,
+			 .tm_mday = day % 100 + 1 };
+
+	timegm(&tm);
+	return (tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday;
 }
 
 const char *fleet_time__format(int64_t ns, char *buf, size_t len)

@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# test_fleet.sh - the fleet view on real stores: 200 real captures (trapd
+# capture of a burner, each its own bytes) made a fleet of 5 hosts, 3 roles
+# and 3 days (tests/integration/fleet/make_fleet.py rewrites only their
+# sidecars, as each host's daemon would have written them), uploaded by
+# trapd's own uploader (`trapd upload --direct`, one UTS namespace per host
+# so the keys carry its name) to a directory, to OpenStack Swift's S3 API
+# and to Azurite; then `trapd captures ls` with paging forced and every
+# filter checked against the expected subset (fleet/expect.py), the cache
+# on the second listing, `trapd merge` sums, report and diff from a URL,
+# a corrupt and a missing sidecar left out, a store that fails.
+
+. "$(dirname "${BASH_SOURCE[0]}")/../servers/lib.sh"
+
+FLEET_N=${FLEET_N:-200}
+FLEET_PY=/usr/bin/python3
+FLEET_DIR=$PWD/tests/integration/fleet
+
+# fleet_fixture - the fleet's spools, made once a run in $SCRATCH/fleet.
+fleet_fixture() {
+	local d=${FLEET_FIXTURE_DIR:-$SCRATCH/fleet} i burner
+	[ -s "$d/expected.json" ] && { FLEET=$d; return 0; }
+	rm -rf "$d" && mkdir -p "$d/raw" || return 1
+	"$WORKLOADS/burner" 600 2 >/dev/null 2>&1 &
+	burner=$!
+	for ((i = 0; i < FLEET_N; i++)); do
+		# two frequencies, so that merging is by time
+		"$TRAPD" -q capture -p "$burner" -d 30ms -F $((i % 4 ? 199 : 97)) \
+			-o "$d/raw/$(printf '%04d' "$i").pb.zst" 2>"$d/capture.err" ||
+			{ kill "$burner"; fail "capture $i: $(cat "$d/capture.err")"; return 1; }
+	done
+	kill "$burner"
+	wait "$burner" 2>/dev/null
+	"$FLEET_PY" "$FLEET_DIR/make_fleet.py" "$d/raw" "$d" >/dev/null ||
+		{ fail "make_fleet.py failed"; return 1; }
+	FLEET=$d
+}
+
+# fleet_upload RULES_BODY... - upload the fleet with an [upload] of these
+# lines, each host's spool from a UTS namespace named after it.
+fleet_upload() {
+	local h
+	for h in web-1 web-2 db-1 db-2 cache-1; do
+		rm -rf "spool-$h" && cp -a "$FLEET/$h/spool" "spool-$h" || return 1
+		{
+			printf '[global]\nspool_dir = %s/spool-%s\ncontrol_socket = %s/ctl.sock\n' \
+				"$PWD" "$h" "$PWD"
+			printf '[upload]\n'
+			printf '%s\n' "$@"
+		} >"rules-$h.ini"
+		unshare --uts sh -c 'hostname "$1" && exec "$2" -q upload --direct -c "$3"' sh \
+			"$h" "$TRAPD" "rules-$h.ini" >upload.out 2>upload.err ||
+			{ fail "upload of $h: $(cat upload.err)"; return 1; }
+	done
+	cp rules-web-1.ini rules.ini
+}
+
+# ls_expect WHAT [FILTER...] - trapd captures ls STORE (in $STORE, with
+# $LS_ARGS) --json with FILTER checked against the fleet.
+ls_expect() {
+	local what=$1 got
+	shift
+	# shellcheck disable=SC2086 # LS_ARGS are words
+	"$TRAPD" captures ls "$STORE" $LS_ARGS --json "$@" >ls.json 2>ls.err ||
+		{ fail "$what: ls exited $?: $(cat ls.err)"; return 1; }
+	got=$(fleet_filter_args "$@")
+	# shellcheck disable=SC2086
+	"$FLEET_PY" "$FLEET_DIR/expect.py" "$FLEET/expected.json" ls.json $got >expect.out ||
+		{ fail "$what: $(cat expect.out)"; return 1; }
+}
+
+# fleet_filter_args FILTER... - the filters with times as ns for expect.py.
+fleet_filter_args() {
+	while [ $# -gt 1 ]; do
+		case $1 in
+		--since | --until)
+			printf '%s %s ' "$1" "$(date -u -d "$2" +%s)000000000" ;;
+		--page-size) ;;
+		*) printf '%s %s ' "$1" "$2" ;;
+		esac
+		shift 2
+	done
+}
+
+json_field() {
+	"$FLEET_PY" -c 'import json,sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[k] if not k.isdigit() else v[int(k)]
+print(v)' "$@"
+}
+
+# fleet_checks - every filter, the cache, merge, report from a URL; the
+# store in $STORE, listing options in $LS_ARGS.
+fleet_checks() {
+	ls_expect "all captures" || return
+	[ "$(json_field ls.json listing.left_out)" = 0 ] || { fail "left out: $(cat ls.err)"; return 1; }
+	ls_expect "one host" --host db-2 || return
+	ls_expect "two hosts" --host db-2 --host web-1 || return
+	ls_expect "a rule" --rule psi-cpu || return
+	ls_expect "a rule on a role" --rule cpu-high --label role=web || return
+	ls_expect "two roles" --label role=db --label role=cache || return
+	ls_expect "manual" --trigger manual || return
+	ls_expect "a day" --since 2026-11-24 --until 2026-11-24T23:59:59Z || return
+	ls_expect "hours" --since 2026-11-25T06:00:00Z --until 2026-11-25T18:00:00Z --host web-2 ||
+		return
+	ls_expect "nothing" --label role=none || return
+}
+
+# fleet_merge_checks - merge by role: each group's samples are its
+# members' (the 97 Hz ones converted to the 199 Hz period, by time).
+fleet_merge_checks() {
+	# shellcheck disable=SC2086
+	"$TRAPD" merge "$STORE" $LS_ARGS --group-by label:role --rule cpu-high -o merged \
+		>merge.out 2>merge.err || { fail "merge: $(cat merge.err)"; return 1; }
+	"$FLEET_PY" - "$FLEET/expected.json" merged <<'PY' >merge.check || { fail "merge: $(cat merge.check)"; return 1; }
+import json, os, sys
+exp = json.load(open(sys.argv[1]))
+for role in ("web", "db", "cache"):
+    members = [c for c in exp if c["role"] == role and "cpu-high" in c["rules"]]
+    side = json.load(open(os.path.join(sys.argv[2], "label-role-%s.json" % role)))
+    period = min(c["period_ns"] for c in members)
+    want = sum(c["samples"] * c["period_ns"] for c in members) / period
+    if len(side["members"]) != len(members):
+        sys.exit("%s: %d members, want %d" % (role, len(side["members"]), len(members)))
+    if abs(side["samples"] - want) > 1 or side["period_ns"] != period:
+        sys.exit("%s: %s samples at %s ns, want %.1f at %d" % (role, side["samples"],
+                 side["period_ns"], want, period))
+    print(role, side["samples"])
+PY
+	"$TRAPD" report merged/label-role-web.pb.zst >report.out 2>report.err ||
+		{ fail "report of a merge: $(cat report.err)"; return 1; }
+	grep -q burn report.out || { fail "merged web profile has no burner: $(head report.out)"; return 1; }
+	"$TRAPD" report merged/label-role-db.pb.zst --pprof db.pb.gz >/dev/null 2>report.err &&
+		go tool pprof -top db.pb.gz >pprof.out 2>&1 ||
+		{ fail "go tool pprof cannot read a merge: $(head pprof.out)"; return 1; }
+	grep -q burn pprof.out || { fail "go tool pprof: no burner in the merge: $(head pprof.out)"; return 1; }
+}
+
+# fleet_url_checks - report and diff read captures by URL.
+fleet_url_checks() {
+	local a b
+	"$TRAPD" captures ls "$STORE" --host web-1 --json >ls.json 2>ls.err ||
+		{ fail "ls for URLs: $(cat ls.err)"; return 1; }
+	a=$(json_field ls.json captures.0.url) && b=$(json_field ls.json captures.1.url) || return 1
+	"$TRAPD" report "$a" >report.out 2>report.err ||
+		{ fail "report $a: $(cat report.err)"; return 1; }
+	grep -q '^Total: ' report.out || { fail "report of a URL: $(head report.out)"; return 1; }
+	"$TRAPD" diff "$a" "$b" >diff.out 2>diff.err
+	[ $? -le 3 ] || { fail "diff of two URLs: $(cat diff.err)"; return 1; }
+}
+
+# fleet_bad_sidecars KEY_OF_PROFILE_DEL KEY_OF_CORRUPT - after the store
+# lost one sidecar and holds a corrupt one, both are named and left out,
+# the rest listed.
+fleet_bad_sidecars() {
+	# shellcheck disable=SC2086
+	"$TRAPD" captures ls "$STORE" $LS_ARGS --json >bad.json 2>bad.err ||
+		{ fail "ls with bad sidecars exited $?: $(cat bad.err)"; return 1; }
+	[ "$(json_field bad.json listing.left_out)" = 2 ] ||
+		{ fail "expected 2 left out: $(cat bad.err)"; return 1; }
+	grep -q "$1: no sidecar" bad.err || { fail "missing sidecar not named: $(cat bad.err)"; return 1; }
+	grep -q "$2: sidecar unreadable" bad.err || { fail "corrupt sidecar not named: $(cat bad.err)"; return 1; }
+	[ "$("$FLEET_PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["captures"]))' bad.json)" = \
+		$((FLEET_N - 2)) ] || { fail "the others are not all listed"; return 1; }
+}
+
+test_fleet_directory_store() {
+	need_root_bpf || return
+	fleet_fixture || return
+	fleet_upload "url = file://$PWD/store" || return
+	STORE=$PWD/store LS_ARGS="--page-size 7"
+	fleet_checks || return
+	fleet_merge_checks || return
+	STORE=rules.ini fleet_url_checks || return
+	local k1 k2
+	STORE=rules.ini ls_expect "for keys" || return
+	k1=$(json_field ls.json captures.3.key) && k2=$(json_field ls.json captures.4.key) || return 1
+	rm "store/$k1.json" && printf '{"format": "trapd-capture/1", "window": ' >"store/$k2.json"
+	fleet_bad_sidecars "$k1" "$k2" || return
+	# a link planted in the store is never followed
+	ln -s /etc "store/web-1/2026/11/evil" && ln -s /etc/passwd "store/web-1/2026/11/23/$(printf 'a%.0s' {1..64}).json"
+	"$TRAPD" captures ls store --host web-1 --json >link.json 2>link.err ||
+		{ fail "ls with links: $(cat link.err)"; return 1; }
+	grep -q aaaaaaaa link.json link.err && { fail "a link was followed: $(cat link.err)"; return 1; }
+	return 0
+}
+
+test_fleet_s3_swift_store() {
+	need_root_bpf || return
+	need_servers || return
+	up_servers
+	fleet_fixture || return
+	local port
+	port=$(servers_free_port) && swift_start "$PWD/swift" "$port" || { fail "swift did not start"; return 1; }
+	swift_make_bucket fleet || { fail "no bucket"; return 1; }
+	fleet_upload "url = s3://fleet/prod" "endpoint = $SWIFT_S3_URL" \
+		"access_key_id_file = $(secret_file id "$SWIFT_S3_ACCESS_KEY")" \
+		"secret_access_key_file = $(secret_file secret "$SWIFT_S3_SECRET_KEY")" \
+		"allow_insecure_credentials = yes" || return
+	export TRAPD_CACHE_DIR=$PWD/cache
+	STORE=rules.ini LS_ARGS="--page-size 7"
+	fleet_checks || return
+	# the second listing reads no sidecar: all from the cache
+	ls_expect "cached" || return
+	[ "$(json_field ls.json listing.sidecars_read)" = 0 ] ||
+		{ fail "second listing read sidecars: $(json_field ls.json listing)"; return 1; }
+	fleet_merge_checks || return
+	# a URL with the environment's settings
+	AWS_ACCESS_KEY_ID=$SWIFT_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$SWIFT_S3_SECRET_KEY \
+		AWS_ENDPOINT_URL=$SWIFT_S3_URL STORE=s3://fleet/prod LS_ARGS="--page-size 50" \
+		ls_expect "by URL" --host cache-1 || return
+	grep -q testing ls.err ls.json && { fail "the secret key is in the output"; return 1; }
+	AWS_ACCESS_KEY_ID=$SWIFT_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$SWIFT_S3_SECRET_KEY \
+		AWS_ENDPOINT_URL=$SWIFT_S3_URL STORE=s3://fleet/prod fleet_url_checks || return
+	local k1 k2
+	k1=$(json_field ls.json captures.0.key) && k2=$(json_field ls.json captures.1.key) || return 1
+	swift_s3_curl -X DELETE "$SWIFT_S3_URL/fleet/prod/$k1.json" -o /dev/null || return 1
+	printf 'not json' >corrupt.json
+	swift_s3_curl -X PUT -T corrupt.json "$SWIFT_S3_URL/fleet/prod/$k2.json" -o /dev/null || return 1
+	STORE=rules.ini LS_ARGS="--page-size 7" fleet_bad_sidecars "$k1" "$k2" || return
+	# a store that fails half way: nothing shown, how far it got said
+	swift_stop "$PWD/swift"
+	"$TRAPD" captures ls rules.ini --page-size 7 >down.out 2>down.err
+	[ $? = 1 ] || { fail "a store that is down: exit $?"; return 1; }
+	[ -s down.out ] && { fail "a failed listing printed: $(head -3 down.out)"; return 1; }
+	grep -q "nothing is shown" down.err || { fail "failure message: $(cat down.err)"; return 1; }
+	unset TRAPD_CACHE_DIR
+}
+
+test_fleet_azurite_store() {
+	need_root_bpf || return
+	need_servers || return
+	up_servers
+	fleet_fixture || return
+	local port
+	port=$(servers_free_port) && azurite_start "$PWD/azurite" "$port" || { fail "azurite did not start"; return 1; }
+	azurite_make_container fleet || { fail "no container"; return 1; }
+	fleet_upload "url = azblob://$AZURITE_ACCOUNT/fleet/prod" "endpoint = $AZURITE_URL" \
+		"sas_token_file = $(secret_file sas "$(azurite_sas fleet racwdl)")" \
+		"allow_insecure_credentials = yes" || return
+	export TRAPD_CACHE_DIR=$PWD/cache
+	STORE=rules.ini LS_ARGS="--page-size 7"
+	fleet_checks || return
+	# the listing's metadata describe every capture: no sidecar read
+	[ "$(json_field ls.json listing.sidecars_read)" = 0 ] ||
+		{ fail "Azure listing read sidecars: $(json_field ls.json listing)"; return 1; }
+	fleet_merge_checks || return
+	unset TRAPD_CACHE_DIR
+}
