@@ -215,9 +215,11 @@ test_fleet_s3_swift_store() {
 		AWS_ENDPOINT_URL=$SWIFT_S3_URL STORE=s3://fleet/prod fleet_url_checks || return
 	local k1 k2
 	k1=$(json_field ls.json captures.0.key) && k2=$(json_field ls.json captures.1.key) || return 1
-	swift_s3_curl -X DELETE "$SWIFT_S3_URL/fleet/prod/$k1.json" -o /dev/null || return 1
+	swift_s3_curl -f -X DELETE -H "x-amz-content-sha256: $(sha256sum </dev/null | cut -d' ' -f1)" \
+		"$SWIFT_S3_URL/fleet/prod/$k1.json" -o /dev/null || { fail "DELETE $k1.json"; return 1; }
 	printf 'not json' >corrupt.json
-	swift_s3_curl -X PUT -T corrupt.json "$SWIFT_S3_URL/fleet/prod/$k2.json" -o /dev/null || return 1
+	swift_s3_curl -f -X PUT -T corrupt.json -H "x-amz-content-sha256: $(sha256sum <corrupt.json | cut -d' ' -f1)" \
+		"$SWIFT_S3_URL/fleet/prod/$k2.json" -o /dev/null || { fail "PUT $k2.json"; return 1; }
 	STORE=rules.ini LS_ARGS="--page-size 7" fleet_bad_sidecars "$k1" "$k2" || return
 	# a store that fails half way: nothing shown, how far it got said
 	swift_stop "$PWD/swift"
