@@ -243,6 +243,8 @@ int fleet_capture__from_sidecar(struct fleet_capture *c, const char *text, size_
 	c->duration_ns = get_u64(json_path(root, "window.duration_ns"));
 	c->samples = get_u64(json_path(root, "samples.stored"));
 	c->period_ns = (int64_t)get_u64(json_get(root, "period_ns"));
+	if (c->period_ns < 0)
+		c->period_ns = 0; /* unknown: more than an int64_t of ns is no period */
 	s = json_str(json_get(root, "trigger"));
 	copy_text(c->trigger, sizeof(c->trigger), s ? s : "");
 	s = json_str(json_get(root, "capture_id"));

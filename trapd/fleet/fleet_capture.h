@@ -71,8 +71,9 @@ bool fleet_capture__from_meta(struct fleet_capture *c, const struct upload_meta 
 
 /* fleet_capture__from_sidecar - describe @c from its sidecar's @len
  * bytes at @text. Returns 0, or -EBADMSG with @err saying what is wrong
- * (not JSON, not a capture's sidecar, another host or digest than its
- * key's). */
+ * (not JSON, not a capture's sidecar: no trapd-capture/N format or no
+ * window start). Its host and digest are the key's, not checked against
+ * the sidecar: the key is what the uploader wrote. */
 int fleet_capture__from_sidecar(struct fleet_capture *c, const char *text, size_t len, char *err,
 				size_t errlen);
 
