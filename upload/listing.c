@@ -15,9 +15,9 @@
  * everything in it. The text of a value element (Key, Size, ...) is
  * decoded into one bounded buffer and taken when the element ends.
  *
- * Every search runs from the cursor on (memchr, memmem) and never looks at
- * a byte twice but for a failed match, so the time is linear in the
- * answer; memory is bounded by the caps of listing.h.
+ * Every search is a memchr from the cursor on, and the cursor only moves
+ * forward, so the time is linear in the answer; memory is bounded by the
+ * caps of listing.h.
  */
 #include "upload/listing.h"
 
@@ -64,7 +64,7 @@ struct rule {
 };
 
 struct format {
-	const char *root, *item, *size; /* element names, for messages */
+	const char *root, *item, *size, *prefixes; /* element names, for messages */
 	const struct rule *rules;
 	size_t nrules;
 	bool truncation; /* S3: the next page only when IsTruncated is true */
@@ -94,21 +94,22 @@ static const struct rule azblob_rules[] = {
 };
 
 static const struct format s3_format = {
-	"ListBucketResult",
-	"Contents",
-	"Size",
-	s3_rules,
-	sizeof(s3_rules) / sizeof(s3_rules[0]),
-	true,
+	.root = "ListBucketResult",
+	.item = "Contents",
+	.size = "Size",
+	.prefixes = "<CommonPrefixes>",
+	.rules = s3_rules,
+	.nrules = sizeof(s3_rules) / sizeof(s3_rules[0]),
+	.truncation = true,
 };
 
 static const struct format azblob_format = {
-	"EnumerationResults",
-	"Blob",
-	"Content-Length",
-	azblob_rules,
-	sizeof(azblob_rules) / sizeof(azblob_rules[0]),
-	false,
+	.root = "EnumerationResults",
+	.item = "Blob",
+	.size = "Content-Length",
+	.prefixes = "<BlobPrefix>",
+	.rules = azblob_rules,
+	.nrules = sizeof(azblob_rules) / sizeof(azblob_rules[0]),
 };
 
 /* Bits of what an item, or the root, has had once already. */
@@ -125,7 +126,8 @@ enum tok_kind { T_END, T_TEXT, T_OPEN, T_EMPTY, T_CLOSE };
 
 struct tok {
 	enum tok_kind kind;
-	const char *s; /* the element's name, or the raw text */
+	const char *at; /* where it starts: its '<', or its text */
+	const char *s;	/* the element's name, or the raw text */
 	size_t n;
 };
 
@@ -216,12 +218,28 @@ static bool at(const struct parse *ps, const char *s)
 	return (size_t)(ps->end - ps->p) >= n && !memcmp(ps->p, s, n);
 }
 
+/* find - the first @close (2 or 3 bytes) in [@p, @end), or NULL. Not
+ * memmem: a sanitizer's memmem checks the whole rest of the answer on
+ * every call, which makes a million comments quadratic in a fuzz build. */
+static const char *find(const char *p, const char *end, const char *close)
+{
+	size_t n = strlen(close);
+
+	while ((p = memchr(p, close[0], (size_t)(end - p)))) {
+		if ((size_t)(end - p) < n)
+			return NULL;
+		if (!memcmp(p, close, n))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
 /* skip_past - the cursor past the first @close after @skip bytes
  * ("<!--" ... "-->"). Returns 0 or -EBADMSG (never closed). */
 static int skip_past(struct parse *ps, size_t skip, const char *close, const char *what)
 {
-	const char *from = ps->p + skip;
-	const char *found = memmem(from, (size_t)(ps->end - from), close, strlen(close));
+	const char *found = find(ps->p + skip, ps->end, close);
 
 	if (!found)
 		return fail(ps, -EBADMSG, "%s at byte %zu never ends", what, offset(ps, ps->p));
@@ -234,7 +252,8 @@ static int skip_past(struct parse *ps, size_t skip, const char *close, const cha
 static const char *name_end(struct parse *ps, const char *p)
 {
 	for (; p < ps->end && !is_space(*p) && *p != '/' && *p != '>'; p++)
-		if (is_control((unsigned char)*p) || strchr("<&\"'=", *p)) {
+		if (is_control((unsigned char)*p) || *p == '<' || *p == '&' || *p == '"' ||
+		    *p == '\'' || *p == '=') {
 			fail(ps, -EBADMSG, "a tag at byte %zu: bad element name",
 			     offset(ps, ps->p));
 			return NULL;
@@ -251,6 +270,7 @@ static int read_tag(struct parse *ps, struct tok *t)
 	const char *p = ps->p + 1, *q;
 	bool close = p < ps->end && *p == '/';
 
+	t->at = ps->p;
 	t->s = close ? p + 1 : p;
 	p = name_end(ps, t->s);
 	if (!p)
@@ -293,20 +313,20 @@ static int next_token(struct parse *ps, struct tok *t)
 		if (*ps->p != '<') {
 			lt = memchr(ps->p, '<', (size_t)(ps->end - ps->p));
 			t->kind = T_TEXT;
-			t->s = ps->p;
+			t->at = t->s = ps->p;
 			t->n = (size_t)((lt ? lt : ps->end) - ps->p);
 			ps->p += t->n;
 			return 0;
 		}
-		if (at(ps, "<?"))
+		if (ps->end - ps->p < 2 || (ps->p[1] != '?' && ps->p[1] != '!'))
+			return read_tag(ps, t);
+		if (ps->p[1] == '?')
 			e = skip_past(ps, 2, "?>", "a processing instruction");
 		else if (at(ps, "<!--"))
 			e = skip_past(ps, 4, "-->", "a comment");
-		else if (at(ps, "<!"))
+		else
 			return fail(ps, -EBADMSG, "a DOCTYPE or CDATA at byte %zu: not expected",
 				    offset(ps, ps->p));
-		else
-			return read_tag(ps, t);
 		if (e)
 			return e;
 	}
@@ -314,6 +334,8 @@ static int next_token(struct parse *ps, struct tok *t)
 
 /* --- text ------------------------------------------------------------- */
 
+/* put - @n decoded bytes onto @v: kept while there is room, counted and
+ * looked at for control bytes always. */
 static void put(struct value *v, const char *s, size_t n)
 {
 	size_t i, room = VALUE_MAX - v->n;
@@ -518,6 +540,8 @@ static void *grown(void *arr, size_t *cap, size_t n, size_t size, size_t first, 
 	return a;
 }
 
+/* begin_item - a new <Contents> or <Blob>: the item being read is empty,
+ * named by its number in messages until its key is known. */
 static void begin_item(struct parse *ps)
 {
 	listed_free(&ps->cur);
@@ -578,6 +602,9 @@ static const char *checked_key(struct parse *ps, const char *name, const char *w
 	return v->s + ps->strip_len;
 }
 
+/* set_key - the item's key (checked_key), relative to @strip; a key
+ * outside it marks the item left out. From here on, messages name the
+ * item by its key. */
 static int set_key(struct parse *ps, const char *name)
 {
 	char show[SHOWN];
@@ -598,6 +625,8 @@ static int set_key(struct parse *ps, const char *name)
 	return ps->cur.key ? 0 : no_memory(ps);
 }
 
+/* set_size - the item's size: decimal digits only (white space around
+ * them aside), at most UINT64_MAX. */
 static int set_size(struct parse *ps, const char *name)
 {
 	const char *s;
@@ -642,6 +671,8 @@ static int set_etag(struct parse *ps, const char *name)
 	return 0;
 }
 
+/* set_modified - the item's last-modified text as sent: refused when it
+ * does not fit in struct upload_listed.modified or holds a control byte. */
 static int set_modified(struct parse *ps, const char *name)
 {
 	int e = once(ps, &ps->cur_seen, SEEN_MODIFIED, name);
@@ -664,21 +695,22 @@ static int set_modified(struct parse *ps, const char *name)
 static int add_meta(struct parse *ps, const char *name, size_t len)
 {
 	struct upload_meta *m;
-	char in[META_NAME_IN];
+	char in[META_NAME_IN], canon[sizeof(m->name)];
 	size_t n = ps->v.n, k;
 
 	if (ps->cur.nmeta == UPLOAD_META_MAX || len >= sizeof(in) || ps->v.control)
 		return 0;
 	memcpy(in, name, len);
 	in[len] = '\0';
+	if (upload_meta__name(in, canon, sizeof(canon)))
+		return 0;
 	m = grown(ps->cur.meta, &ps->meta_cap, ps->cur.nmeta, sizeof(*m), META_FIRST,
 		  UPLOAD_META_MAX);
 	if (!m)
 		return no_memory(ps);
 	ps->cur.meta = m;
-	m += ps->cur.nmeta;
-	if (upload_meta__name(in, m->name, sizeof(m->name)))
-		return 0;
+	m += ps->cur.nmeta++;
+	memcpy(m->name, canon, sizeof(m->name));
 	if (n >= sizeof(m->value)) {
 		n = sizeof(m->value) - 1;
 		for (k = 0; k < 3 && n && ((unsigned char)ps->v.s[n] & 0xc0) == 0x80; k++)
@@ -686,10 +718,12 @@ static int add_meta(struct parse *ps, const char *name, size_t len)
 	}
 	memcpy(m->value, ps->v.s, n);
 	m->value[n] = '\0';
-	ps->cur.nmeta++;
 	return 0;
 }
 
+/* add_prefix - a common prefix (checked_key) onto the page, relative to
+ * @strip; left out when outside it. Returns 0, -EBADMSG, -E2BIG (over
+ * UPLOAD_LIST_ITEMS_MAX) or -ENOMEM. */
 static int add_prefix(struct parse *ps, const char *name)
 {
 	struct upload_page *pg = ps->page;
@@ -697,7 +731,7 @@ static int add_prefix(struct parse *ps, const char *name)
 	char *copy, **prefixes;
 	int e;
 
-	rel = checked_key(ps, name, "a prefix", &e);
+	rel = checked_key(ps, name, ps->f->prefixes, &e);
 	if (!rel)
 		return e;
 	if (pg->nprefixes == UPLOAD_LIST_ITEMS_MAX)
@@ -714,6 +748,8 @@ static int add_prefix(struct parse *ps, const char *name)
 	return 0;
 }
 
+/* set_next - the token or marker of the next page (whether S3's counts
+ * is finish's business); empty: none. */
 static int set_next(struct parse *ps, const char *name)
 {
 	int e = once(ps, &ps->root_seen, SEEN_NEXT, name);
@@ -731,6 +767,7 @@ static int set_next(struct parse *ps, const char *name)
 	return ps->page->next ? 0 : no_memory(ps);
 }
 
+/* set_truncated - IsTruncated: "true" or "false", nothing else. */
 static int set_truncated(struct parse *ps, const char *name)
 {
 	const char *s;
@@ -748,6 +785,8 @@ static int set_truncated(struct parse *ps, const char *name)
 
 /* --- elements --------------------------------------------------------- */
 
+/* lookup - what the element @t is under @parent in format @f; N_SKIP
+ * when the format does not know it there. */
 static enum node lookup(const struct format *f, enum node parent, const struct tok *t)
 {
 	size_t i;
@@ -755,7 +794,7 @@ static enum node lookup(const struct format *f, enum node parent, const struct t
 	for (i = 0; i < f->nrules; i++)
 		if (f->rules[i].parent == parent &&
 		    (!f->rules[i].name ||
-		     (strlen(f->rules[i].name) == t->n && !memcmp(f->rules[i].name, t->s, t->n))))
+		     (!strncmp(f->rules[i].name, t->s, t->n) && !f->rules[i].name[t->n])))
 			return f->rules[i].node;
 	return N_SKIP;
 }
@@ -771,7 +810,7 @@ static int on_open(struct parse *ps, const struct tok *t)
 
 	if (is_value(parent))
 		return fail(ps, -EBADMSG, "<%s> holds an element at byte %zu",
-			    shown(top->name, top->len, show), offset(ps, t->s));
+			    shown(top->name, top->len, show), offset(ps, t->at));
 	if (parent != N_SKIP)
 		node = lookup(ps->f, parent, t);
 	if (parent == N_DOC && node != N_ROOT)
@@ -779,7 +818,7 @@ static int on_open(struct parse *ps, const struct tok *t)
 			    shown(t->s, t->n, show));
 	if (ps->depth == DEPTH_MAX)
 		return fail(ps, -EBADMSG, "elements nested over %d deep at byte %zu", DEPTH_MAX,
-			    offset(ps, t->s));
+			    offset(ps, t->at));
 	ps->open[ps->depth++] = (struct open_element){ t->s, t->n, node };
 	if (node == N_ITEM)
 		begin_item(ps);
@@ -828,11 +867,11 @@ static int on_close(struct parse *ps, const struct tok *t)
 
 	if (!ps->depth)
 		return fail(ps, -EBADMSG, "</%s> at byte %zu closes nothing",
-			    shown(t->s, t->n, show), offset(ps, t->s));
+			    shown(t->s, t->n, show), offset(ps, t->at));
 	el = ps->open[ps->depth - 1];
 	if (el.len != t->n || memcmp(el.name, t->s, t->n))
 		return fail(ps, -EBADMSG, "</%s> at byte %zu closes <%s>", shown(t->s, t->n, show),
-			    offset(ps, t->s), shown(el.name, el.len, show_open));
+			    offset(ps, t->at), shown(el.name, el.len, show_open));
 	ps->depth--;
 	if (is_value(el.node))
 		return on_value(ps, &el);
