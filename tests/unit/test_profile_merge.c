@@ -288,6 +288,46 @@ static void test_merge_refuses_a_different_period(void **state)
 	profile__free(dst);
 }
 
+static int64_t total_count(const struct profile *p)
+{
+	int64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		n += p->samples[i].count;
+	return n;
+}
+
+/* By time: a profile of three times the period counts three times as
+ * much of the shorter one's, each sample's share kept, the total exact
+ * (the remainders carried); one of another period is no longer refused. */
+static void test_merge_by_time_converts_counts_to_the_period(void **state)
+{
+	struct profile *a = fx_standard(), *b = fx_other(), *dst = profile__new();
+	int64_t ta = total_count(a), tb = total_count(b);
+
+	assert_non_null(dst);
+	a->period_ns = 1000000;
+	b->period_ns = 3000000;
+	dst->period_ns = 1000000;
+	assert_int_equal(profile_merge__add_by_time(dst, a), 0);
+	assert_int_equal(profile_merge__add_by_time(dst, b), 0);
+	assert_int_equal(dst->period_ns, 1000000);
+	assert_int_equal(total_count(dst), ta + 3 * tb);
+	assert_int_equal(dst->samples[a->nsamples].count, 3 * b->samples[0].count);
+	/* a period that does not divide: the total time is kept within one period */
+	profile__free(dst);
+	dst = profile__new();
+	assert_non_null(dst);
+	dst->period_ns = 1001001; /* 999 Hz */
+	b->period_ns = 10101010;  /* 99 Hz */
+	assert_int_equal(profile_merge__add_by_time(dst, b), 0);
+	assert_true(llabs(total_count(dst) * 1001001 - tb * 10101010) < 1001001);
+	profile__free(a);
+	profile__free(b);
+	profile__free(dst);
+}
+
 /* assert_same_encoding - @p and @q encode to the same pprof bytes. */
 static void assert_same_encoding(const struct profile *p, const struct profile *q)
 {
@@ -394,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_merge_run_zero_keeps_source_runs),
 		cmocka_unit_test(test_merge_period_time_duration_comments),
 		cmocka_unit_test(test_merge_refuses_a_different_period),
+		cmocka_unit_test(test_merge_by_time_converts_counts_to_the_period),
 		cmocka_unit_test(test_merge_into_empty_reproduces_source),
 		cmocka_unit_test(test_merged_profile_round_trips_through_pprof),
 		cmocka_unit_test(test_merge_past_a_cap_gives_e2big),
