@@ -59,6 +59,10 @@ struct upload_config {
 	uint64_t stall_timeout_ns; /* abort when under 1 KiB/s for this long */
 	uint64_t timeout_ns;	   /* one whole request */
 	const int *abort;	   /* nonzero: stop the request under way (read atomically) */
+	/* Keep the connection for the next request of this thread
+	 * (http_request.h): a reader that makes thousands (a listing and its
+	 * sidecars) does not connect, and shake TLS hands, each time. */
+	bool keep_connection;
 };
 
 /* One metadata item. Names are lower-case words joined by '_' ("trapd_host",

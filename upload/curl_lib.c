@@ -45,6 +45,7 @@ static void load(void)
 	    !resolve(h, "curl_easy_perform", &l.easy_perform) ||
 	    !resolve(h, "curl_easy_getinfo", &l.easy_getinfo) ||
 	    !resolve(h, "curl_easy_cleanup", &l.easy_cleanup) ||
+	    !resolve(h, "curl_easy_reset", &l.easy_reset) ||
 	    !resolve(h, "curl_easy_strerror", &l.easy_strerror) ||
 	    !resolve(h, "curl_slist_append", &l.slist_append) ||
 	    !resolve(h, "curl_slist_free_all", &l.slist_free_all)) {

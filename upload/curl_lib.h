@@ -29,6 +29,7 @@ struct curl_lib {
 	CURLcode (*easy_perform)(CURL *c);
 	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
 	void (*easy_cleanup)(CURL *c);
+	void (*easy_reset)(CURL *c);
 	const char *(*easy_strerror)(CURLcode code);
 	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
 	void (*slist_free_all)(struct curl_slist *l);

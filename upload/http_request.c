@@ -381,6 +381,36 @@ static void describe(const struct http_request *rq, CURLcode code, const char *c
 		 res->http_status, http_answer_detail(resp->body, detail, sizeof(detail)));
 }
 
+/* The handle of a request with keep_connection, kept for the next one of
+ * this thread: libcurl reuses its connection when the host is the same. */
+static __thread CURL *kept;
+
+void http_request__drop_connection(void)
+{
+	if (kept)
+		curl_lib.easy_cleanup(kept);
+	kept = NULL;
+}
+
+/* handle - a fresh handle, or the kept one reset to no options (its
+ * connection stays). */
+static CURL *handle(const struct upload_config *cfg)
+{
+	if (!cfg->keep_connection)
+		return curl_lib.easy_init();
+	if (kept)
+		curl_lib.easy_reset(kept);
+	else
+		kept = curl_lib.easy_init();
+	return kept;
+}
+
+static void release(CURL *c)
+{
+	if (c && c != kept)
+		curl_lib.easy_cleanup(c);
+}
+
 int http_request__send(const struct http_request *rq, const struct upload_config *cfg,
 		       struct upload_result *res, struct http_response *resp)
 {
@@ -401,7 +431,7 @@ int http_request__send(const struct http_request *rq, const struct upload_config
 	resp->body_len = 0;
 	resp->body_total = 0;
 	resp->body[0] = '\0';
-	c = curl_lib.easy_init();
+	c = handle(cfg);
 	sink.resp = resp;
 	sink.curl = c;
 	hdrs = build_headers(rq);
@@ -437,6 +467,6 @@ out:
 	if (res->outcome != UPLOAD_OK)
 		describe(rq, code, curl_err, resp, res);
 	curl_lib.slist_free_all(hdrs);
-	curl_lib.easy_cleanup(c);
+	release(c);
 	return res->outcome == UPLOAD_OK ? 0 : -EIO;
 }

@@ -70,6 +70,11 @@ void http_request__release(struct http_request *rq);
 int http_request__send(const struct http_request *rq, const struct upload_config *cfg,
 		       struct upload_result *res, struct http_response *resp);
 
+/* http_request__drop_connection - close the connection a request with
+ * @cfg->keep_connection kept on this thread, if any (its handle and its
+ * memory go). Call it when the thread is done with the store. */
+void http_request__drop_connection(void);
+
 /* http_answer_fd - a file in memory (memfd) for an answer to be read
  * whole (a listing): give it as @rq->out_fd. Returns the fd or a negative
  * errno. */

@@ -235,7 +235,8 @@ static int add_member_profile(struct cli_store *s, struct merged *m, struct prof
 	size_t k;
 	int e;
 
-	e = fleet_fetch__profile(s->store, s->cache, c->key, path, sizeof(path), err, sizeof(err));
+	e = fleet_fetch__profile(s->store, s->cache, c->key, false, path, sizeof(path), err,
+				 sizeof(err));
 	if (e == -ENOENT || e == -EBADMSG) {
 		log_warn("%s: left out", err);
 		return 1;

@@ -129,7 +129,7 @@ static void fetch_sidecar_beside(struct fleet_store *s, struct fleet_cache *cach
 }
 
 int fleet_fetch__profile(struct fleet_store *s, struct fleet_cache *cache, const char *key,
-			 char *path, size_t len, char *err, size_t errlen)
+			 bool with_sidecar, char *path, size_t len, char *err, size_t errlen)
 {
 	struct fleet_capture c = { 0 };
 	char name[80], tmp[64], object[UPLOAD_KEY_MAX + 8];
@@ -166,7 +166,8 @@ int fleet_fetch__profile(struct fleet_store *s, struct fleet_cache *cache, const
 	} else {
 		close(fd);
 	}
-	fetch_sidecar_beside(s, cache, key, c.sha256);
+	if (with_sidecar)
+		fetch_sidecar_beside(s, cache, key, c.sha256);
 	fleet_cache__path(cache, name, path, len);
 	return 0;
 }
@@ -195,7 +196,7 @@ int fleet_fetch__resolve(const char *arg, char *path, size_t len, char *err, siz
 	if (!e)
 		e = fleet_cache__open(NULL, 0, &cache, err, errlen);
 	if (!e)
-		e = fleet_fetch__profile(s, cache, key, path, len, err, errlen);
+		e = fleet_fetch__profile(s, cache, key, true, path, len, err, errlen);
 	fleet_cache__close(cache);
 	fleet_store__close(s);
 	return e;

@@ -7,6 +7,7 @@
 #ifndef TRAPD_FLEET_FETCH_H
 #define TRAPD_FLEET_FETCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "trapd/fleet/fleet_cache.h"
@@ -23,12 +24,13 @@
 int fleet_fetch__sidecar(struct fleet_store *s, struct fleet_cache *cache, const char *key,
 			 const char *etag, char **text, size_t *len, char *err, size_t errlen);
 
-/* fleet_fetch__profile - capture @key's profile (and sidecar) as files
- * in @cache: its path in @path ("CACHE/SHA.pb.zst", with SHA.json beside
- * it when the store has the sidecar). Returns 0, -ENOENT, -EBADMSG (its
+/* fleet_fetch__profile - capture @key's profile as a file in @cache:
+ * its path in @path ("CACHE/SHA.pb.zst"), and, @with_sidecar, SHA.json
+ * beside it when the store has the sidecar (for the commands that read
+ * it next to a capture; a merge does not). Returns 0, -ENOENT, -EBADMSG (its
  * bytes are not its digest) or -EIO, with @err saying why. */
 int fleet_fetch__profile(struct fleet_store *s, struct fleet_cache *cache, const char *key,
-			 char *path, size_t len, char *err, size_t errlen);
+			 bool with_sidecar, char *path, size_t len, char *err, size_t errlen);
 
 /* fleet_fetch__resolve - @arg as a local capture file: a path stays as
  * it is; a capture's URL (fleet_store__split_url) is fetched into the

@@ -16,6 +16,7 @@
 
 #include "rules/rules.h"
 #include "trapd/util/store_config.h"
+#include "upload/http_request.h"
 
 #define SETTINGS_MAX 4096
 
@@ -243,6 +244,7 @@ int fleet_store__open(const char *spec, const char *endpoint, struct fleet_store
 	e = settings(spec, endpoint, &s->rules, err, errlen);
 	if (!e) {
 		store_config__from_rules(s->rules, &s->cfg);
+		s->cfg.keep_connection = true; /* a listing's many requests, one connection */
 		s->ops = upload_backend__ops(s->cfg.scheme);
 		if (!s->ops || !s->ops->list || !s->ops->get) {
 			snprintf(err, errlen,
@@ -269,6 +271,7 @@ void fleet_store__close(struct fleet_store *s)
 		return;
 	if (s->backend)
 		s->ops->close(s->backend);
+	http_request__drop_connection();
 	rules__free(s->rules);
 	free(s);
 }
