@@ -250,3 +250,32 @@ test_fleet_azurite_store() {
 	fleet_merge_checks || return
 	unset TRAPD_CACHE_DIR
 }
+
+# The CI trap's baseline kept in the store: main's capture uploaded by
+# trapd's uploader, a 30 % slower compute_hash then fails the job against
+# its URL, named, as it does against a file.
+test_fleet_ci_baseline_from_the_store() {
+	need_root_bpf || return
+	local st url
+	"$TRAPD" ci -F "$CI_FREQ" -o base -- "$WORKLOADS/ciwork" "$CI_ITER" >base.log 2>&1 ||
+		{ fail "the baseline run failed: $(cat base.log)"; return 1; }
+	mkdir -m 700 spool && cp base/profile.pb.zst spool/20261127T120000Z-ci-00000001.pb.zst &&
+		cp base/profile.json spool/20261127T120000Z-ci-00000001.json || return 1
+	printf '[global]\nspool_dir = %s/spool\ncontrol_socket = %s/ctl.sock\n[upload]\nurl = file://%s/store\n' \
+		"$PWD" "$PWD" "$PWD" >rules.ini
+	"$TRAPD" -q upload --direct -c rules.ini >/dev/null 2>up.err || { fail "upload: $(cat up.err)"; return 1; }
+	url=$("$TRAPD" captures ls rules.ini --json 2>ls.err | "$FLEET_PY" -c \
+		'import json,sys; print(json.load(sys.stdin)["captures"][0]["url"])') ||
+		{ fail "no baseline listed: $(cat ls.err)"; return 1; }
+	TRAPD_CACHE_DIR=$PWD/cache "$TRAPD" ci -F "$CI_FREQ" --baseline "$url" -o slow -- \
+		"$WORKLOADS/ciwork" -s 30 "$CI_ITER" >slow.log 2>&1
+	st=$?
+	[ "$st" -eq 3 ] || { fail "against $url a 30 % slower compute_hash exited $st: $(tail -5 slow.log)"; return 1; }
+	grep -q 'compute_hash' slow/summary.md || { fail "compute_hash not named: $(head slow/summary.md)"; return 1; }
+	# a store that hands back other bytes than the key's digest is refused
+	rm -rf cache && printf 'x' >>"store/${url#file://$PWD/store/}"
+	TRAPD_CACHE_DIR=$PWD/cache "$TRAPD" report "$url" >bad.out 2>bad.err
+	st=$?
+	[ "$st" -eq 1 ] && grep -q 'does not have the SHA-256 its key names' bad.err ||
+		{ fail "a tampered profile was read (exit $st): $(cat bad.err)"; return 1; }
+}

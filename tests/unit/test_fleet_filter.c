@@ -264,8 +264,16 @@ static void test_needs_details(void **state)
 	add(&f, "--host", "web-1");
 	assert_false(fleet_filter__needs_details(&f));
 
+	/* a start at midnight and no end: the keys' days answer it */
 	memset(&f, 0, sizeof(f));
 	add(&f, "--since", "2026-11-25");
+	assert_false(fleet_filter__needs_details(&f));
+	memset(&f, 0, sizeof(f));
+	add(&f, "--since", "2026-11-25T10:00Z");
+	assert_true(fleet_filter__needs_details(&f));
+	memset(&f, 0, sizeof(f));
+	add(&f, "--since", "2026-11-25");
+	add(&f, "--until", "2026-11-26");
 	assert_true(fleet_filter__needs_details(&f));
 	memset(&f, 0, sizeof(f));
 	add(&f, "--until", "2h");
@@ -467,7 +475,7 @@ static void test_match_undescribed_when_details_needed(void **state)
 {
 	static const char *const filters[][2] = {
 		{ "--rule", "web-cpu" },     { "--label", "team=payments" },
-		{ "--trigger", "rule" },     { "--since", "2026-11-25" },
+		{ "--trigger", "rule" },     { "--since", "2026-11-25T00:30Z" },
 		{ "--until", "2026-11-26" },
 	};
 	struct fleet_capture c = capture("web-1", DAY_2026_11_25 + HOUR);

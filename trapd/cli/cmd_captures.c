@@ -18,7 +18,7 @@
 #include "trapd/util/log.h"
 #include "upload/safe_text.h"
 
-enum { OPT_JSON = 256 };
+enum { OPT_JSON = 256, OPT_BRIEF };
 
 static void usage(FILE *out)
 {
@@ -39,11 +39,12 @@ static void usage(FILE *out)
 		"  trapd captures ls /srv/captures --host web-1 --since 2026-11-20\n");
 }
 
-static int parse(int argc, char **argv, struct cli_store_args *a, bool *json)
+static int parse(int argc, char **argv, struct cli_store_args *a, bool *json, bool *brief)
 {
 	static const struct option longopts[] = {
 		CLI_STORE_LONGOPTS,
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "brief", no_argument, NULL, OPT_BRIEF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -54,8 +55,8 @@ static int parse(int argc, char **argv, struct cli_store_args *a, bool *json)
 	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (opt == 'h')
 			return 1;
-		if (opt == OPT_JSON) {
-			*json = true;
+		if (opt == OPT_JSON || opt == OPT_BRIEF) {
+			*(opt == OPT_JSON ? json : brief) = true;
 			continue;
 		}
 		e = cli_store__option(a, opt, optarg);
@@ -94,7 +95,8 @@ static const char *labels_text(const struct fleet_capture *c, char *out, size_t 
 static void print_table(const struct cli_store *s)
 {
 	const struct fleet_catalog *cat = &s->catalog;
-	char when[32], dur[32], lost[24], labels[1200], host[300], rules[400], trig[40];
+	char when[32], dur[32], lost[24], samples[24], labels[1200], host[300], rules[400],
+		trig[40];
 	size_t i;
 
 	printf("%-20s  %-14s  %-7s  %-16s  %8s  %8s  %6s  %-20s  %s\n", "START (UTC)", "HOST",
@@ -105,13 +107,21 @@ static void print_table(const struct cli_store *s)
 		units_format_duration_short(c->duration_ns, dur, sizeof(dur));
 		snprintf(lost, sizeof(lost), c->lost_known ? "%llu" : "-",
 			 (unsigned long long)c->lost);
-		printf("%-20s  %-14s  %-7s  %-16s  %8s  %8llu  %6s  %-20s  %s%s.pb.zst\n",
-		       fleet_time__format(c->start_ns, when, sizeof(when)),
+		snprintf(samples, sizeof(samples), c->described ? "%llu" : "-",
+			 (unsigned long long)c->samples);
+		if (!c->described) { /* --brief: the key's day, nothing read */
+			snprintf(when, sizeof(when), "%04d-%02d-%02d", c->day / 10000,
+				 c->day / 100 % 100, c->day % 100);
+			snprintf(dur, sizeof(dur), "-");
+		}
+		if (c->described)
+			fleet_time__format(c->start_ns, when, sizeof(when));
+		printf("%-20s  %-14s  %-7s  %-16s  %8s  %8s  %6s  %-20s  %s%s.pb.zst\n", when,
 		       safe_text_str(c->host, host, sizeof(host)),
 		       safe_text_str(*c->trigger ? c->trigger : "-", trig, sizeof(trig)),
 		       safe_text_str(*c->rules ? c->rules : "-", rules, sizeof(rules)), dur,
-		       (unsigned long long)c->samples, lost, labels_text(c, labels, sizeof(labels)),
-		       s->store->url_base, c->key);
+		       samples, lost, labels_text(c, labels, sizeof(labels)), s->store->url_base,
+		       c->key);
 	}
 }
 
@@ -126,6 +136,11 @@ static void json_capture(struct json_writer *w, const struct cli_store *s,
 	json_kv_string(w, "url", buf);
 	json_kv_string(w, "key", c->key);
 	json_kv_string(w, "host", c->host);
+	snprintf(buf, sizeof(buf), "%04d-%02d-%02d", c->day / 10000, c->day / 100 % 100,
+		 c->day % 100);
+	json_kv_string(w, "day", buf);
+	json_key(w, "described"); /* false: --brief, only the key's fields are known */
+	json_bool(w, c->described);
 	json_kv_string(w, "start", fleet_time__format(c->start_ns, buf, sizeof(buf)));
 	json_kv_i64(w, "start_ns", c->start_ns);
 	json_kv_u64(w, "duration_ns", c->duration_ns);
@@ -193,13 +208,13 @@ static int cmd_ls(int argc, char **argv)
 {
 	struct cli_store_args a = { 0 };
 	struct cli_store s;
-	bool json = false;
+	bool json = false, brief = false;
 	int e, status;
 
-	e = parse(argc, argv, &a, &json);
+	e = parse(argc, argv, &a, &json, &brief);
 	if (e)
 		return e > 0 ? (usage(stdout), TRAPD_EXIT_OK) : TRAPD_EXIT_USAGE;
-	status = cli_store__list(&a, true, &s);
+	status = cli_store__list(&a, !brief, &s);
 	if (!status && json) {
 		status = print_json(&s);
 	} else if (!status) {

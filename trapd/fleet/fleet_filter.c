@@ -91,9 +91,17 @@ bool fleet_filter__day(const struct fleet_filter *f, int day)
 	return !f->until_ns || day <= fleet_time__day(f->until_ns);
 }
 
+/* whole_days - whether the time range is whole days, which the keys' day
+ * answers: a start at midnight, no end. */
+static bool whole_days(const struct fleet_filter *f)
+{
+	return !f->until_ns &&
+	       (!f->since_ns || f->since_ns == fleet_time__day_start(fleet_time__day(f->since_ns)));
+}
+
 bool fleet_filter__needs_details(const struct fleet_filter *f)
 {
-	return f->nrules || f->nlabels || f->ntriggers || f->since_ns || f->until_ns;
+	return f->nrules || f->nlabels || f->ntriggers || !whole_days(f);
 }
 
 static bool label_matches(const struct fleet_capture *c, const char *kv)

@@ -45,8 +45,8 @@ bool fleet_filter__host(const struct fleet_filter *f, const char *host);
 bool fleet_filter__day(const struct fleet_filter *f, int day);
 
 /* fleet_filter__needs_details - whether matching needs what a capture's
- * metadata or sidecar say (a rule, a label, a trigger, a time finer than
- * a day). */
+ * metadata or sidecar say (a rule, a label, a trigger, a time the key's
+ * day cannot answer: a start after midnight, or an end). */
 bool fleet_filter__needs_details(const struct fleet_filter *f);
 
 /* fleet_filter__match - whether described capture @c is wanted. */
