@@ -35,6 +35,12 @@ int cli_store__option(struct cli_store_args *a, int opt, const char *arg)
 	case CLI_STORE_OPT_CACHE_DIR:
 		a->cache_dir = arg;
 		return 1;
+	case CLI_STORE_OPT_JOBS:
+		if (cli_parse_count(arg, "--jobs", "a number of requests at once", 1,
+				    FLEET_LIST_JOBS_MAX, &n))
+			return -EINVAL;
+		a->jobs = (unsigned)n;
+		return 1;
 	case CLI_STORE_OPT_PAGE_SIZE:
 		if (cli_parse_count(arg, "--page-size", "a number of keys", 1, 5000, &n))
 			return -EINVAL;
@@ -67,7 +73,9 @@ static void warn_problems(const struct fleet_catalog *cat)
 
 int cli_store__list(const struct cli_store_args *a, bool details, struct cli_store *out)
 {
-	struct fleet_list_options o = { .page_size = a->page_size, .details = details };
+	struct fleet_list_options o = { .page_size = a->page_size,
+					.details = details,
+					.jobs = a->jobs ? a->jobs : CLI_STORE_DEFAULT_JOBS };
 	char err[1024];
 	int e;
 
@@ -83,7 +91,9 @@ int cli_store__list(const struct cli_store_args *a, bool details, struct cli_sto
 		log_error("%s", err);
 		return TRAPD_EXIT_USAGE;
 	}
-	/* a directory's sidecars are read where they are, not cached */
+	/* a directory's sidecars are read where they are, not cached, by one */
+	if (out->store->cfg.scheme == UPLOAD_FILE)
+		o.jobs = 1;
 	e = fleet_catalog__list(out->store,
 				out->store->cfg.scheme == UPLOAD_FILE ? NULL : out->cache,
 				&a->filter, &o, &out->catalog, err, sizeof(err));

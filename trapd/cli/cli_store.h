@@ -23,7 +23,10 @@ enum {
 	CLI_STORE_OPT_ENDPOINT,
 	CLI_STORE_OPT_PAGE_SIZE,
 	CLI_STORE_OPT_CACHE_DIR,
+	CLI_STORE_OPT_JOBS,
 };
+
+#define CLI_STORE_DEFAULT_JOBS 8
 
 /* The options, for a command's struct option table. */
 #define CLI_STORE_LONGOPTS                                                                         \
@@ -35,8 +38,9 @@ enum {
 		{ "trigger", required_argument, NULL, CLI_STORE_OPT_TRIGGER },                     \
 		{ "endpoint", required_argument, NULL, CLI_STORE_OPT_ENDPOINT },                   \
 		{ "page-size", required_argument, NULL, CLI_STORE_OPT_PAGE_SIZE },                 \
+		{ "cache-dir", required_argument, NULL, CLI_STORE_OPT_CACHE_DIR },                 \
 	{                                                                                          \
-		"cache-dir", required_argument, NULL, CLI_STORE_OPT_CACHE_DIR                      \
+		"jobs", required_argument, NULL, CLI_STORE_OPT_JOBS                                \
 	}
 
 /* The options' help, for a command's usage text. */
@@ -55,13 +59,16 @@ enum {
 	"      --endpoint URL         the store's endpoint for an s3:// or azblob:// STORE\n"      \
 	"      --page-size N          keys asked for a page of the listing (1-5000)\n"             \
 	"      --cache-dir DIR        where sidecars and profiles read are kept\n"                 \
-	"                             (default: TRAPD_CACHE_DIR or ~/.cache/trapd)\n"
+	"                             (default: TRAPD_CACHE_DIR or ~/.cache/trapd)\n"              \
+	"      --jobs N               requests to an s3 or azblob store at once (1-32,\n"          \
+	"                             default 8), each on its own connection\n"
 
 struct cli_store_args {
 	const char *store;
 	const char *endpoint;
 	const char *cache_dir;
 	unsigned page_size;
+	unsigned jobs; /* 0: CLI_STORE_DEFAULT_JOBS */
 	struct fleet_filter filter;
 };
 

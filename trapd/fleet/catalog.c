@@ -3,6 +3,7 @@
 #include "trapd/fleet/catalog.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "trapd/fleet/fetch.h"
 #include "trapd/fleet/fleet_time.h"
+#include "upload/http_request.h"
 
 #define DAYS_LISTED_MAX 62 /* a longer range lists whole hosts */
 
@@ -27,6 +29,13 @@ struct walk {
 	const struct fleet_list_options *o;
 	struct fleet_catalog *cat;
 	const char *prefix; /* being listed */
+	/* describing: several threads at once (fleet_list_options.jobs) */
+	pthread_mutex_t lock; /* the catalog's problems and counts */
+	struct fleet_cache *cache;
+	size_t next; /* the next capture to describe */
+	int error;   /* the first failure; the others stop */
+	char *err;
+	size_t errlen;
 };
 
 static int fail(struct walk *w, int e, const char *why, char *err, size_t errlen)
@@ -39,6 +48,8 @@ static int fail(struct walk *w, int e, const char *why, char *err, size_t errlen
 	return e;
 }
 
+/* problem - name @key's problem; the caller holds the walk's lock when
+ * threads describe. */
 static void problem(struct fleet_catalog *cat, const char *key, const char *what)
 {
 	char *line = NULL;
@@ -240,43 +251,92 @@ static int list_host(struct walk *w, const char *host, char *err, size_t errlen)
 
 /* --- describing and filtering ------------------------------------------------ */
 
-/* describe - @c from its sidecar; false (a problem named) when it cannot
- * be. A store that fails to answer is an error (-EIO), not a problem. */
-static int describe(struct walk *w, struct fleet_cache *cache, struct fleet_capture *c, char *err,
-		    size_t errlen)
+/* describe - @c from its sidecar, on a describing thread; a capture that
+ * cannot be is a problem named, a store that fails to answer an error
+ * (-EIO, in @err). */
+static int describe(struct walk *w, struct fleet_capture *c, char *err, size_t errlen)
 {
-	char why[400], *text = NULL;
-	uint64_t hits = cache ? cache->hits : 0;
+	char why[400], what[480], *text = NULL;
+	const char *problem_text = NULL;
+	bool cached = false;
 	size_t len = 0;
-	int e;
+	int e = 0;
 
 	if (!c->has_sidecar) {
-		problem(w->cat, c->key, "no sidecar (.json): left out");
-		return 0;
-	}
-	e = fleet_fetch__sidecar(w->s, cache, c->key, c->sidecar_etag, &text, &len, why,
-				 sizeof(why));
-	if (e == -ENOENT) {
-		problem(w->cat, c->key, "its sidecar is gone: left out");
-		return 0;
-	}
-	if (e) {
-		snprintf(err, errlen, "reading the sidecar of %s%s: %s", w->s->url_base, c->key,
-			 why);
-		return -EIO;
-	}
-	if (cache && cache->hits > hits)
-		w->cat->sidecars_cached++;
-	else
-		w->cat->sidecars_read++;
-	if (fleet_capture__from_sidecar(c, text, len, why, sizeof(why))) {
-		char what[480];
-
-		snprintf(what, sizeof(what), "sidecar unreadable (%s): left out", why);
-		problem(w->cat, c->key, what);
+		problem_text = "no sidecar (.json): left out";
+	} else {
+		e = fleet_fetch__sidecar(w->s, w->cache, c->key, c->sidecar_etag, &text, &len,
+					 &cached, why, sizeof(why));
+		if (e == -ENOENT)
+			problem_text = "its sidecar is gone: left out";
+		else if (e)
+			snprintf(err, errlen, "reading the sidecar of %.300s%.300s: %.380s",
+				 w->s->url_base, c->key, why);
+		else if (fleet_capture__from_sidecar(c, text, len, why, sizeof(why)))
+			problem_text = what;
+		if (problem_text == what)
+			snprintf(what, sizeof(what), "sidecar unreadable (%s): left out", why);
 	}
 	free(text);
-	return 0;
+	pthread_mutex_lock(&w->lock);
+	if (c->has_sidecar && !e && cached)
+		w->cat->sidecars_cached++;
+	else if (c->has_sidecar && !e)
+		w->cat->sidecars_read++;
+	if (problem_text)
+		problem(w->cat, c->key, problem_text);
+	pthread_mutex_unlock(&w->lock);
+	return e == -ENOENT ? 0 : e ? -EIO : 0;
+}
+
+/* describer - a describing thread: the next capture that needs it, until
+ * none is left or one failed. Its connection goes when it is done. */
+static void *describer(void *arg)
+{
+	struct walk *w = arg;
+	bool need = w->o->details || fleet_filter__needs_details(w->f);
+	char err[1024];
+	size_t i;
+	int e;
+
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		i = w->error ? w->cat->n : w->next++;
+		pthread_mutex_unlock(&w->lock);
+		if (i >= w->cat->n)
+			break;
+		struct fleet_capture *c = &w->cat->items[i];
+
+		if (!need || c->described || !c->has_profile)
+			continue;
+		e = describe(w, c, err, sizeof(err));
+		pthread_mutex_lock(&w->lock);
+		if (e && !w->error) {
+			w->error = e;
+			snprintf(w->err, w->errlen, "%s", err);
+		}
+		pthread_mutex_unlock(&w->lock);
+	}
+	http_request__drop_connection();
+	return NULL;
+}
+
+/* describe_all - every capture that needs it described, by @jobs threads
+ * (this one among them). */
+static int describe_all(struct walk *w, unsigned jobs)
+{
+	pthread_t t[FLEET_LIST_JOBS_MAX];
+	unsigned i, started = 0;
+
+	if (jobs > FLEET_LIST_JOBS_MAX)
+		jobs = FLEET_LIST_JOBS_MAX;
+	for (i = 1; i < jobs && i < w->cat->n; i++)
+		if (!pthread_create(&t[started], NULL, describer, w))
+			started++;
+	describer(w);
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	return w->error;
 }
 
 static int by_start(const void *a, const void *b)
@@ -288,33 +348,35 @@ static int by_start(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* settle - describe what must be, drop what is not wanted or not whole. */
-static int settle(struct walk *w, struct fleet_cache *cache, char *err, size_t errlen)
+static int settle(struct walk *w, char *err, size_t errlen)
 {
 	struct fleet_catalog *cat = w->cat;
 	bool need = w->o->details || fleet_filter__needs_details(w->f);
 	size_t i, kept = 0;
 	int e;
 
+	w->err = err;
+	w->errlen = errlen;
+	e = describe_all(w, w->o->jobs ? w->o->jobs : 1);
+	if (e)
+		return e;
 	for (i = 0; i < cat->n; i++) {
 		struct fleet_capture *c = &cat->items[i];
 
-		if (!c->has_profile) {
+		if (!c->has_profile)
 			problem(cat, c->key, "a sidecar without its profile (.pb.zst): left out");
-			continue;
-		}
-		if (need && !c->described) {
-			e = describe(w, cache, c, err, errlen);
-			if (e)
-				return e;
-			if (!c->described)
-				continue;
-		}
-		if (fleet_filter__match(w->f, c))
+		else if ((!need || c->described) && fleet_filter__match(w->f, c))
 			cat->items[kept++] = *c;
 	}
 	cat->n = kept;
 	qsort(cat->items, cat->n, sizeof(*cat->items), by_start);
+	qsort(cat->problems, cat->nproblems, sizeof(*cat->problems), by_text);
 	return 0;
 }
 
@@ -322,7 +384,13 @@ int fleet_catalog__list(struct fleet_store *s, struct fleet_cache *cache,
 			const struct fleet_filter *f, const struct fleet_list_options *o,
 			struct fleet_catalog *cat, char *err, size_t errlen)
 {
-	struct walk w = { NULL, s, f, o, cat, "" };
+	struct walk w = { .s = s,
+			  .f = f,
+			  .o = o,
+			  .cat = cat,
+			  .prefix = "",
+			  .lock = PTHREAD_MUTEX_INITIALIZER,
+			  .cache = cache };
 	struct hosts hosts = { 0 };
 	size_t i;
 	int e;
@@ -336,7 +404,7 @@ int fleet_catalog__list(struct fleet_store *s, struct fleet_cache *cache,
 		e = list_host(&w, hosts.names[i], err, errlen);
 	hosts_free(&hosts);
 	if (!e)
-		e = settle(&w, cache, err, errlen);
+		e = settle(&w, err, errlen);
 	if (e == -ENOMEM)
 		snprintf(err, errlen, "listing %s: out of memory", s->name);
 	if (e)

@@ -26,8 +26,11 @@
 #define FLEET_CATALOG_MAX 100000 /* captures one listing keeps */
 #define FLEET_PROBLEMS_MAX 1000	 /* problems named; the rest counted */
 
+#define FLEET_LIST_JOBS_MAX 32
+
 struct fleet_list_options {
 	unsigned page_size; /* keys a page; 0: the store's default */
+	unsigned jobs;	    /* sidecars read at once (threads, each its connection); 0: 1 */
 	bool details;	    /* describe every capture, filter or not (to show them) */
 };
 

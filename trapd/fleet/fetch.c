@@ -56,13 +56,15 @@ static int download(struct fleet_store *s, struct fleet_cache *cache, const char
 }
 
 int fleet_fetch__sidecar(struct fleet_store *s, struct fleet_cache *cache, const char *key,
-			 const char *etag, char **text, size_t *len, char *err, size_t errlen)
+			 const char *etag, char **text, size_t *len, bool *cached, char *err,
+			 size_t errlen)
 {
 	const char *parts[] = { s->name, key, etag };
 	char name[96], tmp[64], object[UPLOAD_KEY_MAX + 8];
 	int fd = -1, e;
 
 	*text = NULL;
+	*cached = false;
 	if (!*etag)
 		cache = NULL;
 	if (cache) {
@@ -72,6 +74,7 @@ int fleet_fetch__sidecar(struct fleet_store *s, struct fleet_cache *cache, const
 	if (fd >= 0) {
 		e = read_back(fd, FLEET_SIDECAR_MAX, text, len);
 		close(fd);
+		*cached = !e;
 		if (!e)
 			return 0;
 	}

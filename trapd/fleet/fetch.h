@@ -19,10 +19,12 @@
 /* fleet_fetch__sidecar - the sidecar of capture @key ("HOST/Y/M/D/SHA")
  * into a new string *@text (*@len bytes; the caller frees it): from the
  * cache when an entry for @store, @key and @etag is there (@etag "": not
- * cached), else from the store (and cached). Returns 0, -ENOENT (no such
- * object), or -EIO with @err saying why. @cache may be NULL. */
+ * cached), else from the store (and cached); *@cached says which. Returns
+ * 0, -ENOENT (no such object), or -EIO with @err saying why. @cache may
+ * be NULL. */
 int fleet_fetch__sidecar(struct fleet_store *s, struct fleet_cache *cache, const char *key,
-			 const char *etag, char **text, size_t *len, char *err, size_t errlen);
+			 const char *etag, char **text, size_t *len, bool *cached, char *err,
+			 size_t errlen);
 
 /* fleet_fetch__profile - capture @key's profile as a file in @cache:
  * its path in @path ("CACHE/SHA.pb.zst"), and, @with_sidecar, SHA.json

@@ -120,11 +120,11 @@ int fleet_cache__open_entry(struct fleet_cache *c, const char *name)
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);
-		c->misses++;
+		__atomic_fetch_add(&c->misses, 1, __ATOMIC_RELAXED);
 		return -ENOENT;
 	}
 	futimens(fd, NULL); /* used now: the trim keeps it longer */
-	c->hits++;
+	__atomic_fetch_add(&c->hits, 1, __ATOMIC_RELAXED);
 	return fd;
 }
 
@@ -133,7 +133,8 @@ int fleet_cache__begin(struct fleet_cache *c, char *tmp, size_t len)
 	static unsigned seq;
 	int fd;
 
-	snprintf(tmp, len, ".tmp-%ld-%u", (long)getpid(), seq++);
+	snprintf(tmp, len, ".tmp-%ld-%u", (long)getpid(),
+		 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 	fd = openat(c->dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	return fd < 0 ? -errno : fd;
 }
@@ -147,7 +148,7 @@ int fleet_cache__commit(struct fleet_cache *c, int fd, const char *tmp, const ch
 	if (e)
 		unlinkat(c->dirfd, tmp, 0);
 	else
-		c->stored++;
+		__atomic_fetch_add(&c->stored, 1, __ATOMIC_RELAXED);
 	return e;
 }
 

@@ -10,6 +10,9 @@
  * the user's own, or open to others (a cache another user can write
  * could hand trapd a profile of their choosing). Its size is bounded:
  * when it passes its cap the entries used longest ago go first.
+ *
+ * Entries may be read and written from several threads at once (a
+ * listing's fetches); opening and closing the cache may not.
  */
 #ifndef TRAPD_FLEET_CACHE_H
 #define TRAPD_FLEET_CACHE_H

@@ -282,7 +282,7 @@ int fleet_store__list(struct fleet_store *s, const struct upload_list_query *q,
 	struct upload_result res;
 	int e;
 
-	s->requests++;
+	__atomic_fetch_add(&s->requests, 1, __ATOMIC_RELAXED);
 	e = s->ops->list(s->backend, q, page, &res);
 	if (e)
 		snprintf(err, errlen, "%s", res.msg);
@@ -295,7 +295,7 @@ int fleet_store__get(struct fleet_store *s, const char *key, int fd, uint64_t ma
 	struct upload_result res;
 	int e;
 
-	s->requests++;
+	__atomic_fetch_add(&s->requests, 1, __ATOMIC_RELAXED);
 	e = s->ops->get(s->backend, key, fd, max, &res);
 	if (e)
 		snprintf(err, errlen, "%s", res.msg);

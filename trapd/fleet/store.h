@@ -56,6 +56,10 @@ int fleet_store__open(const char *spec, const char *endpoint, struct fleet_store
 /* fleet_store__close - close @s and free it; NULL is fine. */
 void fleet_store__close(struct fleet_store *s);
 
+/* fleet_store__list and fleet_store__get may be called from several
+ * threads at once; each keeps its own connection until it calls
+ * http_request__drop_connection (upload/http_request.h). */
+
 /* fleet_store__list - one page (listing.h). Returns 0 or -EIO with @err
  * saying why (never a secret). */
 int fleet_store__list(struct fleet_store *s, const struct upload_list_query *q,
