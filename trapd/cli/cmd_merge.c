@@ -296,6 +296,24 @@ static int merge_group(const struct merge_cmd *c, struct cli_store *s, const str
 	return e;
 }
 
+/* prefetch - every profile into the cache, --jobs at a time, before the
+ * groups read them one by one. */
+static void prefetch(const struct merge_cmd *c, struct cli_store *s)
+{
+	const char **keys = calloc(s->catalog.n, sizeof(*keys));
+	size_t i;
+
+	if (!keys)
+		return; /* read one by one only */
+	for (i = 0; i < s->catalog.n; i++)
+		keys[i] = s->catalog.items[i].key;
+	fleet_fetch__profiles(s->store, s->cache, keys, s->catalog.n,
+			      s->store->cfg.scheme == UPLOAD_FILE ? 1
+			      : c->store.jobs			  ? c->store.jobs
+								  : CLI_STORE_DEFAULT_JOBS);
+	free(keys);
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	struct merge_cmd c = { 0 };
@@ -319,6 +337,8 @@ int cmd_merge(int argc, char **argv)
 		log_error("%s: no capture matches the filters", s.store->name);
 		status = TRAPD_EXIT_FAILURE;
 	}
+	if (!status)
+		prefetch(&c, &s);
 	if (!status && group_all(&c, &s.catalog, &groups, &ngroups))
 		status = TRAPD_EXIT_FAILURE;
 	if (!status)

@@ -3,6 +3,8 @@
 #include "trapd/fleet/fetch.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 
 #include "trapd/fleet/fleet_capture.h"
 #include "trapd/util/read_all.h"
+#include "upload/http_request.h"
 #include "upload/sha256.h"
 
 /* read_back - what a download wrote to @fd, into a new string. */
@@ -173,6 +176,52 @@ int fleet_fetch__profile(struct fleet_store *s, struct fleet_cache *cache, const
 		fetch_sidecar_beside(s, cache, key, c.sha256);
 	fleet_cache__path(cache, name, path, len);
 	return 0;
+}
+
+#define PREFETCH_JOBS_MAX 32
+
+struct prefetch {
+	struct fleet_store *s;
+	struct fleet_cache *cache;
+	const char *const *keys;
+	size_t n, next, fetched;
+	pthread_mutex_t lock;
+};
+
+static void *prefetcher(void *arg)
+{
+	struct prefetch *p = arg;
+	char path[PATH_MAX], err[256];
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->n)
+			break;
+		if (!fleet_fetch__profile(p->s, p->cache, p->keys[i], false, path, sizeof(path),
+					  err, sizeof(err)))
+			__atomic_fetch_add(&p->fetched, 1, __ATOMIC_RELAXED);
+	}
+	http_request__drop_connection();
+	return NULL;
+}
+
+size_t fleet_fetch__profiles(struct fleet_store *s, struct fleet_cache *cache,
+			     const char *const *keys, size_t n, unsigned jobs)
+{
+	struct prefetch p = { s, cache, keys, n, 0, 0, PTHREAD_MUTEX_INITIALIZER };
+	pthread_t t[PREFETCH_JOBS_MAX];
+	unsigned i, started = 0;
+
+	for (i = 1; i < jobs && i < PREFETCH_JOBS_MAX && i < n; i++)
+		if (!pthread_create(&t[started], NULL, prefetcher, &p))
+			started++;
+	prefetcher(&p);
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	return p.fetched;
 }
 
 int fleet_fetch__resolve(const char *arg, char *path, size_t len, char *err, size_t errlen)

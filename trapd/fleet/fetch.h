@@ -34,6 +34,14 @@ int fleet_fetch__sidecar(struct fleet_store *s, struct fleet_cache *cache, const
 int fleet_fetch__profile(struct fleet_store *s, struct fleet_cache *cache, const char *key,
 			 bool with_sidecar, char *path, size_t len, char *err, size_t errlen);
 
+/* fleet_fetch__profiles - fleet_fetch__profile (no sidecar) of the @n
+ * captures @keys[0..n), @jobs at a time (threads, each on a connection
+ * it keeps), so that they are in @cache when they are read one by one.
+ * What fails is not fatal here: the reader meets it again, with its
+ * message. Returns how many are in the cache. */
+size_t fleet_fetch__profiles(struct fleet_store *s, struct fleet_cache *cache,
+			     const char *const *keys, size_t n, unsigned jobs);
+
 /* fleet_fetch__resolve - @arg as a local capture file: a path stays as
  * it is; a capture's URL (fleet_store__split_url) is fetched into the
  * default cache and its path returned. Returns 0, or a negative errno
