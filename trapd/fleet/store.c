@@ -180,6 +180,15 @@ static int settings(const char *spec, const char *endpoint, struct rules **out, 
 	struct stat st;
 	int e;
 
+	if (!strncmp(spec, "http://", 7) || !strncmp(spec, "https://", 8)) {
+		snprintf(
+			err, errlen,
+			"%s: a web server cannot be listed; give a directory, s3://BUCKET, "
+			"azblob://ACCOUNT/CONTAINER (with --endpoint for a store of your own) or a "
+			"rules file",
+			spec);
+		return -EINVAL;
+	}
 	if (!fleet_store__is_url(spec)) {
 		if (stat(spec, &st)) {
 			snprintf(err, errlen,
