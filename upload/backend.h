@@ -122,8 +122,8 @@ struct upload_backend_ops {
 	/* get - the object at @key (under the configured prefix) written to
 	 * @fd from its current offset, at most @max bytes (a larger object
 	 * fails, UPLOAD_PERMANENT). Returns 0 or -EIO (@res says why: a
-	 * missing object is UPLOAD_PERMANENT with http_status 404, or, for a
-	 * directory, 0 and -ENOENT's text). NULL for http. */
+	 * missing object is UPLOAD_PERMANENT with http_status 404, a
+	 * directory's too). NULL for http. */
 	int (*get)(struct upload_backend *b, const char *key, int fd, uint64_t max,
 		   struct upload_result *res);
 	void (*close)(struct upload_backend *b);

@@ -183,8 +183,11 @@ static int open_under(int dirfd, const char *rel, bool dir)
 		memcpy(part, rel, n);
 		part[n] = '\0';
 		rel += n + (rel[n] == '/');
+		/* O_NONBLOCK: a FIFO planted as an object must not hang the reader
+		 * (get checks that it is a regular file) */
 		next = openat(fd, part,
-			      O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (*rel || dir ? O_DIRECTORY : 0));
+			      O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+				      (*rel || dir ? O_DIRECTORY : 0));
 		close(fd);
 		if (next < 0)
 			return errno == ELOOP ? -ENOENT : -errno;
@@ -325,10 +328,11 @@ static void walk_free(struct file_walk *w, size_t from)
 /* walk_page - the walk's items after @token (keys in order), at most
  * @size of them, into @page; the rest are freed. Prefixes all go in the
  * first page. */
-static void walk_page(struct file_walk *w, const char *token, unsigned size,
-		      struct upload_page *page)
+static int walk_page(struct file_walk *w, const char *token, unsigned size,
+		     struct upload_page *page)
 {
 	size_t first = 0, i, n;
+	bool oom;
 
 	qsort(w->items, w->n, sizeof(*w->items), by_key);
 	qsort(w->prefixes, w->nprefixes, sizeof(*w->prefixes), by_name);
@@ -350,7 +354,11 @@ static void walk_page(struct file_walk *w, const char *token, unsigned size,
 			free(w->prefixes[i]);
 		free(w->prefixes);
 	}
+	oom = first + n < w->n && n && !page->next;
 	memset(w, 0, sizeof(*w));
+	if (oom) /* a page without its next would pass for the last one */
+		upload_page__free(page);
+	return oom ? -ENOMEM : 0;
 }
 
 static int file_list(struct upload_backend *b, const struct upload_list_query *q,
@@ -384,7 +392,11 @@ static int file_list(struct upload_backend *b, const struct upload_list_query *q
 			 e == -E2BIG ? "more than a million entries" : strerror(-e));
 		return -EIO;
 	}
-	walk_page(&w, q->token, q->page_size ? q->page_size : 1000, page);
+	if (walk_page(&w, q->token, q->page_size ? q->page_size : 1000, page)) {
+		snprintf(res->msg, sizeof(res->msg), "listing %s/%.200s: out of memory", b->dir,
+			 q->prefix);
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -414,6 +426,8 @@ static int file_get(struct upload_backend *b, const char *key, int fd, uint64_t 
 		close(in);
 	if (root >= 0)
 		close(root);
+	if (e == -ENOENT)
+		res->http_status = 404; /* as a web store says it: no such object */
 	if (e)
 		snprintf(res->msg, sizeof(res->msg), "reading %s/%.300s: %s", b->dir, key,
 			 e == -EINVAL ? "not a regular file" : strerror(-e));

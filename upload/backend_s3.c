@@ -270,6 +270,8 @@ static int list_query(const struct upload_backend *b, const struct upload_list_q
 	const char *prefix = b->cfg->prefix ? b->cfg->prefix : "";
 	size_t n;
 
+	if (strchr(q->prefix, '&') || strchr(prefix, '&'))
+		return -EINVAL; /* sigv4.h splits the query at '&' */
 	n = (size_t)snprintf(out, len, "list-type=2&prefix=%s%s", prefix, q->prefix);
 	if (q->delimit && n < len)
 		n += (size_t)snprintf(out + n, len - n, "&delimiter=/");

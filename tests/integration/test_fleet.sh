@@ -183,6 +183,18 @@ test_fleet_directory_store() {
 	"$TRAPD" captures ls store --host web-1 --json >link.json 2>link.err ||
 		{ fail "ls with links: $(cat link.err)"; return 1; }
 	grep -q aaaaaaaa link.json link.err && { fail "a link was followed: $(cat link.err)"; return 1; }
+	# a FIFO planted as a sidecar hangs nothing; a host named with an
+	# escape sequence reaches the terminal escaped
+	local k3 url3
+	k3=$(json_field ls.json captures.5.key) && url3=$(json_field ls.json captures.5.url) || return 1
+	rm "store/$k3.json" && mkfifo "store/$k3.json" || return 1
+	TRAPD_CACHE_DIR=$PWD/cache timeout 20 "$TRAPD" report "$url3" >fifo.out 2>fifo.err ||
+		{ fail "report with a FIFO for its sidecar exited $?: $(cat fifo.err)"; return 1; }
+	mkdir -p "store/evil$(printf '\033')[31m/2026/11/25" &&
+		cp "store/$k3.pb.zst" "store/evil$(printf '\033')[31m/2026/11/25/$(basename "$k3").pb.zst" || return 1
+	"$TRAPD" captures ls store --brief >esc.out 2>esc.err || { fail "ls: $(cat esc.err)"; return 1; }
+	grep -q "$(printf '\033')" esc.out esc.err && { fail "an escape byte reached the terminal"; return 1; }
+	grep -q 'evil\\x1b\[31m' esc.out || { fail "the escaped host is not listed: $(grep evil esc.out)"; return 1; }
 	return 0
 }
 
@@ -211,6 +223,12 @@ test_fleet_s3_swift_store() {
 		AWS_ENDPOINT_URL=$SWIFT_S3_URL STORE=s3://fleet/prod LS_ARGS="--page-size 50" \
 		ls_expect "by URL" --host cache-1 || return
 	grep -q testing ls.err ls.json && { fail "the secret key is in the output"; return 1; }
+	# plain http only to the loopback interface itself, not a name that
+	# starts like it
+	AWS_ACCESS_KEY_ID=$SWIFT_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$SWIFT_S3_SECRET_KEY \
+		"$TRAPD" captures ls s3://fleet/prod --endpoint http://127.example.com:9 >/dev/null 2>insecure.err
+	[ $? = 2 ] && grep -q 'clear text' insecure.err ||
+		{ fail "credentials to http://127.example.com: $(cat insecure.err)"; return 1; }
 	AWS_ACCESS_KEY_ID=$SWIFT_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$SWIFT_S3_SECRET_KEY \
 		AWS_ENDPOINT_URL=$SWIFT_S3_URL STORE=s3://fleet/prod fleet_url_checks || return
 	local k1 k2

@@ -95,6 +95,25 @@ static void test_another_users_folder_is_refused(void **state)
 	assert_non_null(strstr(err, "uid 65534"));
 }
 
+/* A parent others may rename things in: the cache could be swapped for
+ * theirs between the check and a read by path. /tmp, sticky, is fine. */
+static void test_parent_open_to_others_is_refused(void **state)
+{
+	struct fleet_cache *c = NULL;
+	char parent[128], dir[160], err[512];
+
+	path_of(parent, sizeof(parent), "shared");
+	assert_int_equal(mkdir(parent, 0700), 0);
+	assert_int_equal(chmod(parent, 0777), 0);
+	snprintf(dir, sizeof(dir), "%s/cache", parent);
+	assert_int_equal(fleet_cache__open(dir, 0, &c, err, sizeof(err)), -EPERM);
+	assert_null(c);
+	assert_non_null(strstr(err, "is open to others"));
+	assert_int_equal(chmod(parent, 01777), 0); /* sticky: others cannot rename ours */
+	assert_int_equal(fleet_cache__open(dir, 0, &c, err, sizeof(err)), 0);
+	fleet_cache__close(c);
+}
+
 static void test_folder_that_is_a_link_is_refused(void **state)
 {
 	struct fleet_cache *c = NULL;
@@ -146,6 +165,32 @@ static void test_entry_planted_as_a_link_is_not_read(void **state)
 }
 
 /* Over its cap the cache keeps the entries used last, down to 9/10. */
+static void test_trimmed_while_written(void **state)
+{
+	struct fleet_cache *c = NULL;
+	char dir[128], err[256], name[32];
+	int i, kept, fd;
+
+	path_of(dir, sizeof(dir), "c");
+	assert_int_equal(fleet_cache__open(dir, 10000, &c, err, sizeof(err)), 0);
+	for (i = 0; i < 50; i++) { /* 100000 bytes through a 10000-byte cache */
+		snprintf(name, sizeof(name), "w%d", i);
+		put(c, name, 2000);
+	}
+	/* never more than the cap and the cap's quarter written since a trim */
+	assert_true(c->since_trim <= 10000 / 4 + 2000);
+	/* what is kept is the cap and what came since the last trim, at most */
+	for (i = 0, kept = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "w%d", i);
+		fd = fleet_cache__open_entry(c, name);
+		kept += fd >= 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	assert_true(kept >= 1 && kept * 2000 <= 10000 + 10000 / 4 + 2000);
+	fleet_cache__close(c);
+}
+
 static void test_trimmed_oldest_first(void **state)
 {
 	struct fleet_cache *c = NULL;
@@ -154,7 +199,7 @@ static void test_trimmed_oldest_first(void **state)
 	int i, fd;
 
 	path_of(dir, sizeof(dir), "c");
-	assert_int_equal(fleet_cache__open(dir, 10000, &c, err, sizeof(err)), 0);
+	assert_int_equal(fleet_cache__open(dir, 30000, &c, err, sizeof(err)), 0);
 	for (i = 0; i < 10; i++) {
 		snprintf(name, sizeof(name), "e%d", i);
 		put(c, name, 2000);
@@ -165,7 +210,9 @@ static void test_trimmed_oldest_first(void **state)
 	fd = fleet_cache__open_entry(c, "e0"); /* used now: kept */
 	assert_true(fd >= 0);
 	close(fd);
-	fleet_cache__close(c); /* 20000 bytes: trimmed to at most 9000 */
+	fleet_cache__close(c); /* 20000 bytes: within 30000 */
+	assert_int_equal(fleet_cache__open(dir, 10000, &c, err, sizeof(err)), 0);
+	fleet_cache__close(c); /* over 10000: trimmed to at most 9000 */
 	assert_int_equal(fleet_cache__open(dir, 10000, &c, err, sizeof(err)), 0);
 	fd = fleet_cache__open_entry(c, "e0");
 	assert_true(fd >= 0);
@@ -191,6 +238,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_another_users_folder_is_refused, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_parent_open_to_others_is_refused, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_folder_that_is_a_link_is_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_entries_written_whole_and_read, setup,
@@ -198,6 +247,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_entry_planted_as_a_link_is_not_read, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_trimmed_oldest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trimmed_while_written, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

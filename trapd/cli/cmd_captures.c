@@ -96,7 +96,7 @@ static void print_table(const struct cli_store *s)
 {
 	const struct fleet_catalog *cat = &s->catalog;
 	char when[32], dur[32], lost[24], samples[24], labels[1200], host[300], rules[400],
-		trig[40];
+		trig[40], key[4 * UPLOAD_KEY_MAX];
 	size_t i;
 
 	printf("%-20s  %-14s  %-7s  %-16s  %8s  %8s  %6s  %-20s  %s\n", "START (UTC)", "HOST",
@@ -116,12 +116,13 @@ static void print_table(const struct cli_store *s)
 		}
 		if (c->described)
 			fleet_time__format(c->start_ns, when, sizeof(when));
+		safe_text_str(c->key, key, sizeof(key)); /* a directory's keys are anyone's */
 		printf("%-20s  %-14s  %-7s  %-16s  %8s  %8s  %6s  %-20s  %s%s.pb.zst\n", when,
 		       safe_text_str(c->host, host, sizeof(host)),
 		       safe_text_str(*c->trigger ? c->trigger : "-", trig, sizeof(trig)),
 		       safe_text_str(*c->rules ? c->rules : "-", rules, sizeof(rules)), dur,
 		       samples, lost, labels_text(c, labels, sizeof(labels)), s->store->url_base,
-		       c->key);
+		       key);
 	}
 }
 

@@ -23,6 +23,8 @@
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/json.h"
 #include "trapd/util/log.h"
+#include "upload/safe_text.h"
+#include "upload/sha256.h"
 
 #define GROUPS_MAX 10000
 #define GROUPS_OF_ONE 64 /* groups one capture can be in */
@@ -39,6 +41,7 @@ struct merge_cmd {
 /* One group: its name and its members (indexes into the catalog). */
 struct group {
 	char name[FLEET_GROUP_NAME_MAX];
+	char file[FLEET_GROUP_NAME_MAX + 16]; /* its files' name, without suffix */
 	size_t *members;
 	size_t n, cap;
 };
@@ -161,6 +164,29 @@ static int group_all(const struct merge_cmd *c, const struct fleet_catalog *cat,
 	return 0;
 }
 
+/* name_files - each group's file name; two groups whose names make the
+ * same one ("role=a b" and "role=a_b") both get a digest of their own
+ * name after it, so that neither replaces the other. */
+static void name_files(struct group *groups, size_t n)
+{
+	uint8_t d[SHA256_DIGEST_LEN];
+	char hex[2 * SHA256_DIGEST_LEN + 1];
+	size_t i, j;
+	bool clash;
+
+	for (i = 0; i < n; i++)
+		fleet_merge__file_name(groups[i].name, groups[i].file, FLEET_GROUP_NAME_MAX);
+	for (i = 0; i < n; i++) {
+		for (j = 0, clash = false; j < n && !clash; j++)
+			clash = j != i && !strcmp(groups[i].file, groups[j].file);
+		if (!clash)
+			continue;
+		sha256(groups[i].name, strlen(groups[i].name), d);
+		hex_lower(d, 4, hex);
+		snprintf(groups[i].file + strlen(groups[i].file), 16, "-%.8s", hex);
+	}
+}
+
 /* --- one group ---------------------------------------------------------------- */
 
 struct merged {
@@ -252,7 +278,8 @@ static int add_member_profile(struct cli_store *s, struct merged *m, struct prof
 			 strerror(-e));
 	if (!e)
 		for (k = 0; k < p->nsamples; k++)
-			m->samples += p->samples[k].count;
+			if (__builtin_add_overflow(m->samples, p->samples[k].count, &m->samples))
+				m->samples = INT64_MAX;
 	profile__free(p);
 	if (e)
 		log_error("%s", err);
@@ -263,7 +290,8 @@ static int add_member_profile(struct cli_store *s, struct merged *m, struct prof
 static int merge_group(const struct merge_cmd *c, struct cli_store *s, const struct group *g)
 {
 	struct merged m = { s, g, NULL, calloc(g->n, sizeof(bool)), 0 };
-	char file[PATH_MAX], side[PATH_MAX], name[FLEET_GROUP_NAME_MAX], err[512];
+	char file[PATH_MAX], side[PATH_MAX], err[512];
+	char shown[4 * FLEET_GROUP_NAME_MAX];
 	struct profile *dst = profile__new();
 	size_t i, used = 0;
 	int e = dst && m.used ? 0 : -ENOMEM;
@@ -278,9 +306,8 @@ static int merge_group(const struct merge_cmd *c, struct cli_store *s, const str
 			e = 0;
 	}
 	m.p = dst;
-	fleet_merge__file_name(g->name, name, sizeof(name));
-	snprintf(file, sizeof(file), "%s/%s.pb.zst", c->out_dir, name);
-	snprintf(side, sizeof(side), "%s/%s.json", c->out_dir, name);
+	snprintf(file, sizeof(file), "%s/%s.pb.zst", c->out_dir, g->file);
+	snprintf(side, sizeof(side), "%s/%s.json", c->out_dir, g->file);
 	if (!e && !used) {
 		log_error("%s: no capture of the group could be read", g->name);
 		e = -ENOENT;
@@ -289,7 +316,8 @@ static int merge_group(const struct merge_cmd *c, struct cli_store *s, const str
 		   (e = atomic_file_write(side, write_sidecar, &m, err, sizeof(err)))))
 		log_error("%s", err);
 	if (!e)
-		printf("%-40s  %8zu  %10lld  %10.2fs  %s\n", g->name, used, (long long)m.samples,
+		printf("%-40s  %8zu  %10lld  %10.2fs  %s\n",
+		       safe_text_str(g->name, shown, sizeof(shown)), used, (long long)m.samples,
 		       (double)m.samples * (double)dst->period_ns / 1e9, file);
 	profile__free(dst);
 	free(m.used);
@@ -341,6 +369,8 @@ int cmd_merge(int argc, char **argv)
 		prefetch(&c, &s);
 	if (!status && group_all(&c, &s.catalog, &groups, &ngroups))
 		status = TRAPD_EXIT_FAILURE;
+	if (!status)
+		name_files(groups, ngroups);
 	if (!status)
 		printf("%-40s  %8s  %10s  %11s  %s\n", "GROUP", "CAPTURES", "SAMPLES", "CPU TIME",
 		       "FILE");

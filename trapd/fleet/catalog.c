@@ -78,22 +78,29 @@ static int list_all(struct walk *w, const char *prefix, bool delimit,
 	do {
 		q.token = token;
 		e = fleet_store__list(w->s, &q, &page, why, sizeof(why));
-		free(token);
-		token = NULL;
-		if (e)
+		if (e) {
+			free(token);
 			return fail(w, e, why, err, errlen);
+		}
 		w->cat->pages++;
 		w->cat->objects += page.nitems;
 		e = fn(w, &page);
+		/* a store whose pages never end, or go round, is not listed forever */
+		if (!e && page.next && token && !strcmp(page.next, token))
+			e = -ELOOP;
+		if (!e && (w->cat->pages > FLEET_PAGES_MAX || w->cat->objects > FLEET_OBJECTS_MAX))
+			e = -E2BIG;
+		free(token);
 		token = page.next;
 		page.next = NULL;
 		upload_page__free(&page);
 		if (e) {
 			free(token);
 			return fail(w, e,
-				    e == -E2BIG ? "too many captures: narrow the query "
-						  "with --host or --since"
-						: strerror(-e),
+				    e == -E2BIG	  ? "too many captures or pages: narrow the query "
+						    "with --host or --since"
+				    : e == -ELOOP ? "the store gave the same next page again"
+						  : strerror(-e),
 				    err, errlen);
 		}
 	} while (token);
@@ -112,6 +119,8 @@ static int on_hosts(struct walk *w, const struct upload_page *page)
 		len = strlen(page->prefixes[i]);
 		if (len < 2 || len > FLEET_HOST_MAX)
 			continue;
+		if (h->n == FLEET_HOSTS_MAX)
+			return -E2BIG;
 		if (h->n == h->cap) {
 			v = realloc(h->names, (h->cap * 2 + 16) * sizeof(*v));
 			if (!v)

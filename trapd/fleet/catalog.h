@@ -23,8 +23,11 @@
 #include "trapd/fleet/fleet_filter.h"
 #include "trapd/fleet/store.h"
 
-#define FLEET_CATALOG_MAX 100000 /* captures one listing keeps */
-#define FLEET_PROBLEMS_MAX 1000	 /* problems named; the rest counted */
+#define FLEET_CATALOG_MAX 100000		  /* captures one listing keeps */
+#define FLEET_PROBLEMS_MAX 1000			  /* problems named; the rest counted */
+#define FLEET_HOSTS_MAX 100000			  /* hosts one listing walks */
+#define FLEET_PAGES_MAX 1000000			  /* pages one listing reads */
+#define FLEET_OBJECTS_MAX (4 * FLEET_CATALOG_MAX) /* keys one listing reads */
 
 #define FLEET_LIST_JOBS_MAX 32
 

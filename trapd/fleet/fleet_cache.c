@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,36 @@ static int trusted(int fd, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* trusted_parents - whether every folder above @path is one only its
+ * owner (root or us) can rename things in: another user who could would
+ * swap the cache for a folder of their own between our check and a read
+ * of an entry by its path. A sticky folder (/tmp) is fine: others cannot
+ * rename what is ours in it. */
+static int trusted_parents(const char *path, char *err, size_t errlen)
+{
+	char real[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!realpath(path, real))
+		return -errno;
+	while ((slash = strrchr(real, '/'))) {
+		slash[slash == real] = '\0'; /* the parent; "/" stays "/" */
+		if (stat(real, &st))
+			return -errno;
+		if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+			snprintf(err, errlen,
+				 "cache %s: %s is open to others (owner %u, mode %03o): give a "
+				 "cache only you can change with TRAPD_CACHE_DIR or --cache-dir",
+				 path, real, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+			return -EPERM;
+		}
+		if (slash == real)
+			break;
+	}
+	return 0;
+}
+
 int fleet_cache__open(const char *dir, uint64_t max_bytes, struct fleet_cache **out, char *err,
 		      size_t errlen)
 {
@@ -73,6 +104,7 @@ int fleet_cache__open(const char *dir, uint64_t max_bytes, struct fleet_cache **
 	if (!c)
 		return -ENOMEM;
 	c->dirfd = -1;
+	pthread_mutex_init(&c->trim_lock, NULL);
 	c->max_bytes = max_bytes ? max_bytes : FLEET_CACHE_DEFAULT_BYTES;
 	if (dir)
 		snprintf(c->path, sizeof(c->path), "%s", dir);
@@ -88,6 +120,8 @@ int fleet_cache__open(const char *dir, uint64_t max_bytes, struct fleet_cache **
 	}
 	if (!e)
 		e = trusted(c->dirfd, c->path, err, errlen);
+	if (!e)
+		e = trusted_parents(c->path, err, errlen);
 	if (e) {
 		fleet_cache__close(c);
 		return e;
@@ -139,9 +173,16 @@ int fleet_cache__begin(struct fleet_cache *c, char *tmp, size_t len)
 	return fd < 0 ? -errno : fd;
 }
 
+static void trim(struct fleet_cache *c);
+
 int fleet_cache__commit(struct fleet_cache *c, int fd, const char *tmp, const char *name)
 {
-	int e = close(fd) ? -errno : 0;
+	struct stat st;
+	uint64_t since;
+	int e;
+
+	since = fstat(fd, &st) ? 0 : (uint64_t)st.st_size;
+	e = close(fd) ? -errno : 0;
 
 	if (!e && renameat(c->dirfd, tmp, c->dirfd, name))
 		e = -errno;
@@ -149,6 +190,17 @@ int fleet_cache__commit(struct fleet_cache *c, int fd, const char *tmp, const ch
 		unlinkat(c->dirfd, tmp, 0);
 	else
 		__atomic_fetch_add(&c->stored, 1, __ATOMIC_RELAXED);
+	/* a long run (a merge of many large profiles) keeps within the cap
+	 * as it goes, not only when the cache is closed */
+	since = __atomic_add_fetch(&c->since_trim, since, __ATOMIC_RELAXED);
+	if (!e && since > c->max_bytes / 4) {
+		pthread_mutex_lock(&c->trim_lock);
+		if (c->since_trim > c->max_bytes / 4) {
+			c->since_trim = 0;
+			trim(c);
+		}
+		pthread_mutex_unlock(&c->trim_lock);
+	}
 	return e;
 }
 
@@ -245,5 +297,6 @@ void fleet_cache__close(struct fleet_cache *c)
 		trim(c);
 		close(c->dirfd);
 	}
+	pthread_mutex_destroy(&c->trim_lock);
 	free(c);
 }

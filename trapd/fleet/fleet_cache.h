@@ -18,6 +18,7 @@
 #define TRAPD_FLEET_CACHE_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,8 @@ struct fleet_cache {
 	char path[PATH_MAX];
 	uint64_t max_bytes;
 	uint64_t hits, misses, stored;
+	uint64_t since_trim; /* bytes committed since the last trim */
+	pthread_mutex_t trim_lock;
 };
 
 /* fleet_cache__open - the cache at @dir (NULL: the default above), of at

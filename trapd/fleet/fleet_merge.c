@@ -36,6 +36,16 @@ int fleet_group_key__parse(const char *s, struct fleet_group_key *k, char *err, 
 	return -EINVAL;
 }
 
+static bool seen(char (*names)[FLEET_GROUP_NAME_MAX], size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
 /* values - the values of @k for @c into @out (one, or a rule each). */
 static size_t values(const struct fleet_capture *c, const struct fleet_group_key *k,
 		     char (*out)[FLEET_GROUP_NAME_MAX])
@@ -60,13 +70,14 @@ static size_t values(const struct fleet_capture *c, const struct fleet_group_key
 	case FLEET_GROUP_RULE:
 		for (p = c->rules; *p && n < VALUES_MAX; p += len + (p[len] == ',')) {
 			len = strcspn(p, ",");
-			snprintf(out[n++], FLEET_GROUP_NAME_MAX, "rule=%.*s", (int)len, p);
+			snprintf(out[n], FLEET_GROUP_NAME_MAX, "rule=%.*s", (int)len, p);
+			n += !seen(out, n, out[n]); /* "a,a" from a store is one rule */
 		}
 		if (!n)
 			snprintf(out[n++], FLEET_GROUP_NAME_MAX, "rule=" NONE);
 		return n;
 	}
-	snprintf(out[0], FLEET_GROUP_NAME_MAX, "%s%s=%.200s",
+	snprintf(out[0], FLEET_GROUP_NAME_MAX, "%s%s=%.400s",
 		 k->kind == FLEET_GROUP_LABEL ? "label:" : "",
 		 k->kind == FLEET_GROUP_HOST	  ? "host"
 		 : k->kind == FLEET_GROUP_TRIGGER ? "trigger"

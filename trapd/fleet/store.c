@@ -7,6 +7,7 @@
  */
 #include "trapd/fleet/store.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -36,19 +37,29 @@ static bool printable(const char *s)
 	return true;
 }
 
+/* loopback - whether plain-http @endpoint's host is this machine's
+ * loopback interface: localhost, [::1] or an address of 127.0.0.0/8,
+ * the whole host (http://127.example.com is not). */
 static bool loopback(const char *endpoint)
 {
-	static const char *const hosts[] = { "http://127.",
-					     "http://localhost:", "http://localhost/",
-					     "http://[::1]" };
-	size_t i;
+	const char *host = endpoint + 7, *end;
+	char name[64];
+	struct in_addr a;
+	size_t n;
 
-	if (!strcmp(endpoint, "http://localhost"))
+	if (strncmp(endpoint, "http://", 7))
+		return false;
+	if (!strncmp(host, "[::1]", 5))
+		return !host[5] || host[5] == ':' || host[5] == '/';
+	end = host + strcspn(host, ":/");
+	n = (size_t)(end - host);
+	if (n >= sizeof(name))
+		return false;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	if (!strcmp(name, "localhost"))
 		return true;
-	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
-		if (!strncmp(endpoint, hosts[i], strlen(hosts[i])))
-			return true;
-	return false;
+	return inet_pton(AF_INET, name, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
 static const char *env_first(const char *a, const char *b, const char *c)
@@ -308,7 +319,7 @@ int fleet_store__get(struct fleet_store *s, const char *key, int fd, uint64_t ma
 	e = s->ops->get(s->backend, key, fd, max, &res);
 	if (e)
 		snprintf(err, errlen, "%s", res.msg);
-	if (e && (res.http_status == 404 || strstr(res.msg, strerror(ENOENT))))
+	if (e && res.http_status == 404)
 		return -ENOENT;
 	return e;
 }

@@ -161,9 +161,15 @@ static int add_sample(struct profile *dst, const struct profile *src, const stru
 	if (run > 0)
 		tmpl.run = run;
 	if (rs->den && tmpl.count > 0) {
+		__int128 whole;
+
 		rs->carry += (__int128)tmpl.count * rs->num;
-		tmpl.count = (int64_t)(rs->carry / rs->den);
-		rs->carry -= (__int128)tmpl.count * rs->den;
+		whole = rs->carry / rs->den;
+		tmpl.count = whole > INT64_MAX ? INT64_MAX : (int64_t)whole;
+		if (whole > INT64_MAX)
+			rs->carry = 0; /* saturated: nothing sane to carry */
+		else
+			rs->carry -= (__int128)tmpl.count * rs->den;
 	}
 	return profile__add_sample(dst, locs, s->nlocs, &tmpl);
 }
