@@ -71,6 +71,7 @@ struct signal_source {
 	size_t nprocs, cap;
 	bool fed; /* pids holds this tick's scan (signal_sources__scan) */
 	size_t nfed;
+	bool scanned; /* pids holds a shared scan's result (signal_sources__refeed) */
 	bool have_procs;
 	int64_t procs_ns;
 };
@@ -625,10 +626,33 @@ int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char
 		*comms = proc_comms__new(); /* NULL: read the plain way */
 	ret = comms && *comms ? proc_comms__scan(*comms, proc_root, tick_one, &t, err, errlen)
 			      : proc_stat_scan(proc_root, tick_one, &t, err, errlen);
-	for (i = 0; !ret && i < t.n; i++)
-		t.by_name[i]->fed = true;
+	for (i = 0; i < t.n; i++)
+		t.by_name[i]->fed = t.by_name[i]->scanned = !ret;
 	free(t.by_name);
 	return ret;
+}
+
+bool signal_sources__follow_names(struct signal_source *const *srcs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_name_source(srcs[i]))
+			return true;
+	return false;
+}
+
+int signal_sources__refeed(struct signal_source *const *srcs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_name_source(srcs[i]) && !srcs[i]->scanned)
+			return -EAGAIN;
+	for (i = 0; i < n; i++)
+		if (is_name_source(srcs[i]))
+			srcs[i]->fed = true; /* nfed and pids are the last scan's */
+	return 0;
 }
 
 /* read_process - the value of the pid, or the highest of the processes

@@ -106,6 +106,17 @@ struct proc_comms;
 int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char *proc_root,
 			 struct proc_comms **comms, char *err, size_t errlen);
 
+/* signal_sources__follow_names - whether a source of @srcs follows
+ * processes by name (and so wants the tick's scan). */
+bool signal_sources__follow_names(struct signal_source *const *srcs, size_t n);
+
+/* signal_sources__refeed - hand every source of @srcs that follows a
+ * process name the pids the last signal_sources__scan gave it, for a tick
+ * at which the caller knows no process was born, exec'd, renamed or ended
+ * since (proc_events.h). Returns 0, or -EAGAIN when a source has no scan
+ * of its own yet (a new rule): scan instead. */
+int signal_sources__refeed(struct signal_source *const *srcs, size_t n);
+
 /* signal_source__trigger_fd - for a PSI rule over a custom window: open a
  * kernel PSI trigger ("some|full STALL_US WINDOW_US" written to the
  * pressure file, STALL_US = threshold% of the window) that polls POLLPRI

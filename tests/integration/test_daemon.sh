@@ -360,6 +360,41 @@ EOF2
 	return $rc
 }
 
+# A rule that follows a process by name lists /proc only at ticks after
+# which the kernel's process events say a process was born, exec'd,
+# renamed or ended: on a quiet host most ticks skip it (trapd status
+# counts both), and a new process of the name is still seen at once.
+test_daemon_name_rule_lists_proc_only_when_processes_change() {
+	need_root_bpf || return
+	local rc=0 q
+	{
+		write_global
+		cat <<'EOF2'
+[rule quiet-threads]
+signal = process.threads
+process = trapdquiet
+above = 3
+duration = 1s
+EOF2
+	} >rules.ini
+	start_daemon || return 1
+	sleep 4 # 16 ticks, and no process of this shell's meanwhile
+	"$TRAPD" status --json -S ctl.sock >status.json 2>status.err ||
+		{ fail "status: $(cat status.err)"; stop_daemon; return 1; }
+	/usr/bin/python3 - status.json <<'PY' || rc=1
+import json, sys
+s = json.load(open(sys.argv[1]))["process_scans"]
+print("    process scans: %d listed, %d skipped" % (s["listed"], s["skipped"]))
+if not s["by_events"] or s["skipped"] < 4 or s["listed"] < 1:
+    sys.exit("    FAIL: a quiet host's ticks did not skip the scan: %s" % s)
+PY
+	cp "$WORKLOADS/burner" ./trapdquiet
+	start_bg q ./trapdquiet 30 6
+	wait_for 15 has_captures 1 || { fail "the new process was not seen: $(tail -5 daemon.log)"; rc=1; }
+	stop_daemon
+	return $rc
+}
+
 written_at_least() {
 	[ "$(grep -c 'written: ' daemon.log)" -ge "$1" ]
 }

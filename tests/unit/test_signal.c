@@ -849,16 +849,52 @@ static void test_one_proc_scan_per_tick(void **state)
 	assert_int_equal(signal_source__read(s[1], 3 * SEC, &v, f->err, sizeof(f->err)), 0);
 	assert_true(signal_source__pid(s[1]) == 4242 || signal_source__pid(s[1]) == 4243);
 	assert_int_equal(opendir_count, 3);
+	/* a tick at which no process changed: the last scan's pids again,
+	 * /proc not listed (the kernel's process events said so) */
+	assert_true(signal_sources__follow_names(s, 60));
+	assert_int_equal(signal_sources__refeed(s, 60), 0);
+	for (i = 0; i < 60; i += 2) {
+		assert_int_equal(signal_source__read(s[i], 4 * SEC, &v, f->err, sizeof(f->err)), 0);
+		if (i % 4 == 0)
+			assert_int_equal(signal_source__pid(s[i]), 7001);
+	}
+	assert_int_equal(opendir_count, 3);
 	opendir_watched[0] = '\0';
 	proc_comms__free(comms);
 	for (i = 0; i < 60; i++)
 		signal_source__free(s[i]);
 }
 
+/* A source no shared scan has fed yet (a rule added by a reload) cannot
+ * be refed: the tick must scan. Sources that follow no name need none. */
+static void test_refeed_needs_a_scan_first(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s[2];
+	struct rule r;
+	char pg[400];
+
+	pinned_fix(f, pg, sizeof(pg));
+	r = rule(RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PROCESS, "nginx");
+	s[0] = signal_source__new(&r, &f->env);
+	r = rule(RULE_SIGNAL_PROC_RSS, RULE_SCOPE_PID, "4242");
+	s[1] = signal_source__new(&r, &f->env);
+	assert_non_null(s[0]);
+	assert_non_null(s[1]);
+	assert_false(signal_sources__follow_names(&s[1], 1));
+	assert_int_equal(signal_sources__refeed(&s[1], 1), 0);
+	assert_int_equal(signal_sources__refeed(s, 2), -EAGAIN);
+	assert_int_equal(signal_sources__scan(s, 2, f->proc, NULL, f->err, sizeof(f->err)), 0);
+	assert_int_equal(signal_sources__refeed(s, 2), 0);
+	signal_source__free(s[0]);
+	signal_source__free(s[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cgroup_cpu_on_each_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refeed_needs_a_scan_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_absolute_paths_and_root, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_no_data, setup, teardown),

@@ -395,6 +395,15 @@ static void status_json(struct daemon *d, FILE *f)
 	json_kv_u64(&w, "captures_failed", d->guard.trap.failed);
 	json_kv_u64(&w, "capture_errors", d->guard.capture_errors);
 	json_kv_u64(&w, "manual_arms", d->manual_arms);
+	/* rules by process name: ticks that listed /proc, and those the
+	 * kernel's process events let skip it (this watch, since a reload) */
+	json_key(&w, "process_scans");
+	json_object_begin(&w);
+	json_kv_u64(&w, "listed", d->guard.watch->scans);
+	json_kv_u64(&w, "skipped", d->guard.watch->scans_skipped);
+	json_key(&w, "by_events");
+	json_bool(&w, d->guard.watch->events != NULL);
+	json_object_end(&w);
 	json_kv_u64(&w, "fired_last_hour",
 		    eval_fires__count(&d->guard.watch->global_fires, now, HOUR_NS));
 	spool_usage(g->spool_dir, &u);

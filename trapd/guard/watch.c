@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rules/proc_comms.h"
+#include "rules/proc_events.h"
 #include "rules/units.h"
 #include "trapd/util/log.h"
 
@@ -94,6 +95,7 @@ void watch__free(struct watch *w)
 	free(w->w);
 	free(w->srcs);
 	proc_comms__free(w->comms);
+	proc_events__close(w->events);
 	rules__free(w->rules);
 	free(w);
 }
@@ -246,10 +248,35 @@ void watch__observe(struct watch *w, struct watched_rule *wr, int64_t now, watch
 		fn(wr, v, now, ctx);
 }
 
+/* scan_needed - whether this tick must list /proc: the kernel's process
+ * events (opened at the first scan of a watch that follows a name, on
+ * the real /proc only) say something changed, or the last scan is
+ * WATCH_RESCAN_NS old, or there are no events to tell. */
+static bool scan_needed(struct watch *w, int64_t now)
+{
+	bool changed;
+	int ret;
+
+	if (!w->events_tried && w->scanned_ns && !strcmp(w->env.proc_root, "/proc") &&
+	    !*w->env.fs_prefix) {
+		w->events_tried = true;
+		ret = proc_events__open(&w->events);
+		if (ret)
+			log_debug("process events: %s: every tick scans /proc", strerror(-ret));
+		return true; /* what happened before they were opened is unknown */
+	}
+	if (!w->events)
+		return true;
+	changed = proc_events__changed(w->events); /* drained at every tick */
+	return changed || now - w->scanned_ns >= WATCH_RESCAN_NS ||
+	       signal_sources__refeed(w->srcs, w->n);
+}
+
 /* scan_processes - one pass over /proc for every rule that follows a
- * process by name (rather than one per rule). When /proc cannot be read,
- * each rule tries on its own and says why in its error. */
-static void scan_processes(struct watch *w)
+ * process by name (rather than one per rule), when one is needed. When
+ * /proc cannot be read, each rule tries on its own and says why in its
+ * error. */
+static void scan_processes(struct watch *w, int64_t now)
 {
 	char err[256];
 	size_t i;
@@ -263,6 +290,14 @@ static void scan_processes(struct watch *w)
 		return;
 	for (i = 0; i < w->n; i++)
 		w->srcs[i] = w->w[i].src;
+	if (!signal_sources__follow_names(w->srcs, w->n))
+		return;
+	if (!scan_needed(w, now)) {
+		w->scans_skipped++;
+		return;
+	}
+	w->scans++;
+	w->scanned_ns = now;
 	if (signal_sources__scan(w->srcs, w->n, w->env.proc_root, &w->comms, err, sizeof(err)))
 		log_debug("process scan: %s", err);
 }
@@ -273,7 +308,7 @@ void watch__observe_all(struct watch *w, int64_t now, watch_fire_fn fn, void *ct
 
 	if (w->latency)
 		latency_set__tick(w->latency, now);
-	scan_processes(w);
+	scan_processes(w, now);
 	for (i = 0; i < w->n; i++)
 		watch__observe(w, &w->w[i], now, fn, ctx);
 }

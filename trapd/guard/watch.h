@@ -36,6 +36,13 @@ struct watched_rule {
 };
 
 struct proc_comms;
+struct proc_events;
+
+/* Rules that follow processes by name scan /proc only when the kernel's
+ * process events say something changed (rules/proc_events.h), and at
+ * least this often, for what no event tells (a process moved to another
+ * cgroup, which a pin may name). */
+#define WATCH_RESCAN_NS (10 * 1000000000ll)
 
 struct watch {
 	struct rules *rules; /* owned */
@@ -46,7 +53,11 @@ struct watch {
 	struct latency_set *latency; /* the daemon's probes, not owned */
 	struct signal_source **srcs; /* every rule's src in a row, for the tick's scan */
 	size_t nsrcs;
-	struct proc_comms *comms; /* the scan's comm files, kept open between ticks */
+	struct proc_comms *comms;   /* the scan's comm files, kept open between ticks */
+	struct proc_events *events; /* NULL: scan at every tick */
+	bool events_tried;	    /* opening them was tried (once a watch) */
+	int64_t scanned_ns;	    /* the last full scan, 0 for none */
+	uint64_t scans, scans_skipped;
 };
 
 /* A rule fired (EVAL_FIRE) or would have (EVAL_DRY_RUN). */
