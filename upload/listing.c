@@ -354,25 +354,7 @@ static void put_utf8(struct value *v, unsigned cp)
 	char b[4];
 	size_t n;
 
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xc0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xe0 | cp >> 12);
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (char)(0xf0 | cp >> 18);
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
+	n = safe_text_utf8_encode(cp, b);
 	put(v, b, n);
 }
 

@@ -48,4 +48,8 @@ bool safe_text_is_safe(const char *s, size_t len);
  * or 0 when @s does not start one. */
 size_t safe_text_utf8_decode(const unsigned char *s, size_t avail, unsigned *cp);
 
+/* safe_text_utf8_encode - code point @cp (at most U+10FFFF) as UTF-8 into
+ * @out. Returns its length, 1 to 4. */
+size_t safe_text_utf8_encode(unsigned cp, char out[4]);
+
 #endif

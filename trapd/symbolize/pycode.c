@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "upload/safe_text.h"
+
 /* PyASCIIObject.state: the bits read */
 #define STATE_KIND(s) (((s) >> 2) & 7)
 #define STATE_COMPACT(s) (((s) >> 5) & 1)
@@ -28,25 +30,7 @@ static void put_utf8(char *out, size_t *o, size_t cap, uint32_t cp)
 	if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || (cp >= 0xd800 && cp < 0xe000) ||
 	    cp > 0x10ffff)
 		cp = '?';
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xc0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xe0 | cp >> 12);
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (char)(0xf0 | cp >> 18);
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
+	n = safe_text_utf8_encode(cp, b);
 	if (*o + n < cap) {
 		memcpy(out + *o, b, n);
 		*o += n;
