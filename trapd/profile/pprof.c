@@ -3,9 +3,10 @@
  * the decoder is in pprof_decode.c.
  *
  * A single walk over the profile: sample types, samples (stack, [count,
- * count * period] and, when a sample was off the CPU, its nanoseconds
- * third; labels pid, tid, comm, cgroup and, when set, run, state and
- * call),
+ * count * period] (the sample's own period when it has one) and, when a
+ * sample was off the CPU, its nanoseconds third; labels pid, tid, comm,
+ * cgroup and, when set, run, state, call, phase and period (a number of
+ * nanoseconds)),
  * mappings, locations, functions, the string table (the profile's own,
  * then any well-known string it lacks), time, duration, period type and
  * period, comments.
@@ -20,7 +21,7 @@
 
 const char *const pprof_well_known[WK_N] = {
 	"samples", "count",  "cpu", "nanoseconds", "pid",   "tid",
-	"comm",	   "cgroup", "run", "off_cpu",	   "state", "call",
+	"comm",	   "cgroup", "run", "off_cpu",	   "state", "call", "phase", "period",
 };
 
 struct encoder {
@@ -32,6 +33,7 @@ struct encoder {
 	bool offcpu; /* a sample was off the CPU: a third sample type */
 	bool oncpu;  /* a sample was on the CPU */
 	bool calls;  /* a sample has a call label */
+	bool phases; /* a sample has a phase label or a period of its own */
 };
 
 /* has_runs - whether a sample of @p has a run label. */
@@ -54,6 +56,7 @@ static void find_kinds(struct encoder *e)
 		e->offcpu |= e->p->samples[i].offcpu_ns != 0;
 		e->oncpu |= e->p->samples[i].offcpu_ns == 0;
 		e->calls |= e->p->samples[i].call != 0;
+		e->phases |= e->p->samples[i].phase != 0 || e->p->samples[i].period_ns != 0;
 	}
 }
 
@@ -66,6 +69,8 @@ static bool needed(const struct encoder *e, enum pprof_well_known k, bool runs)
 		return e->offcpu;
 	if (k == WK_CALL)
 		return e->calls;
+	if (k == WK_PHASE || k == WK_PERIOD)
+		return e->phases;
 	return true;
 }
 
@@ -111,14 +116,21 @@ static void put_value_type(struct pb_buf *b, uint32_t field, uint32_t type, uint
 	pb_msg_end(b, mark);
 }
 
-static void put_label(struct encoder *e, enum pprof_well_known key, uint32_t str, int64_t num)
+static void put_label_unit(struct encoder *e, enum pprof_well_known key, uint32_t str, int64_t num,
+			   uint32_t unit)
 {
 	size_t mark = pb_msg_begin(&e->b, F_SAMPLE_LABEL);
 
 	pb_put_uint(&e->b, F_LABEL_KEY, e->wk[key]);
 	put_nz(&e->b, F_LABEL_STR, str);
 	put_nz(&e->b, F_LABEL_NUM, (uint64_t)num);
+	put_nz(&e->b, F_LABEL_NUM_UNIT, unit);
 	pb_msg_end(&e->b, mark);
+}
+
+static void put_label(struct encoder *e, enum pprof_well_known key, uint32_t str, int64_t num)
+{
+	put_label_unit(e, key, str, num, 0);
 }
 
 /* saturating_mul - @a * @b, clamped to the int64 range. */
@@ -137,7 +149,7 @@ static void encode_sample(struct encoder *e, const struct profile_sample *s)
 	size_t mark;
 
 	values[0] = (uint64_t)s->count;
-	values[1] = (uint64_t)saturating_mul(s->count, e->p->period_ns);
+	values[1] = (uint64_t)saturating_mul(s->count, s->period_ns ? s->period_ns : e->p->period_ns);
 	values[2] = (uint64_t)s->offcpu_ns;
 	mark = pb_msg_begin(&e->b, F_PROFILE_SAMPLE);
 	if (s->nlocs)
@@ -156,6 +168,10 @@ static void encode_sample(struct encoder *e, const struct profile_sample *s)
 		put_label(e, WK_STATE, s->state, 0);
 	if (s->call)
 		put_label(e, WK_CALL, s->call, 0);
+	if (s->phase)
+		put_label(e, WK_PHASE, s->phase, 0);
+	if (s->period_ns)
+		put_label_unit(e, WK_PERIOD, 0, s->period_ns, e->wk[WK_NANOSECONDS]);
 	pb_msg_end(&e->b, mark);
 }
 

@@ -623,6 +623,10 @@ static int decode_label(struct decoder *d, struct pb_reader *r, enum pb_wire wir
 		s->state = (uint32_t)v[LABEL_STR];
 	else if (strcmp(key, pprof_well_known[WK_CALL]) == 0)
 		s->call = (uint32_t)v[LABEL_STR];
+	else if (strcmp(key, pprof_well_known[WK_PHASE]) == 0)
+		s->phase = (uint32_t)v[LABEL_STR];
+	else if (strcmp(key, pprof_well_known[WK_PERIOD]) == 0)
+		s->period_ns = (int64_t)v[LABEL_NUM] > 0 ? (int64_t)v[LABEL_NUM] : 0;
 	return 0;
 }
 

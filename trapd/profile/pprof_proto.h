@@ -66,7 +66,9 @@ enum pprof_field {
  * WK_RUN is the exception: it is written only when a sample has a run, so
  * a profile without runs encodes exactly as it did before runs existed;
  * so are WK_OFF_CPU and WK_STATE, only when a sample was off the CPU,
- * and WK_CALL, only when a sample says which call it was taken in. */
+ * WK_CALL, only when a sample says which call it was taken in, and
+ * WK_PHASE and WK_PERIOD, only when a sample has a phase or its own
+ * period (profile_phase.h). */
 enum pprof_well_known {
 	WK_SAMPLES,
 	WK_COUNT,
@@ -80,6 +82,8 @@ enum pprof_well_known {
 	WK_OFF_CPU,
 	WK_STATE,
 	WK_CALL,
+	WK_PHASE,
+	WK_PERIOD,
 	WK_N
 };
 

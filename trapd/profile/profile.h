@@ -12,7 +12,8 @@
  * location ids, leaf first, and carries the
  * labels trapd records for every sample (pid, tid, comm, cgroup), and,
  * when one profile holds several runs of a command (profile_merge.h),
- * the run it came from. A capture that recorded time off the CPU holds
+ * the run it came from, or, when a capture holds the seconds before its
+ * trigger (profile_phase.h), the phase and the period it was sampled at. A capture that recorded time off the CPU holds
  * its off-CPU samples beside the on-CPU ones: their weight is
  * nanoseconds (offcpu_ns), their count 0, and they carry the state the
  * task waited in; profile_view.h turns either kind (or both) into the
@@ -89,6 +90,14 @@ struct profile_sample {
 	int64_t run;	 /* 1-based run of `trapd ci --runs`; 0 = not recorded */
 	uint32_t comm;	 /* string index */
 	uint32_t cgroup; /* string index: cgroup path, 0 = not recorded */
+	/* string index: the part of the capture it belongs to ("before":
+	 * the flight recorder's history, "during": the window;
+	 * profile_phase.h), 0 = not recorded */
+	uint32_t phase;
+	/* its own sampling period when it is not the profile's (the history
+	 * is sampled at a lower rate than the window): a count of it is
+	 * count x period_ns of CPU time. 0 = the profile's period_ns. */
+	int64_t period_ns;
 };
 
 struct profile {

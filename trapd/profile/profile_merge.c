@@ -14,8 +14,9 @@
 #include <stdlib.h>
 
 /* Counts of one period made counts of another (profile_merge__add_by_time):
- * each count times @num / @den, the remainder carried to the next sample
- * so that the sum keeps the time. @den 0: counts are taken as they are. */
+ * each count times its period (@num, or the sample's own) / @den, the
+ * remainder (nanoseconds) carried to the next sample so that the sum
+ * keeps the time. @den 0: counts are taken as they are. */
 struct rescale {
 	int64_t num, den;
 	__int128 carry;
@@ -156,14 +157,18 @@ static int add_sample(struct profile *dst, const struct profile *src, const stru
 		err = xlat(mm->str, src->nstrings, s->state, &tmpl.state);
 	if (!err)
 		err = xlat(mm->str, src->nstrings, s->call, &tmpl.call);
+	if (!err)
+		err = xlat(mm->str, src->nstrings, s->phase, &tmpl.phase);
 	if (err)
 		return err;
 	if (run > 0)
 		tmpl.run = run;
+	if (rs->den)
+		tmpl.period_ns = 0; /* counted in @dst's period below */
 	if (rs->den && tmpl.count > 0) {
 		__int128 whole;
 
-		rs->carry += (__int128)tmpl.count * rs->num;
+		rs->carry += (__int128)tmpl.count * (s->period_ns > 0 ? s->period_ns : rs->num);
 		whole = rs->carry / rs->den;
 		tmpl.count = whole > INT64_MAX ? INT64_MAX : (int64_t)whole;
 		if (whole > INT64_MAX)
@@ -271,11 +276,23 @@ int profile_merge__add(struct profile *dst, const struct profile *src, int64_t r
 	return merge(dst, src, run, &none);
 }
 
+/* own_periods - whether a sample of @p has a period of its own. */
+static bool own_periods(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].period_ns)
+			return true;
+	return false;
+}
+
 int profile_merge__add_by_time(struct profile *dst, const struct profile *src)
 {
-	struct rescale rs = { src->period_ns, dst->period_ns, 0 };
+	struct rescale rs = { src->period_ns > 0 ? src->period_ns : dst->period_ns,
+			      dst->period_ns > 0 ? dst->period_ns : src->period_ns, 0 };
 
-	if (src->period_ns <= 0 || dst->period_ns <= 0 || src->period_ns == dst->period_ns)
+	if (rs.den <= 0 || (rs.num == rs.den && !own_periods(src)))
 		rs.den = 0; /* nothing to convert: the counts are of one period */
 	return merge(dst, src, 0, &rs);
 }

@@ -53,7 +53,9 @@ int profile_merge__add(struct profile *dst, const struct profile *src, int64_t r
  * period, and becomes a count of @dst's period, count x src period / dst
  * period, with the remainder carried from one sample to the next so that
  * the total time is kept to within one period of @dst. Off-CPU
- * nanoseconds are time already and stay. @dst keeps its period (give it
+ * nanoseconds are time already and stay. A sample with a period of its
+ * own (profile.h: the history of a capture) is converted from that
+ * period, and is then of @dst's. @dst keeps its period (give it
  * the shortest of all before the first add: no count then shrinks to 0);
  * a @dst without one takes @src's, and a @src without one is taken to
  * have @dst's. Returns as profile_merge__add. */

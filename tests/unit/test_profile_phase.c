@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* test_profile_phase.c - a capture's history spliced in as the "before"
+ * phase: labels and periods, the round trip through pprof, each phase
+ * read back with its own period, time and duration, "all" by time, and
+ * merging by time across phases. */
+#include "profile_fixture.h"
+
+#include <errno.h>
+
+#include "trapd/profile/pprof.h"
+#include "trapd/profile/profile_merge.h"
+#include "trapd/profile/profile_phase.h"
+
+#define WINDOW_PERIOD 1001001 /* 999 Hz */
+#define HISTORY_PERIOD 52631578 /* 19 Hz */
+
+static struct profile *window(void)
+{
+	struct profile *p = profile__new();
+
+	assert_non_null(p);
+	fx_stack(p, "app", 100, 900, "main", "spin", NULL);
+	fx_stack(p, "app", 100, 100, "main", "idle_loop", NULL);
+	p->period_ns = WINDOW_PERIOD;
+	p->time_ns = 1700000010000000000ll;
+	p->duration_ns = 1000000000ll;
+	return p;
+}
+
+static struct profile *history(void)
+{
+	struct profile *p = profile__new();
+
+	assert_non_null(p);
+	fx_stack(p, "app", 100, 10, "main", "idle_loop", NULL);
+	fx_stack(p, "gone", 200, 9, "main", "short_lived", NULL);
+	p->period_ns = HISTORY_PERIOD;
+	p->time_ns = 1700000000000000000ll;
+	p->duration_ns = 10000000000ll;
+	assert_int_equal(profile__add_comment(p, "history: 10 s at 19 Hz"), 0);
+	return p;
+}
+
+static struct profile *spliced(void)
+{
+	struct profile *p = window(), *h = history();
+
+	assert_int_equal(profile_phase__splice(p, h), 0);
+	assert_int_equal(h->period_ns, HISTORY_PERIOD); /* given back as it was */
+	profile__free(h);
+	return p;
+}
+
+static int64_t count_of(const struct profile *p, const char *func)
+{
+	char buf[64];
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++) {
+		const struct profile_sample *s = &p->samples[i];
+		const uint32_t *locs = profile__sample_locs(p, s);
+
+		if (s->nlocs && !strcmp(profile__location_name(p, locs[0], buf, sizeof(buf)), func))
+			sum += s->count;
+	}
+	return sum;
+}
+
+static void test_splice_labels_both_phases(void **state)
+{
+	struct profile *p = spliced();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(p->nsamples, 4);
+	assert_int_equal(p->period_ns, WINDOW_PERIOD);
+	assert_int_equal(p->duration_ns, 1000000000ll); /* the window's, not a sum */
+	assert_int_equal(p->time_ns, 1700000010000000000ll);
+	for (i = 0; i < 2; i++) {
+		assert_string_equal(profile__str(p, p->samples[i].phase), "during");
+		assert_int_equal(p->samples[i].period_ns, 0);
+	}
+	for (i = 2; i < 4; i++) {
+		assert_string_equal(profile__str(p, p->samples[i].phase), "before");
+		assert_int_equal(p->samples[i].period_ns, HISTORY_PERIOD);
+	}
+	assert_true(profile_phase__has(p));
+	assert_int_equal(profile_phase__samples(p, "before"), 19);
+	assert_int_equal(profile_phase__samples(p, "during"), 1000);
+	profile__free(p);
+}
+
+/* round_trip - through pprof and back. */
+static struct profile *round_trip(const struct profile *p)
+{
+	struct profile *q = NULL;
+	char err[256];
+	size_t len;
+	void *buf;
+
+	assert_int_equal(pprof_encode(p, &buf, &len), 0);
+	assert_int_equal(pprof_decode(buf, len, &q, err, sizeof(err)), 0);
+	free(buf);
+	return q;
+}
+
+static void test_phases_survive_pprof(void **state)
+{
+	struct profile *p = spliced(), *q = round_trip(p);
+
+	(void)state;
+	assert_int_equal(q->nsamples, 4);
+	assert_string_equal(profile__str(q, q->samples[3].phase), "before");
+	assert_int_equal(q->samples[3].period_ns, HISTORY_PERIOD);
+	assert_int_equal(q->samples[0].period_ns, 0);
+	profile__free(p);
+	profile__free(q);
+}
+
+static void test_select_before_takes_the_history_scalars(void **state)
+{
+	struct profile *q, *p = spliced();
+
+	(void)state;
+	q = round_trip(p);
+	assert_int_equal(profile_phase__select(q, "before"), 0);
+	assert_int_equal(q->nsamples, 2);
+	assert_int_equal(q->period_ns, HISTORY_PERIOD);
+	assert_int_equal(q->time_ns, 1700000000000000000ll);
+	assert_int_equal(q->duration_ns, 10000000000ll);
+	assert_int_equal(q->samples[0].period_ns, 0);
+	assert_int_equal(count_of(q, "short_lived"), 9);
+	assert_int_equal(count_of(q, "spin"), 0);
+	profile__free(p);
+	profile__free(q);
+}
+
+static void test_select_during_is_the_window(void **state)
+{
+	struct profile *p = spliced();
+
+	(void)state;
+	assert_int_equal(profile_phase__select(p, "during"), 0);
+	assert_int_equal(p->nsamples, 2);
+	assert_int_equal(p->period_ns, WINDOW_PERIOD);
+	assert_int_equal(p->duration_ns, 1000000000ll);
+	assert_int_equal(count_of(p, "spin"), 900);
+	assert_int_equal(count_of(p, "short_lived"), 0);
+	profile__free(p);
+}
+
+/* "all": the history's 19 samples of 52.6 ms are 999 window periods. */
+static void test_select_all_counts_by_time(void **state)
+{
+	struct profile *p = spliced();
+	int64_t before_ns = 19ll * HISTORY_PERIOD, got;
+
+	(void)state;
+	assert_int_equal(profile_phase__select(p, "all"), 0);
+	assert_int_equal(p->nsamples, 4);
+	got = count_of(p, "short_lived") + count_of(p, "idle_loop") - 100;
+	assert_true(got * WINDOW_PERIOD <= before_ns);
+	assert_true((got + 1) * WINDOW_PERIOD > before_ns);
+	assert_int_equal(p->samples[2].period_ns, 0);
+	profile__free(p);
+}
+
+static void test_without_phases_everything_is_during(void **state)
+{
+	struct profile *p = window();
+
+	(void)state;
+	assert_false(profile_phase__has(p));
+	assert_int_equal(profile_phase__select(p, "before"), 0);
+	assert_int_equal(p->nsamples, 0);
+	profile__free(p);
+	p = window();
+	assert_int_equal(profile_phase__select(p, "during"), 0);
+	assert_int_equal(p->nsamples, 2);
+	assert_int_equal(profile_phase__select(p, "later"), -EINVAL);
+	profile__free(p);
+}
+
+/* Merging by time into a profile of another period converts each phase
+ * from its own period. */
+static void test_merge_by_time_uses_each_samples_period(void **state)
+{
+	struct profile *p = spliced(), *dst = profile__new();
+	int64_t want = 19ll * HISTORY_PERIOD + 1000ll * WINDOW_PERIOD, got = 0;
+	size_t i;
+
+	(void)state;
+	assert_non_null(dst);
+	dst->period_ns = 1000000; /* 1 kHz */
+	assert_int_equal(profile_merge__add_by_time(dst, p), 0);
+	for (i = 0; i < dst->nsamples; i++) {
+		assert_int_equal(dst->samples[i].period_ns, 0);
+		got += dst->samples[i].count;
+	}
+	assert_true(got * 1000000 <= want && (got + 1) * 1000000 > want);
+	profile__free(p);
+	profile__free(dst);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_splice_labels_both_phases),
+		cmocka_unit_test(test_phases_survive_pprof),
+		cmocka_unit_test(test_select_before_takes_the_history_scalars),
+		cmocka_unit_test(test_select_during_is_the_window),
+		cmocka_unit_test(test_select_all_counts_by_time),
+		cmocka_unit_test(test_without_phases_everything_is_during),
+		cmocka_unit_test(test_merge_by_time_uses_each_samples_period),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

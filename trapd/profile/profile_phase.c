@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* profile_phase.c - a capture's phases: the history spliced in, one phase
+ * read back (see profile_phase.h). */
+#include "trapd/profile/profile_phase.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trapd/profile/profile_merge.h"
+
+#define PHASE_COMMENT "phase " PROFILE_PHASE_BEFORE ": "
+
+/* phase_index - the string index of @name in @p, 0 when it has none. */
+static uint32_t phase_index(const struct profile *p, const char *name)
+{
+	uint32_t i;
+
+	for (i = 1; i < p->nstrings; i++)
+		if (!strcmp(p->strings[i], name))
+			return i;
+	return 0;
+}
+
+int profile_phase__splice(struct profile *p, struct profile *before)
+{
+	int64_t bp = before->period_ns, idx;
+	size_t i, first = p->nsamples;
+	uint32_t during, b;
+	char line[160];
+	int err;
+
+	idx = profile__string(p, PROFILE_PHASE_DURING);
+	if (idx < 0)
+		return (int)idx;
+	during = (uint32_t)idx;
+	for (i = 0; i < p->nsamples; i++)
+		if (!p->samples[i].phase)
+			p->samples[i].phase = during;
+	snprintf(line, sizeof(line), PHASE_COMMENT "time_ns=%" PRId64 " duration_ns=%" PRId64
+		 " period_ns=%" PRId64, before->time_ns, before->duration_ns, bp);
+	err = profile__add_comment(p, line);
+	if (err)
+		return err;
+	idx = profile__string(p, PROFILE_PHASE_BEFORE);
+	if (idx < 0)
+		return (int)idx;
+	b = (uint32_t)idx;
+	/* The history's counts are of its own period: merged as they are,
+	 * then each sample says which period that is. The window keeps the
+	 * profile's time, duration and period. */
+	{
+		int64_t time = p->time_ns, duration = p->duration_ns, period = p->period_ns;
+
+		before->period_ns = 0;
+		err = profile_merge__add(p, before, 0);
+		before->period_ns = bp;
+		p->time_ns = time;
+		p->duration_ns = duration;
+		p->period_ns = period;
+	}
+	for (i = first; !err && i < p->nsamples; i++) {
+		p->samples[i].phase = b;
+		if (bp != p->period_ns && !p->samples[i].period_ns)
+			p->samples[i].period_ns = bp;
+	}
+	return err;
+}
+
+bool profile_phase__has(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].phase)
+			return true;
+	return false;
+}
+
+int profile_phase__check(const char *name)
+{
+	return !strcmp(name, PROFILE_PHASE_BEFORE) || !strcmp(name, PROFILE_PHASE_DURING) ||
+			       !strcmp(name, PROFILE_PHASE_ALL)
+		       ? 0
+		       : -EINVAL;
+}
+
+/* in_phase - whether @s is of phase @want (a string index of @p; 0: the
+ * name is not in @p) named @name: a sample without a phase is "during". */
+static bool in_phase(const struct profile_sample *s, uint32_t want, const char *name)
+{
+	if (!s->phase)
+		return !strcmp(name, PROFILE_PHASE_DURING);
+	return want && s->phase == want;
+}
+
+/* history_scalars - the history's time, duration and period from the
+ * phase comment of @p; false when it has none. */
+static bool history_scalars(const struct profile *p, int64_t *time, int64_t *duration,
+			    int64_t *period)
+{
+	const char *c;
+	uint32_t i;
+
+	for (i = 0; i < p->ncomments; i++) {
+		c = profile__str(p, p->comments[i]);
+		if (strncmp(c, PHASE_COMMENT, strlen(PHASE_COMMENT)))
+			continue;
+		if (sscanf(c + strlen(PHASE_COMMENT),
+			   "time_ns=%" SCNd64 " duration_ns=%" SCNd64 " period_ns=%" SCNd64, time,
+			   duration, period) == 3)
+			return true;
+	}
+	return false;
+}
+
+/* to_period - every count of @p made a count of its period, by time. */
+static void to_period(struct profile *p)
+{
+	__int128 carry = 0, whole;
+	struct profile_sample *s;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++) {
+		s = &p->samples[i];
+		if (!s->period_ns || s->period_ns == p->period_ns || p->period_ns <= 0) {
+			s->period_ns = 0;
+			continue;
+		}
+		if (s->count > 0) {
+			carry += (__int128)s->count * s->period_ns;
+			whole = carry / p->period_ns;
+			s->count = whole > INT64_MAX ? INT64_MAX : (int64_t)whole;
+			carry = whole > INT64_MAX ? 0 : carry - whole * p->period_ns;
+		}
+		s->period_ns = 0;
+	}
+}
+
+int profile_phase__select(struct profile *p, const char *name)
+{
+	int64_t time = 0, duration = 0, period = 0;
+	uint32_t want = phase_index(p, name);
+	size_t i, n = 0;
+
+	if (profile_phase__check(name))
+		return -EINVAL;
+	if (!strcmp(name, PROFILE_PHASE_ALL)) {
+		to_period(p);
+		return 0;
+	}
+	for (i = 0; i < p->nsamples; i++) {
+		if (!in_phase(&p->samples[i], want, name))
+			continue;
+		if (!period)
+			period = p->samples[i].period_ns;
+		p->samples[n] = p->samples[i];
+		p->samples[n++].period_ns = 0;
+	}
+	p->nsamples = n;
+	if (strcmp(name, PROFILE_PHASE_BEFORE))
+		return 0;
+	if (history_scalars(p, &time, &duration, &period)) {
+		p->time_ns = time;
+		p->duration_ns = duration;
+	}
+	if (period > 0)
+		p->period_ns = period;
+	return 0;
+}
+
+int64_t profile_phase__samples(const struct profile *p, const char *name)
+{
+	uint32_t want = phase_index(p, name);
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		if (in_phase(&p->samples[i], want, name) && p->samples[i].count > 0)
+			sum += p->samples[i].count;
+	return sum;
+}
