@@ -67,6 +67,13 @@ const struct rules_key rules_global_keys[GK_NR] = {
 				     G(symbolize_perf_map_bytes), 1 << 20, 1ull << 40, "64MiB" },
 	[GK_SYMBOLIZE_TIME] = { "symbolize_timeout", KEY_DURATION, G(symbolize_time_ns), SEC, HOUR,
 				"30s" },
+	/* The flight recorder (trapd/capture/history.h); 0Hz: off. */
+	[GK_HISTORY_FREQUENCY] = { "history_frequency", KEY_FREQ, G(history_freq_hz), 0, 999,
+				   "off" },
+	[GK_HISTORY_WINDOW] = { "history_window", KEY_DURATION, G(history_window_ns), 2 * SEC,
+				10 * MIN, "30s" },
+	[GK_HISTORY_MEMORY] = { "history_max_memory", KEY_SIZE, G(history_max_bytes), 1 << 20,
+				1ull << 32, "16MiB" },
 };
 
 const struct rules_key rules_rule_keys[RK_NR] = {
@@ -387,10 +394,13 @@ static int bad_number(const struct rules_key *k, bool range, char *msg, size_t l
 		return snprintf(msg, len, "expected 0 or a duration of at most %s",
 				units_format_duration(k->max, hi, sizeof(hi)));
 	case KEY_FREQ:
+		if (!range && !k->min)
+			return snprintf(msg, len, "expected a frequency like 19Hz, or off");
 		if (!range)
 			return snprintf(msg, len, "expected a frequency like 99Hz or 999Hz");
-		return snprintf(msg, len, "expected a frequency from %lluHz to %lluHz",
-				(unsigned long long)k->min, (unsigned long long)k->max);
+		return snprintf(msg, len, "expected a frequency from %lluHz to %lluHz%s",
+				(unsigned long long)(k->min ? k->min : 1),
+				(unsigned long long)k->max, k->min ? "" : ", or off");
 	case KEY_SIZE:
 		if (!range)
 			return snprintf(msg, len, "expected a size like 512MiB or 1GiB");
@@ -417,7 +427,11 @@ static int parse_number(const struct rules_key *k, void *f, const char *v, char 
 		err = rules_value__duration0(v, &u);
 		break;
 	case KEY_FREQ:
-		err = units_parse_frequency(v, UINT64_MAX, &u);
+		/* a frequency that may be 0 is off at 0 */
+		if (!k->min && (!strcmp(v, "off") || !strcmp(v, "0")))
+			err = 0;
+		else
+			err = units_parse_frequency(v, UINT64_MAX, &u);
 		break;
 	case KEY_SIZE:
 		err = units_parse_size(v, &u);
@@ -557,7 +571,10 @@ void rules_key__print(const struct rules_key *k, const void *base, FILE *out)
 		fprintf(out, "%s = %s\n", k->name, units_format_duration(u, buf, sizeof(buf)));
 		break;
 	case KEY_FREQ:
-		fprintf(out, "%s = %lluHz\n", k->name, (unsigned long long)u);
+		if (!u)
+			fprintf(out, "%s = off\n", k->name);
+		else
+			fprintf(out, "%s = %lluHz\n", k->name, (unsigned long long)u);
 		break;
 	case KEY_SIZE:
 		fprintf(out, "%s = %s\n", k->name, units_format_size(u, buf, sizeof(buf)));

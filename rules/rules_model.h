@@ -229,6 +229,10 @@ struct rules_global {
 	uint32_t symbolize_symbols;	   /* symbols kept */
 	uint64_t symbolize_perf_map_bytes; /* perf maps, all processes */
 	uint64_t symbolize_time_ns;	   /* wall time from the window's close */
+	/* the flight recorder: stacks of the seconds before a trigger */
+	uint64_t history_freq_hz;   /* 0: off */
+	uint64_t history_window_ns; /* kept, and put into each capture */
+	uint64_t history_max_bytes; /* the most its seconds may hold */
 };
 
 /* Where captures go after the spool: the [upload] section. Without one,

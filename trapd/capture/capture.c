@@ -431,6 +431,24 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 	return err;
 }
 
+int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym, struct profile *p)
+{
+	struct build_ctx *b = calloc(1, sizeof(*b));
+	int64_t ret;
+
+	if (!b)
+		return -ENOMEM;
+	b->p = p;
+	b->sym = sym;
+	b->cgroups.have_root =
+		cgroup_v2_mount(NULL, b->cgroups.v2_root, sizeof(b->cgroups.v2_root)) == 0;
+	ret = sample_dump__for_each(d, add_record, b);
+	if (!ret)
+		ret = b->stored > INT64_MAX ? INT64_MAX : (int64_t)b->stored;
+	free(b);
+	return ret;
+}
+
 /* profile_bytes - the size of what was just renamed to @path (never
  * following a link: it is our own regular file now). */
 static uint64_t profile_bytes(const char *path)

@@ -32,6 +32,13 @@ int capture_new_id(struct capture_info *info);
 int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, struct pyframes *py,
 			  struct capture_info *info, struct profile **out);
 
+/* capture_add_samples - symbolize every sample of @d with @sym into @p,
+ * labelled as a capture's are, without Python frames, calls or summary
+ * (the flight recorder's seconds: history.h). Kernel names come from
+ * whatever @sym was told to use. Returns the on-CPU samples added (>= 0)
+ * or a negative errno. */
+int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym, struct profile *p);
+
 /* capture_write - write @p to @path (.pb.zst) and the metadata sidecar
  * next to it (the same name with .json instead of .pb.zst), both or
  * neither: a profile whose sidecar could not be written (a full disk) is

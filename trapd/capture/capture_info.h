@@ -79,6 +79,17 @@ struct capture_calls {
 	uint64_t offcpu_ns[CALL_CLASS_NR]; /* off-CPU time by class */
 };
 
+/* The flight recorder's seconds before the trigger (history.h), spliced
+ * in as the "before" phase (profile_phase.h). */
+struct capture_history {
+	bool present;	      /* the daemon recorded history (even if no second was kept) */
+	uint64_t freq_hz;     /* the recorder's frequency */
+	int64_t start_ns;     /* its first second, ns since the epoch */
+	int64_t duration_ns;  /* from then to the decision */
+	uint64_t samples;     /* on-CPU samples in it */
+	const char *missing;  /* why it is not in the profile; NULL when it is */
+};
+
 struct capture_info {
 	char id[33];				/* 128 random bits, hex */
 	const char *trigger;			/* "manual" (`trapd capture`), "rule" (daemon) */
@@ -118,6 +129,7 @@ struct capture_info {
 					 * is no user address (symbolizer__user_frames) */
 	uint64_t profile_bytes;		       /* size of the written .pb.zst */
 	const struct run_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
+	struct capture_history history; /* the seconds before the trigger */
 };
 
 #endif

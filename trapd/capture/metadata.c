@@ -443,6 +443,28 @@ static void emit_counts(struct json_writer *w, const struct capture_info *info)
 	emit_unwind(w, &info->unwind);
 }
 
+/* emit_recorded_history - the flight recorder's seconds before the trigger, when
+ * the daemon kept them: the profile's "before" phase. */
+static void emit_recorded_history(struct json_writer *w, const struct capture_history *h)
+{
+	if (!h->present)
+		return;
+	json_key(w, "history");
+	json_object_begin(w);
+	json_kv_string(w, "phase", "before");
+	json_kv_u64(w, "frequency_hz", h->freq_hz);
+	json_kv_u64(w, "period_ns", h->freq_hz ? 1000000000ull / h->freq_hz : 0);
+	json_kv_i64(w, "start_ns", h->start_ns);
+	json_kv_i64(w, "duration_ns", h->duration_ns);
+	json_kv_u64(w, "samples", h->samples);
+	json_key(w, "missing");
+	if (h->missing)
+		json_string(w, h->missing);
+	else
+		json_null(w);
+	json_object_end(w);
+}
+
 int metadata_emit(FILE *out, const struct capture_info *info, const char *profile_path)
 {
 	struct json_writer w;
@@ -470,6 +492,7 @@ int metadata_emit(FILE *out, const struct capture_info *info, const char *profil
 	json_kv_u64(&w, "period_ns", info->period_ns);
 	json_kv_u64(&w, "cpus", (uint64_t)info->ncpus);
 	emit_counts(&w, info);
+	emit_recorded_history(&w, &info->history);
 	if (info->ci)
 		run_record__emit(&w, info->ci);
 	json_key(&w, "profile");

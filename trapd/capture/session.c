@@ -12,10 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trapd/capture/history.h"
 #include "trapd/capture/sample_dump.h"
 #include "trapd/capture/unwind_drain.h"
 #include "trapd/capture/waiting.h"
 #include "trapd/capture/target.h"
+#include "trapd/profile/profile_phase.h"
 #include "trapd/symbolize/symwork.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
@@ -52,6 +54,7 @@ struct session {
 	struct sampler *sampler;   /* NULL once the window is copied out (borrowed) */
 	bool own_sampler;	   /* opened here, freed here */
 	struct symwork *work;	   /* the symbolizer's thread */
+	struct history_slice *before; /* the recorder's seconds before the decision */
 	int epfd;		   /* session__fd: announcements, the target's pidfd, the worker */
 	bool events_watched;
 	bool pidfd_watched;
@@ -312,15 +315,18 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 
 	err[0] = '\0';
 	if (sampler__check_freq(o->freq_hz, err, errlen)) {
+		history_slice__free(o->before);
 		errno = EINVAL;
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
+		history_slice__free(o->before);
 		snprintf(err, errlen, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
+	s->before = o->before;
 	s->target = o->target;
 	s->target.exit_status = -1;
 	s->handle = (struct target_handle)TARGET_HANDLE_INIT;
@@ -660,6 +666,35 @@ static void fill_info(const struct session *s, struct capture_info *info)
 	info->calls.threshold = s->slow;
 }
 
+/* add_history - the recorder's seconds before the decision as @p's
+ * "before" phase; a history that cannot be added is said in the sidecar,
+ * and the capture is written without it. */
+static void add_history(struct session *s, struct profile *p)
+{
+	struct capture_history *ch = &s->info->history;
+	struct profile *before = NULL;
+	int e;
+
+	ch->present = true;
+	e = history_slice__build(s->before, &before);
+	if (!e && !before) {
+		ch->missing = "no second of history was recorded before the decision";
+		return;
+	}
+	if (!e)
+		e = profile_phase__splice(p, before);
+	if (e) {
+		log_warn("capture %s: its history is left out: %s", s->info->id, strerror(-e));
+		ch->missing = "the history could not be added (see the daemon's log)";
+	} else {
+		ch->freq_hz = before->period_ns ? 1000000000ull / (uint64_t)before->period_ns : 0;
+		ch->start_ns = before->time_ns;
+		ch->duration_ns = before->duration_ns;
+		ch->samples = (uint64_t)profile_phase__samples(p, PROFILE_PHASE_BEFORE);
+	}
+	profile__free(before);
+}
+
 /* finish_job - on the worker: symbolize the copied window, then write it
  * when the session was given a path. */
 static void finish_job(struct symbolizer *sym, struct symbudget *budget, void *ctx)
@@ -671,6 +706,8 @@ static void finish_job(struct symbolizer *sym, struct symbudget *budget, void *c
 
 	symbolizer__refresh_jit(sym);
 	e = capture_build_profile(s->dump, sym, s->py, s->info, &p);
+	if (!e && s->before)
+		add_history(s, p);
 	symbudget__stop_clock(budget);
 	s->info->budget = budget;
 	s->info->snapshots_dropped = symwork__snapshots_dropped(s->work);
@@ -786,6 +823,7 @@ void session__free(struct session *s)
 	pyframes__free(s->py);	/* after the worker, which registers with it */
 	sample_dump__free(s->dump);
 	profile__free(s->profile);
+	history_slice__free(s->before);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	/* A command never released exits as soon as its gate closes. */

@@ -59,6 +59,7 @@
 struct session;
 struct symcache;
 struct symbudget;
+struct history_slice;
 
 struct session_opts {
 	/* What to sample: the kind, and the pid (PID) or argv (COMMAND;
@@ -109,6 +110,10 @@ struct session_opts {
 	struct sampler_calls calls;
 	const char *calls_what;
 	struct call_threshold slow;
+	/* The flight recorder's seconds before the decision (history.h),
+	 * taken over by the session (freed by session__free, also on a
+	 * failed open): the capture's "before" phase. NULL: none. */
+	struct history_slice *before;
 };
 
 /* session__open - check the target exists (a command target is started,

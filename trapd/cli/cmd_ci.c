@@ -357,6 +357,8 @@ static int compare(const struct ci_cmd *c, const char *capture, const char *summ
 	outs.new_label = "this run";
 	ret = diff_capture__read(&base, c->baseline);
 	if (!ret)
+		ret = diff_capture__phase(&base, NULL);
+	if (!ret)
 		ret = diff_capture__read(&new_cap, capture);
 	if (!ret) {
 		diff_capture__view(&base, c->view);

@@ -20,6 +20,7 @@
 #include "trapd/cli/diff_capture.h"
 #include "trapd/profile/diff_report.h"
 #include "trapd/profile/profile_file.h"
+#include "trapd/profile/profile_phase.h"
 #include "trapd/profile/profile_view.h"
 #include "trapd/profile/profile_where.h"
 #include "trapd/util/atomic_file.h"
@@ -35,6 +36,7 @@ struct diff_cmd {
 	struct profile_where where, base_where; /* NEW's and BASE's samples kept */
 	bool by_set;				/* --by given */
 	enum profile_view view;			/* --view */
+	const char *phase, *base_phase;		/* NEW's and BASE's; NULL: the window */
 };
 
 enum {
@@ -48,6 +50,8 @@ enum {
 	OPT_BASE_WHERE,
 	OPT_BY,
 	OPT_VIEW,
+	OPT_PHASE,
+	OPT_BASE_PHASE,
 };
 
 static void usage(FILE *out)
@@ -57,7 +61,9 @@ static void usage(FILE *out)
 		"                  [--max-regress PCT] [--min-share PCT] [--alpha A]\n"
 		"                  [--base-where LABEL=VALUE]... [--where LABEL=VALUE]...\n"
 		"                  [--by self|total] [--view cpu|offcpu|wall]\n"
-		"       trapd diff CAPTURE --base-where LABEL=VALUE --where LABEL=VALUE\n\n"
+		"                  [--base-phase P] [--phase P]\n"
+		"       trapd diff CAPTURE --base-where LABEL=VALUE --where LABEL=VALUE\n"
+		"       trapd diff CAPTURE --base-phase before --phase during\n\n"
 		"Compare capture NEW with capture BASE (trapd captures, or any gzip or plain\n"
 		"pprof CPU profiles): the CPU time of the whole run, and each function's self\n"
 		"CPU time (its share of the samples times the run's CPU time). A change is a\n"
@@ -91,12 +97,18 @@ static void usage(FILE *out)
 		"                         off-CPU time: cpu (on-CPU samples; the default),\n"
 		"                         offcpu (time waited) or wall (both). Times are\n"
 		"                         tested in sampling periods, as samples are\n"
+		"      --base-phase P     BASE's phase, for a capture the daemon took with its\n"
+		"                         flight recorder on: before (the seconds before its\n"
+		"                         trigger), during (the window: the default) or all\n"
+		"      --phase P          NEW's phase. With one CAPTURE, --base-phase before\n"
+		"                         --phase during shows what changed at the trigger\n"
 		"  -h, --help             this text\n\n"
 		"Exit status: 0 no regression, %d regression, 1 failure, 2 bad usage or input.\n\n"
 		"Examples:\n"
 		"  trapd diff main.pb.zst pr.pb.zst\n"
 		"  trapd diff main.pb.zst pr.pb.zst --svg diff.svg --markdown summary.md\n"
-		"  trapd diff api.pb.zst --base-where call=fast --where call=slow --svg slow.svg\n",
+		"  trapd diff api.pb.zst --base-where call=fast --where call=slow --svg slow.svg\n"
+		"  trapd diff spike.pb.zst --base-phase before --phase during --svg breach.svg\n",
 		DIFF_REPORT_DEFAULT_TOP, PROFILE_DIFF_DEFAULT_MAX_REGRESS,
 		PROFILE_DIFF_DEFAULT_MIN_SHARE, PROFILE_DIFF_DEFAULT_ALPHA, TRAPD_EXIT_REGRESSION);
 }
@@ -105,15 +117,19 @@ static int check_outputs(const struct diff_cmd *c);
 
 static int check_args(struct diff_cmd *c, int argc, char **argv)
 {
-	if (argc - optind == 1 && (c->where.n || c->base_where.n)) {
+	if (argc - optind == 1 && (c->where.n || c->base_where.n || c->phase || c->base_phase)) {
 		c->base = c->new_file = argv[optind];
+		/* Sides chosen by label share their stacks' walk: total time
+		 * compares. The history's stacks are walked by frame pointers
+		 * and the window's maybe by DWARF: only self time compares. */
 		if (!c->by_set)
-			c->opts.by_total = true;
+			c->opts.by_total = !c->phase && !c->base_phase;
 		return check_outputs(c);
 	}
 	if (argc - optind < 2) {
 		log_error("trapd diff needs two captures, BASE and NEW, or one with --base-where "
-			  "and --where choosing its two sides (see --help)");
+			  "and --where (or --base-phase and --phase) choosing its two sides (see "
+			  "--help)");
 		return -EINVAL;
 	}
 	if (argc - optind > 2) {
@@ -163,6 +179,15 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 		return cli_parse_comparison("--by", optarg, &c->opts);
 	case OPT_VIEW:
 		return diff_capture__parse_view(optarg, &c->view, &c->opts);
+	case OPT_PHASE:
+	case OPT_BASE_PHASE:
+		if (profile_phase__check(optarg)) {
+			log_error("bad %s '%s': expected before, during or all",
+				  opt == OPT_PHASE ? "--phase" : "--base-phase", optarg);
+			return -EINVAL;
+		}
+		*(opt == OPT_PHASE ? &c->phase : &c->base_phase) = optarg;
+		return 0;
 	default:
 		return cli_bad_option("diff", opt, argv[optind - 1]);
 	}
@@ -182,6 +207,8 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 		{ "base-where", required_argument, NULL, OPT_BASE_WHERE },
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "view", required_argument, NULL, OPT_VIEW },
+		{ "phase", required_argument, NULL, OPT_PHASE },
+		{ "base-phase", required_argument, NULL, OPT_BASE_PHASE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -201,6 +228,22 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 	return check_args(c, argc, argv);
 }
 
+/* side_label - a side of one capture, named by its phase and conditions
+ * ("phase before", "call=slow", "phase during, comm=x"). */
+static const char *side_label(const char *phase, const struct profile_where *w, char *buf)
+{
+	char where[200];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (phase)
+		off = (size_t)snprintf(buf, 256, "phase %s", phase);
+	if (w->n)
+		snprintf(buf + off, 256 - off, "%s%s", off ? ", " : "",
+			 profile_where__describe(w, where, sizeof(where)));
+	return buf[0] ? buf : "all samples";
+}
+
 /* one_capture - both sides are samples of one capture: each side is its
  * own whole (the same CPU time for both), so functions compare by their
  * share of their side; the sides are named by their conditions. */
@@ -211,10 +254,8 @@ static void one_capture(const struct diff_cmd *c, struct diff_capture *base,
 	const struct profile *p = new_cap->profile;
 	double ns = (double)profile__total(p) * (double)(p->period_ns > 0 ? p->period_ns : 1);
 	base->cpu_ns = new_cap->cpu_ns = ns > 0 ? ns : 1;
-	outs->base_label = c->base_where.n ? profile_where__describe(&c->base_where, labels[0], 256)
-					   : "all samples";
-	outs->new_label =
-		c->where.n ? profile_where__describe(&c->where, labels[1], 256) : "all samples";
+	outs->base_label = side_label(c->base_phase, &c->base_where, labels[0]);
+	outs->new_label = side_label(c->phase, &c->where, labels[1]);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -244,6 +285,10 @@ int cmd_diff(int argc, char **argv)
 	ret = diff_capture__read(&base, c.base);
 	if (!ret)
 		ret = diff_capture__read(&new_cap, c.new_file);
+	if (!ret)
+		ret = diff_capture__phase(&base, c.base_phase);
+	if (!ret)
+		ret = diff_capture__phase(&new_cap, c.phase);
 	if (!ret)
 		ret = diff_capture__where(&base, &c.base_where);
 	if (!ret)

@@ -23,6 +23,7 @@
 #include "trapd/profile/flamegraph.h"
 #include "trapd/profile/folded.h"
 #include "trapd/profile/profile_file.h"
+#include "trapd/profile/profile_phase.h"
 #include "trapd/profile/profile_view.h"
 #include "trapd/profile/profile_where.h"
 #include "trapd/profile/report.h"
@@ -43,6 +44,8 @@ struct report_cmd {
 	enum profile_view view;
 	bool view_set;
 	struct profile_where where; /* the samples kept; empty: all */
+	const char *phase;	    /* --phase; NULL: the window of a capture with history */
+	int64_t before_samples;	    /* the history's samples, when the window is shown alone */
 };
 
 /* What the view writers need. */
@@ -59,6 +62,7 @@ enum {
 	OPT_TITLE,
 	OPT_VIEW,
 	OPT_WHERE,
+	OPT_PHASE,
 };
 
 static void usage(FILE *out)
@@ -66,7 +70,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: trapd report FILE [--top N] [--folded OUT] [--pprof OUT] [--svg OUT]\n"
 		"                         [--title T] [--view cpu|offcpu|wall]\n"
-		"                         [--where LABEL=VALUE]...\n\n"
+		"                         [--where LABEL=VALUE]... [--phase before|during|all]\n\n"
 		"Print the functions of capture FILE with the most samples (self: the\n"
 		"function itself was running; total: it was on the stack), and write other\n"
 		"views of it on request. FILE is a trapd capture (.pb.zst) or any gzip or\n"
@@ -91,6 +95,11 @@ static void usage(FILE *out)
 		"                     outside, unknown), state=uninterruptible, comm=NAME,\n"
 		"                     cgroup=PATH, pid=N, tid=N, run=N. Repeated: any value\n"
 		"                     of one label, and every label\n"
+		"      --phase P      a capture the daemon took with its flight recorder on\n"
+		"                     ([global] history_frequency) holds the seconds before\n"
+		"                     its trigger too: before (those, at the recorder's\n"
+		"                     rate), during (the window: the default) or all (both,\n"
+		"                     counted by time at the window's rate)\n"
 		"  -h, --help         this text\n\n"
 		"OUT '-' writes --folded or --svg to stdout instead of the table.\n\n"
 		"Examples:\n"
@@ -98,6 +107,7 @@ static void usage(FILE *out)
 		"  trapd report pg.pb.zst --top 50 --svg pg.svg  # and a flame graph\n"
 		"  trapd report pg.pb.zst --folded - | grep -c memcpy\n"
 		"  trapd report api.pb.zst --where call=slow --svg slow.svg\n"
+		"  trapd report spike.pb.zst --phase before   # what ran before the trigger\n"
 		"  trapd report pg.pb.zst --pprof pg.pb.gz && go tool pprof -http=: pg.pb.gz\n",
 		REPORT_DEFAULT_TOP);
 }
@@ -142,6 +152,7 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "view", required_argument, NULL, OPT_VIEW },
 		{ "where", required_argument, NULL, OPT_WHERE },
+		{ "phase", required_argument, NULL, OPT_PHASE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -180,6 +191,13 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 		case OPT_WHERE:
 			if (cli_parse_where("--where", optarg, &c->where))
 				return -EINVAL;
+			break;
+		case OPT_PHASE:
+			if (profile_phase__check(optarg)) {
+				log_error("bad --phase '%s': expected before, during or all", optarg);
+				return -EINVAL;
+			}
+			c->phase = optarg;
 			break;
 		default:
 			cli_bad_option("report", opt, argv[optind - 1]);
@@ -552,6 +570,10 @@ static int run(const struct report_cmd *c, const struct profile *p, struct stack
 		}
 		print_sidecar(stdout, c->file);
 		print_offcpu(stdout, p, by_state, offcpu_states, NSTATES);
+		if (c->before_samples > 0)
+			printf("\nThis capture also holds %lld samples of the seconds before its "
+			       "trigger: --phase before shows them, --phase all both.\n",
+			       (long long)c->before_samples);
 	} else if (t->truncated) {
 		log_warn("%lld samples had stacks cut by the tree's caps", (long long)t->truncated);
 	}
@@ -570,6 +592,28 @@ static enum profile_view choose_view(const struct report_cmd *c, const struct pr
 			 "capture = cpu+offcpu)",
 			 c->file);
 	return c->view;
+}
+
+/* choose_phase - the phase asked for (@explicit: before --pprof writes
+ * it), or, after, the window of a capture that holds its history: the
+ * written pprof keeps every phase unless one was asked for. */
+static int choose_phase(struct report_cmd *c, struct profile *p, bool explicit)
+{
+	if (explicit != (c->phase != NULL))
+		return 0;
+	if (explicit) {
+		if (strcmp(c->phase, PROFILE_PHASE_DURING) && !profile_phase__has(p))
+			log_warn("%s holds no history before its trigger (the daemon's "
+				 "[global] history_frequency records it)",
+				 c->file);
+		profile_phase__select(p, c->phase);
+		return 0;
+	}
+	if (!profile_phase__has(p))
+		return 0;
+	c->before_samples = profile_phase__samples(p, PROFILE_PHASE_BEFORE);
+	profile_phase__select(p, PROFILE_PHASE_DURING);
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -592,7 +636,11 @@ int cmd_report(int argc, char **argv)
 		return ret;
 	ret = read_capture(&c, &p);
 	if (!ret)
+		ret = choose_phase(&c, p, true);
+	if (!ret)
 		ret = write_pprof(&c, p);
+	if (!ret)
+		ret = choose_phase(&c, p, false);
 	if (ret)
 		goto cleanup;
 	if (cli_apply_where(p, &c.where, c.file)) {

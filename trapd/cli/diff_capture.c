@@ -2,6 +2,8 @@
 /* diff_capture.c - read two captures, compare them, write the views. */
 #include "trapd/cli/diff_capture.h"
 
+#include "trapd/profile/profile_phase.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -101,6 +103,23 @@ int diff_capture__where(struct diff_capture *c, const struct profile_where *w)
 	if (cli_apply_where(c->profile, w, c->path))
 		return TRAPD_EXIT_USAGE;
 	drop_ci(c);
+	return TRAPD_EXIT_OK;
+}
+
+int diff_capture__phase(struct diff_capture *c, const char *phase)
+{
+	bool had = profile_phase__has(c->profile);
+
+	if (!phase && !had)
+		return TRAPD_EXIT_OK;
+	profile_phase__select(c->profile, phase ? phase : PROFILE_PHASE_DURING);
+	if (phase && strcmp(phase, PROFILE_PHASE_DURING))
+		drop_ci(c);
+	if (phase && !c->profile->nsamples) {
+		log_error("%s has no sample of phase %s%s", c->path, phase,
+			  had ? "" : ": it holds no history before its trigger");
+		return TRAPD_EXIT_USAGE;
+	}
 	return TRAPD_EXIT_OK;
 }
 

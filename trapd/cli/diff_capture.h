@@ -54,6 +54,14 @@ int diff_capture__compare(const struct diff_capture *base, const struct diff_cap
 struct profile_where;
 int diff_capture__where(struct diff_capture *c, const struct profile_where *w);
 
+/* diff_capture__phase - keep the samples of phase @phase of @c
+ * (profile_phase.h: "before", "during", "all"); NULL: the window of a
+ * capture that holds its history too (each side then counts samples of
+ * one period). Its "ci" record is dropped when a phase other than the
+ * window is kept. Returns TRAPD_EXIT_OK, or _USAGE when the phase asked
+ * for has no sample (reported). */
+int diff_capture__phase(struct diff_capture *c, const char *phase);
+
 /* diff_capture__view - weigh @c's samples by view @v (profile_view.h):
  * a time view's counts are nanoseconds, tested in units of the sampling
  * period they replace; its "ci" record (CPU time) no longer applies. */

@@ -11,6 +11,7 @@
 #include <sys/timerfd.h>
 
 #include "rules/proc_stat.h"
+#include "trapd/capture/history.h"
 #include "trapd/symbolize/symcache.h"
 #include "trapd/symbolize/unwinder.h"
 #include "trapd/util/clock.h"
@@ -167,6 +168,37 @@ static void set_limits(struct guard *g)
 	b->max[SYMBUDGET_TIME] = r->symbolize_time_ns;
 }
 
+/* open_history - the flight recorder as the rules in force say: started,
+ * stopped, or restarted when its settings changed (the seconds it kept
+ * go with it; slices already taken keep theirs). A recorder that cannot
+ * start is logged and the daemon runs without it. */
+static void open_history(struct guard *g)
+{
+	const struct rules_global *r = &g->watch->rules->global;
+	struct history_opts o = {
+		.freq_hz = r->history_freq_hz,
+		.window_ns = r->history_window_ns,
+		.max_bytes = r->history_max_bytes,
+		.symcache = g->trap.symcache,
+	};
+	char err[512];
+
+	if (g->trap.history && !memcmp(&o, &g->history_opts, sizeof(o)))
+		return;
+	history__close(g->trap.history);
+	g->trap.history = NULL;
+	g->history_opts = o;
+	if (!o.freq_hz)
+		return;
+	g->trap.history = history__open(&o, err, sizeof(err));
+	if (!g->trap.history)
+		log_error("history: %s; captures hold their window only", err);
+	else
+		log_info("history: recording %llu Hz stacks, the last %llu s go into each capture",
+			 (unsigned long long)o.freq_hz,
+			 (unsigned long long)(o.window_ns / NSEC_PER_SEC));
+}
+
 static void watch_triggers(struct guard *g)
 {
 	size_t i;
@@ -187,6 +219,7 @@ int guard__open(struct guard *g, struct watch *w)
 	e = open_sampler(g);
 	if (e)
 		return e;
+	open_history(g);
 	watch__open_triggers(w);
 	watch_triggers(g);
 	return 0;
@@ -206,6 +239,7 @@ struct watch *guard__replace(struct guard *g, struct watch *w, size_t *kept)
 	watch_triggers(g);
 	set_limits(g);
 	open_sampler(g);
+	open_history(g);
 	return old;
 }
 
@@ -405,6 +439,8 @@ void guard__stop(struct guard *g, const char *why)
 void guard__release(struct guard *g)
 {
 	trap__reset(&g->trap);
+	history__close(g->trap.history);
+	g->trap.history = NULL;
 	sampler__free(g->trap.sampler);
 	g->trap.sampler = NULL;
 	symcache__free(g->trap.symcache);

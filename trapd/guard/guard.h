@@ -24,6 +24,7 @@
 
 #include "rules/evaluator.h"
 #include "rules/signal.h"
+#include "trapd/capture/history.h"
 #include "trapd/guard/trap.h"
 #include "trapd/guard/watch.h"
 #include "trapd/latency/latency_set.h"
@@ -55,6 +56,7 @@ struct guard {
 	uint64_t sampler_window; /* ...and this */
 	uint64_t sampler_copy;	 /* ...and stack copies of this many bytes (0: none) */
 	uint64_t capture_errors; /* fires that could not start a capture */
+	struct history_opts history_opts; /* the flight recorder's, as opened */
 	int epfd;		 /* the owner's */
 	bool session_watched;	 /* the trap's session fd is in epfd */
 };

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "rules/units.h"
+#include "trapd/capture/history.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 #include "upload/spool.h"
@@ -161,6 +162,8 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		.unwinder = t->unwinder,
 		.keep_cfi_bytes = t->keep_cfi_bytes,
 		.budget = &t->budget,
+		/* the seconds before this decision, cut now */
+		.before = t->history ? history__slice(t->history, clock_real_ns()) : NULL,
 	};
 	int e;
 

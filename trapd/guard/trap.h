@@ -77,6 +77,7 @@ struct trap_pending {
 };
 
 struct unwinder;
+struct history;
 
 struct trap {
 	struct sampler *sampler;   /* loaded once, armed for each capture; owned by the caller */
@@ -84,6 +85,7 @@ struct trap {
 	struct unwinder *unwinder; /* CFI kept between captures (NULL: none); the caller's */
 	uint64_t keep_cfi_bytes;   /* ...while it holds at most this much; set by the caller */
 	struct symbudget budget;   /* what symbolizing each capture may cost; set by the caller */
+	struct history *history;   /* the flight recorder (NULL: off); the caller's */
 	struct session *session;   /* NULL when no capture runs */
 	struct trap_pending *pending; /* being written, oldest first */
 	size_t npending;

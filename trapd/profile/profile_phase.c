@@ -23,6 +23,17 @@ static uint32_t phase_index(const struct profile *p, const char *name)
 	return 0;
 }
 
+/* unsplice - a splice that failed part way: @p's own @n samples again,
+ * without phases (strings and locations it added stay, unused). */
+static void unsplice(struct profile *p, size_t n)
+{
+	size_t i;
+
+	p->nsamples = n;
+	for (i = 0; i < n; i++)
+		p->samples[i].phase = 0;
+}
+
 int profile_phase__splice(struct profile *p, struct profile *before)
 {
 	int64_t bp = before->period_ns, idx;
@@ -41,11 +52,11 @@ int profile_phase__splice(struct profile *p, struct profile *before)
 	snprintf(line, sizeof(line), PHASE_COMMENT "time_ns=%" PRId64 " duration_ns=%" PRId64
 		 " period_ns=%" PRId64, before->time_ns, before->duration_ns, bp);
 	err = profile__add_comment(p, line);
-	if (err)
-		return err;
-	idx = profile__string(p, PROFILE_PHASE_BEFORE);
-	if (idx < 0)
+	idx = err ? err : profile__string(p, PROFILE_PHASE_BEFORE);
+	if (idx < 0) {
+		unsplice(p, first);
 		return (int)idx;
+	}
 	b = (uint32_t)idx;
 	/* The history's counts are of its own period: merged as they are,
 	 * then each sample says which period that is. The window keeps the
@@ -65,6 +76,8 @@ int profile_phase__splice(struct profile *p, struct profile *before)
 		if (bp != p->period_ns && !p->samples[i].period_ns)
 			p->samples[i].period_ns = bp;
 	}
+	if (err)
+		unsplice(p, first);
 	return err;
 }
 
@@ -148,6 +161,11 @@ int profile_phase__select(struct profile *p, const char *name)
 		return -EINVAL;
 	if (!strcmp(name, PROFILE_PHASE_ALL)) {
 		to_period(p);
+		/* from the history's start to the window's end */
+		if (history_scalars(p, &time, &duration, &period) && time > 0 && time < p->time_ns) {
+			p->duration_ns += p->time_ns - time;
+			p->time_ns = time;
+		}
 		return 0;
 	}
 	for (i = 0; i < p->nsamples; i++) {

@@ -37,7 +37,8 @@
  * samples become "during". @p keeps its period, time and duration; the
  * history's are in the phase comment and on its samples. @before is read
  * only (its period is restored before return). Returns 0 or a negative
- * errno (then @p should be discarded, as after profile_merge__add). */
+ * errno: @p then holds its own samples again, without phases (the phase
+ * comment may stay). */
 int profile_phase__splice(struct profile *p, struct profile *before);
 
 /* profile_phase__has - whether a sample of @p has a phase. */
@@ -52,7 +53,8 @@ int profile_phase__check(const char *name);
  * duration (from its phase comment; the samples' own period when that is
  * missing); "during" the window's, as the profile has them; "all" keeps
  * every sample, the history's counts converted to the window's period
- * (remainders carried, so the time is kept within one period). A profile
+ * (remainders carried, so the time is kept within one period), over the
+ * time from the history's start to the window's end. A profile
  * without phases is all "during": "before" leaves no sample. Returns 0,
  * -EINVAL for another name. */
 int profile_phase__select(struct profile *p, const char *name);

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* history.c - the flight recorder (see history.h).
+ *
+ * One thread owns the sampler, the symbolizer and the kernel-name
+ * resolver; the ring is shared with the event loop (slices) and the
+ * capture workers (building them) under one mutex, held only to move
+ * pointers. A second in the ring is immutable and reference counted, so
+ * a slice keeps its seconds however the ring moves on.
+ *
+ * The symbolizer is renewed every window (a generation): the processes
+ * it remembers are those seen in the last one, and the sampler is re-armed
+ * then too, which clears its table of processes already announced.
+ */
+#include "trapd/capture/history.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trapd/capture/capture.h"
+#include "trapd/capture/sample_dump.h"
+#include "trapd/capture/sampler.h"
+#include "trapd/profile/profile_merge.h"
+#include "trapd/symbolize/knames.h"
+#include "trapd/symbolize/symbolizer.h"
+#include "trapd/symbolize/symbudget.h"
+#include "trapd/symbolize/symcache.h"
+#include "trapd/util/clock.h"
+#include "trapd/util/log.h"
+
+#define SEC 1000000000ll
+/* Processes snapshotted in one generation, remembered to read each once;
+ * past this they are read again at each second they appear in. */
+#define SNAPPED_MAX 4096
+
+struct second {
+	int refs;		 /* the ring's and slices'; under the history's lock */
+	int64_t start, end;	 /* CLOCK_REALTIME ns */
+	struct profile *p;	 /* NULL: no sample that second */
+	uint64_t samples;
+	size_t bytes;
+};
+
+struct history {
+	pthread_mutex_t lock; /* the ring, the counters, refs */
+	int refs;	      /* the owner's (until close) and each slice's */
+	struct second **ring; /* oldest at head */
+	size_t cap, head, n;
+	size_t bytes;
+	struct history_stats st;
+
+	/* the thread's own */
+	struct history_opts o;
+	struct sampler *sampler;
+	struct symbolizer *sym;
+	struct knames *kn;
+	struct symbudget budget;
+	int64_t generation;  /* CLOCK_MONOTONIC ns its symbolizer began */
+	int64_t second_from; /* CLOCK_REALTIME ns the second in progress began */
+	uint64_t lost_before; /* the sampler's losses counted before this generation */
+	uint32_t snapped[SNAPPED_MAX];
+	size_t nsnapped;
+	pthread_t thread;
+	bool running;
+	int stop_fd, cut_fd;
+};
+
+size_t history__profile_bytes(const struct profile *p)
+{
+	size_t b = sizeof(*p), i;
+
+	if (!p)
+		return 0;
+	for (i = 0; i < p->nstrings; i++)
+		b += strlen(p->strings[i]) + 1 + sizeof(char *) + 16; /* + its index slot */
+	b += p->nmappings * (sizeof(*p->mappings) + 16);
+	b += p->nfunctions * (sizeof(*p->functions) + 16);
+	b += p->nlocations * (sizeof(*p->locations) + 16);
+	b += p->nlines * sizeof(*p->lines);
+	b += p->nsamples * sizeof(*p->samples);
+	b += p->nstack_locs * sizeof(*p->stack_locs);
+	return b;
+}
+
+static void second_put(struct second *s)
+{
+	if (s && --s->refs == 0) {
+		profile__free(s->p);
+		free(s);
+	}
+}
+
+/* history_put - drop a reference (the lock not held). */
+static void history_put(struct history *h)
+{
+	size_t i;
+	int left;
+
+	pthread_mutex_lock(&h->lock);
+	left = --h->refs;
+	pthread_mutex_unlock(&h->lock);
+	if (left)
+		return;
+	for (i = 0; i < h->n; i++)
+		second_put(h->ring[(h->head + i) % h->cap]);
+	free(h->ring);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
+
+/* evict_oldest - under the lock. */
+static void evict_oldest(struct history *h)
+{
+	struct second *s = h->ring[h->head];
+
+	h->bytes -= s->bytes;
+	h->st.samples -= s->samples;
+	h->head = (h->head + 1) % h->cap;
+	h->n--;
+	second_put(s);
+}
+
+/* push - @s into the ring, the oldest out past the window or the bytes. */
+static void push(struct history *h, struct second *s)
+{
+	pthread_mutex_lock(&h->lock);
+	if (h->n == h->cap)
+		evict_oldest(h);
+	while (h->n && h->bytes + s->bytes > h->o.max_bytes) {
+		evict_oldest(h);
+		h->st.evicted_for_bytes++;
+	}
+	h->ring[(h->head + h->n++) % h->cap] = s;
+	h->bytes += s->bytes;
+	h->st.samples += s->samples;
+	h->st.seconds = h->n;
+	h->st.bytes = h->bytes;
+	pthread_mutex_unlock(&h->lock);
+}
+
+static int kernel_names(void *ctx, const uint64_t *addrs, uint32_t n,
+			char (*names)[SYMBOLIZER_KNAME_LEN])
+{
+	return knames__resolve(ctx, addrs, n, names);
+}
+
+/* new_generation - a fresh symbolizer (the processes of the last window
+ * forgotten) with a budget of its own. */
+static int new_generation(struct history *h)
+{
+	struct symbolizer *sym = symbolizer__new(h->o.proc_root);
+
+	if (!sym)
+		return -errno;
+	if (h->o.symcache && symbolizer__use_cache(sym, h->o.symcache))
+		log_debug("history: no symbol cache; files are read for the recorder alone");
+	symbudget__init(&h->budget);
+	h->budget.max[SYMBUDGET_TIME] = h->o.window_ns + 10 * SEC;
+	symbudget__start(&h->budget);
+	symbolizer__use_budget(sym, &h->budget);
+	if (h->kn)
+		symbolizer__use_kernel_names(sym, kernel_names, h->kn);
+	symbolizer__free(h->sym);
+	h->sym = sym;
+	h->generation = clock_mono_ns();
+	h->nsnapped = 0;
+	return 0;
+}
+
+/* snap - read @pid's maps, once per generation while the set has room. */
+static void snap(struct history *h, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < h->nsnapped; i++)
+		if (h->snapped[i] == pid)
+			return;
+	if (h->nsnapped < SNAPPED_MAX)
+		h->snapped[h->nsnapped++] = pid;
+	symbolizer__snapshot(h->sym, (int)pid);
+}
+
+static void on_event(const struct sampler_event *ev, void *ctx)
+{
+	struct history *h = ctx;
+	size_t i;
+
+	if (ev->kind == SAMPLER_EVENT_EXEC)
+		for (i = 0; i < h->nsnapped; i++)
+			if (h->snapped[i] == ev->pid)
+				h->snapped[i] = h->snapped[--h->nsnapped];
+	snap(h, ev->pid);
+}
+
+static int snap_record(const struct sampler_record *rec, void *ctx)
+{
+	snap(ctx, rec->key->pid);
+	return 0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* second_of - the drained window @d as a second of the ring. */
+static struct second *second_of(struct history *h, const struct sample_dump *d, int64_t now_real)
+{
+	struct second *s = calloc(1, sizeof(*s));
+	int64_t n;
+
+	if (!s)
+		return NULL;
+	s->refs = 1;
+	s->start = h->second_from;
+	s->end = now_real;
+	s->p = profile__new();
+	if (!s->p) {
+		free(s);
+		return NULL;
+	}
+	s->p->period_ns = (int64_t)(SEC / h->o.freq_hz);
+	s->p->time_ns = s->start;
+	s->p->duration_ns = s->end - s->start;
+	sample_dump__for_each(d, snap_record, h);
+	n = capture_add_samples(d, h->sym, s->p);
+	if (n <= 0) {
+		if (n < 0)
+			log_debug("history: a second lost: %s", strerror((int)-n));
+		profile__free(s->p);
+		s->p = NULL;
+	} else {
+		s->samples = (uint64_t)n;
+		s->bytes = history__profile_bytes(s->p);
+	}
+	return s;
+}
+
+/* drain - the second in progress moved out of the sampler, symbolized and
+ * put in the ring. Every window the sampler is re-armed and the
+ * symbolizer renewed. */
+static void drain(struct history *h)
+{
+	bool renew = clock_mono_ns() - h->generation >= (int64_t)h->o.window_ns;
+	struct sample_dump *d = sample_dump__new();
+	uint64_t cpu0 = thread_cpu_ns(), lost, took;
+	int64_t now_real = clock_real_ns();
+	struct second *s = NULL;
+	int err;
+
+	if (!d)
+		return;
+	if (renew)
+		sampler__stop(h->sampler);
+	err = sample_dump__collect(d, h->sampler);
+	lost = h->lost_before + sampler__samples_lost(sample_dump__stats(d));
+	if (renew) {
+		h->lost_before = lost;
+		if (sampler__start(h->sampler))
+			log_warn("history: re-arming the recorder's sampler failed");
+	}
+	if (!err)
+		s = second_of(h, d, now_real);
+	h->second_from = now_real;
+	sample_dump__free(d);
+	if (renew && new_generation(h))
+		log_warn("history: a new symbolizer: %s", strerror(errno));
+	if (s)
+		push(h, s);
+	took = thread_cpu_ns() - cpu0;
+	pthread_mutex_lock(&h->lock);
+	h->st.drains++;
+	h->st.drain_ns_last = took;
+	if (took > h->st.drain_ns_max)
+		h->st.drain_ns_max = took;
+	h->st.lost = lost;
+	h->st.thread_cpu_ns = thread_cpu_ns();
+	pthread_mutex_unlock(&h->lock);
+}
+
+static bool readable(int fd)
+{
+	uint64_t v;
+
+	return read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v);
+}
+
+static void *run(void *arg)
+{
+	struct history *h = arg;
+	int64_t next = clock_mono_ns() + SEC, now;
+	struct pollfd pfd[3] = {
+		{ .fd = h->stop_fd, .events = POLLIN },
+		{ .fd = h->cut_fd, .events = POLLIN },
+		{ .fd = sampler__events_fd(h->sampler), .events = POLLIN },
+	};
+	bool cut;
+
+	for (;;) {
+		now = clock_mono_ns();
+		if (poll(pfd, 3, next > now ? (int)((next - now + 999999) / 1000000) : 0) < 0 &&
+		    errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			break;
+		if (pfd[2].revents)
+			sampler__drain_events(h->sampler, on_event, h);
+		cut = pfd[1].revents && readable(h->cut_fd);
+		now = clock_mono_ns();
+		if (cut || now >= next) {
+			drain(h);
+			next = clock_mono_ns() + SEC;
+		}
+	}
+	return NULL;
+}
+
+static int open_sampler(struct history *h, char *err, size_t errlen)
+{
+	struct sampler_opts so = {
+		.freq_hz = h->o.freq_hz,
+		.window_ns = 2 * SEC, /* drained every second: room for two */
+		.target = SAMPLER_TARGET_ALL,
+		.cgroup_fd = -1,
+		.record = SAMPLER_RECORD_CPU,
+	};
+	int e;
+
+	h->sampler = sampler__open(&so, err, errlen);
+	if (!h->sampler)
+		return -errno;
+	e = sampler__start(h->sampler);
+	if (e)
+		snprintf(err, errlen, "arming the recorder's sampler: %s", strerror(-e));
+	return e;
+}
+
+struct history *history__open(const struct history_opts *o, char *err, size_t errlen)
+{
+	struct history *h = calloc(1, sizeof(*h));
+	int e;
+
+	if (!h || pthread_mutex_init(&h->lock, NULL)) {
+		free(h);
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->refs = 1;
+	h->o = *o;
+	h->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	h->cut_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	h->cap = (size_t)(o->window_ns / SEC) + 1;
+	h->ring = calloc(h->cap, sizeof(*h->ring));
+	h->st.freq_hz = o->freq_hz;
+	if (h->stop_fd < 0 || h->cut_fd < 0 || !h->ring) {
+		e = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	h->kn = knames__open();
+	if (!h->kn)
+		log_debug("history: kernel names from BPF unavailable (%s); using kallsyms",
+			  strerror(errno));
+	e = new_generation(h);
+	if (e) {
+		snprintf(err, errlen, "a symbolizer for the recorder: %s", strerror(-e));
+		goto fail;
+	}
+	e = open_sampler(h, err, errlen);
+	if (e)
+		goto fail;
+	h->second_from = clock_real_ns();
+	e = -pthread_create(&h->thread, NULL, run, h);
+	if (e) {
+		snprintf(err, errlen, "starting the recorder's thread: %s", strerror(-e));
+		goto fail;
+	}
+	h->running = true;
+	return h;
+fail:
+	history__close(h);
+	errno = -e;
+	return NULL;
+}
+
+void history__close(struct history *h)
+{
+	uint64_t one = 1;
+
+	if (!h)
+		return;
+	if (h->running) {
+		if (write(h->stop_fd, &one, sizeof(one)) != sizeof(one))
+			log_warn("history: cannot stop the recorder's thread");
+		pthread_join(h->thread, NULL);
+	}
+	sampler__free(h->sampler);
+	symbolizer__free(h->sym);
+	knames__free(h->kn);
+	if (h->stop_fd >= 0)
+		close(h->stop_fd);
+	if (h->cut_fd >= 0)
+		close(h->cut_fd);
+	h->sampler = NULL;
+	h->sym = NULL;
+	h->kn = NULL;
+	h->stop_fd = h->cut_fd = -1;
+	history_put(h);
+}
+
+void history__stats(struct history *h, struct history_stats *out)
+{
+	pthread_mutex_lock(&h->lock);
+	*out = h->st;
+	pthread_mutex_unlock(&h->lock);
+}
+
+struct history_slice {
+	struct history *h;
+	int64_t until;
+	struct second **secs;
+	size_t n;
+};
+
+struct history_slice *history__slice(struct history *h, int64_t until_real_ns)
+{
+	struct history_slice *s = calloc(1, sizeof(*s));
+	uint64_t one = 1;
+	size_t i;
+
+	if (!s)
+		return NULL;
+	pthread_mutex_lock(&h->lock);
+	s->secs = calloc(h->n ? h->n : 1, sizeof(*s->secs));
+	if (!s->secs) {
+		pthread_mutex_unlock(&h->lock);
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < h->n; i++) {
+		s->secs[s->n] = h->ring[(h->head + i) % h->cap];
+		s->secs[s->n++]->refs++;
+	}
+	h->refs++;
+	pthread_mutex_unlock(&h->lock);
+	s->h = h;
+	s->until = until_real_ns;
+	/* The second in progress ends at the decision. */
+	if (h->cut_fd >= 0 && write(h->cut_fd, &one, sizeof(one)) != sizeof(one))
+		log_debug("history: cannot cut the second in progress");
+	return s;
+}
+
+/* add_second - @sec merged into *@out, made on the first. */
+static int add_second(struct profile **out, const struct second *sec)
+{
+	if (!sec->p)
+		return 0;
+	if (!*out) {
+		*out = profile__new();
+		if (!*out)
+			return -ENOMEM;
+	}
+	return profile_merge__add(*out, sec->p, 0);
+}
+
+#define LATE_MAX 4
+
+/* late_seconds - the ring's seconds drained after the slice was taken
+ * that began before its decision (the second in progress, cut then),
+ * with a reference each, into @out; how many. */
+static size_t late_seconds(struct history_slice *s, struct second **out)
+{
+	int64_t last = s->n ? s->secs[s->n - 1]->end : INT64_MIN;
+	struct history *h = s->h;
+	struct second *sec;
+	size_t i, n = 0;
+
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i < h->n && n < LATE_MAX; i++) {
+		sec = h->ring[(h->head + i) % h->cap];
+		if (sec->start >= last && sec->start < s->until) {
+			sec->refs++;
+			out[n++] = sec;
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+	return n;
+}
+
+/* build_from - @secs[0..n) that began before @until, merged into *@out;
+ * their span into *@first and *@end. */
+static int build_from(struct second *const *secs, size_t n, int64_t until, struct profile **out,
+		      int64_t *first, int64_t *end)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++) {
+		if (secs[i]->start >= until)
+			continue;
+		if (!*first)
+			*first = secs[i]->start;
+		*end = secs[i]->end;
+		err = add_second(out, secs[i]);
+	}
+	return err;
+}
+
+int history_slice__build(struct history_slice *s, struct profile **out)
+{
+	struct second *late[LATE_MAX] = { NULL };
+	size_t nlate = late_seconds(s, late), i;
+	int64_t first = 0, end = 0;
+	int err;
+
+	*out = NULL;
+	err = build_from(s->secs, s->n, s->until, out, &first, &end);
+	if (!err)
+		err = build_from(late, nlate, s->until, out, &first, &end);
+	pthread_mutex_lock(&s->h->lock);
+	for (i = 0; i < nlate; i++)
+		second_put(late[i]);
+	pthread_mutex_unlock(&s->h->lock);
+	if (err) {
+		profile__free(*out);
+		*out = NULL;
+		return err;
+	}
+	if (*out) {
+		(*out)->time_ns = first;
+		(*out)->duration_ns = end > first ? end - first : 0;
+		(*out)->period_ns = (int64_t)(SEC / s->h->o.freq_hz);
+	}
+	return 0;
+}
+
+void history_slice__free(struct history_slice *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->h->lock);
+	for (i = 0; i < s->n; i++)
+		second_put(s->secs[i]);
+	pthread_mutex_unlock(&s->h->lock);
+	history_put(s->h);
+	free(s->secs);
+	free(s);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* history.h - the flight recorder: the daemon's always-on, low-rate stack
+ * history, so a capture also holds the seconds before its trigger.
+ *
+ * A sampler of its own runs armed at a low frequency (19 Hz is 38
+ * samples a second on two CPUs) over every task. The recorder's thread
+ * moves its counts out once a second and symbolizes them right away, into
+ * one small profile per second kept in a ring of the last window: a
+ * process that has exited by the time a rule fires is named, because it
+ * was named within a second of its samples (and a process announced by
+ * the sampler is read the moment it appears). Symbol tables come from the
+ * daemon's cache (symcache.h), so the files the captures read are loaded
+ * once for both. User stacks are walked by frame pointers (no copies).
+ *
+ * A trigger takes a slice of the ring (history__slice, from the event
+ * loop: it only takes references, and has the thread cut the second in
+ * progress at the decision); the capture's worker turns it into the
+ * capture's "before" phase (history_slice__build, profile_phase.h) when
+ * it writes the capture, so a slice costs the loop nothing.
+ *
+ * Bounds: the ring keeps at most window seconds and max_bytes of
+ * profiles (the oldest seconds go first); a second symbolizes at most
+ * what the sampler's maps held (sized for the frequency); the thread's
+ * own CPU time and the time each drain took are counted
+ * (history__stats).
+ */
+#ifndef TRAPD_HISTORY_H
+#define TRAPD_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trapd/profile/profile.h"
+
+struct history;
+struct history_slice;
+struct symcache;
+
+struct history_opts {
+	uint64_t freq_hz;	    /* samples per second per CPU */
+	uint64_t window_ns;	    /* the seconds kept, and what a capture gets */
+	uint64_t max_bytes;	    /* the most the ring's profiles may hold */
+	struct symcache *symcache;  /* the daemon's (thread-safe); NULL: none kept */
+	const char *proc_root;	    /* "/proc" unless a test says otherwise */
+};
+
+struct history_stats {
+	uint64_t freq_hz;
+	uint64_t seconds;	/* seconds in the ring now */
+	uint64_t bytes;		/* ...and about what they hold */
+	uint64_t samples;	/* on-CPU samples in the ring */
+	uint64_t drains;	/* seconds drained since open */
+	uint64_t drain_ns_last; /* thread CPU time of the last drain */
+	uint64_t drain_ns_max;
+	uint64_t thread_cpu_ns; /* the recorder thread's CPU time since open */
+	uint64_t evicted_for_bytes; /* seconds dropped early to stay in max_bytes */
+	uint64_t lost;		    /* samples the sampler could not store */
+};
+
+/* history__open - load the recorder's sampler, arm it and start its
+ * thread. NULL with errno set and @err filled on failure. */
+struct history *history__open(const struct history_opts *o, char *err, size_t errlen);
+
+/* history__close - stop the thread and the sampler; the ring stays until
+ * the last slice taken from it is freed. NULL is fine. */
+void history__close(struct history *h);
+
+/* history__stats - a copy of the recorder's counters (any thread). */
+void history__stats(struct history *h, struct history_stats *out);
+
+/* history__slice - the ring's seconds up to @until_real_ns (the
+ * decision, CLOCK_REALTIME ns), for one capture: references only, cheap
+ * enough for the event loop; the second in progress is cut at once by
+ * the thread and joins the slice when it is built. NULL (errno) on
+ * failure. */
+struct history_slice *history__slice(struct history *h, int64_t until_real_ns);
+
+/* history_slice__build - the slice as one profile, every second merged,
+ * at the recorder's period, starting at its first second and lasting to
+ * the decision; NULL in *@out when it holds no second. Returns 0 or a
+ * negative errno. Any thread. */
+int history_slice__build(struct history_slice *s, struct profile **out);
+
+void history_slice__free(struct history_slice *s);
+
+/* history__profile_bytes - about what @p holds in memory (for bounds). */
+size_t history__profile_bytes(const struct profile *p);
+
+#endif
