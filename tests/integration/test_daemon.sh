@@ -417,3 +417,71 @@ test_daemon_spool_keeps_its_file_cap() {
 	stop_daemon
 	return $rc
 }
+
+# The flight recorder: a burner in a cgroup starts at t0, with a process
+# that exits a second later; a rule on the cgroup fires at about t0+3 s.
+# The capture's phase=before holds the burner from before the decision
+# and names the process that had exited by then.
+test_daemon_history_holds_the_seconds_before_the_trigger() {
+	need_root_bpf || return
+	new_cgroup || return
+	local rc=0 cap json burner t0 at start
+	{
+		write_global 'history_frequency = 49Hz' 'history_window = 20s'
+		cat <<EOF
+[rule spike]
+signal = cpu
+cgroup = $CG_NAME
+above = 50%
+for = 3s
+duration = 1s
+frequency = 199Hz
+EOF
+	} >rules.ini
+	start_daemon || { drop_cgroup; return 1; }
+	"$TRAPD" status -S ctl.sock --json | grep -q '"history"' ||
+		{ fail "status says nothing of the recorder: $("$TRAPD" status -S ctl.sock --json)"; rc=1; }
+	cp "$WORKLOADS/burner" ./early_burner
+	cp "$WORKLOADS/burner" ./cg_burner
+	t0=$(date +%s%N)
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec ./early_burner 1' sh "$CG_DIR" >/dev/null &
+	BG_PIDS+=("$!")
+	start_bg burner sh -c 'echo $$ >"$1/cgroup.procs" && exec ./cg_burner 30' sh "$CG_DIR"
+	wait_for 20 has_captures 1 || { fail "no capture: $(cat daemon.log)"; rc=1; }
+	cap=$(ls spool/*.pb.zst 2>/dev/null | head -1)
+	[ -n "$cap" ] || { stop_daemon; drop_cgroup; return 1; }
+	json=${cap%.pb.zst}.json
+	at=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["triggers"][0]["at_ns"])' "$json")
+	start=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["history"]; print(h["start_ns"], h["samples"], h["frequency_hz"])' "$json")
+	set -- $start
+	[ "$3" = 49 ] && [ "$2" -gt 0 ] || { fail "the sidecar's history: $start"; rc=1; }
+	# The rule needs 3 s over the line: the decision is ~3 s after t0,
+	# and the history reaches back before t0.
+	[ $((at - t0)) -ge 2500000000 ] || { fail "fired $(((at - t0) / 1000000)) ms after t0"; rc=1; }
+	[ "$1" -lt "$t0" ] || { fail "the history starts after t0"; rc=1; }
+	"$TRAPD" report "$cap" --phase before --folded before.folded >/dev/null ||
+		{ fail "report --phase before"; rc=1; }
+	"$TRAPD" report "$cap" --folded during.folded >/dev/null || { fail "report"; rc=1; }
+	grep -q '^cg_burner;.*burn_60' before.folded ||
+		{ fail "the burner is not in the history: $(head -5 before.folded)"; rc=1; }
+	grep -q '^early_burner;.*burn_60' before.folded ||
+		{ fail "the process that exited is not named: $(grep early before.folded | head -3)"; rc=1; }
+	# About 2.5 s of one CPU at 49 Hz, at least: ~120 samples of cg_burner.
+	awk '/^cg_burner;/ { n += $NF } END { exit !(n >= 100) }' before.folded ||
+		{ fail "few burner samples before the decision: $(awk '/^cg_burner;/ { n += $NF } END { print n }' before.folded)"; rc=1; }
+	! grep -q '^early_burner;' during.folded || { fail "the window has the exited process"; rc=1; }
+	grep -q '^cg_burner;.*burn_60' during.folded || { fail "the window lacks the burner"; rc=1; }
+	"$TRAPD" report "$cap" | grep -q 'seconds before its trigger: --phase before' ||
+		{ fail "the report does not say the capture holds history"; rc=1; }
+	# go tool pprof reads the phases and weighs the history by its own period.
+	"$TRAPD" report "$cap" --pprof all.pb.gz >/dev/null 2>&1 || { fail "report --pprof"; rc=1; }
+	go tool pprof -top -tagfocus=phase=before -sample_index=cpu all.pb.gz 2>/dev/null |
+		grep -q ' burn_60$' || { fail "go tool pprof: no burn_60 before: $(go tool pprof -tags all.pb.gz 2>&1 | head -12)"; rc=1; }
+	"$TRAPD" diff "$cap" --base-phase before --phase during --svg phases.svg >phases.txt 2>&1
+	case $? in 0 | 3) ;; *) fail "diff of the phases: $(cat phases.txt)"; rc=1 ;; esac
+	grep -q 'burn_60' phases.svg && xmllint --noout phases.svg 2>/dev/null ||
+		{ fail "phases.svg lacks burn_60 or is not XML"; rc=1; }
+	stop_daemon
+	drop_cgroup
+	return $rc
+}

@@ -11,7 +11,7 @@
 #include "trapd/profile/profile_merge.h"
 #include "trapd/profile/profile_phase.h"
 
-#define WINDOW_PERIOD 1001001 /* 999 Hz */
+#define WINDOW_PERIOD 1001001	/* 999 Hz */
 #define HISTORY_PERIOD 52631578 /* 19 Hz */
 
 static struct profile *window(void)

@@ -82,12 +82,12 @@ struct capture_calls {
 /* The flight recorder's seconds before the trigger (history.h), spliced
  * in as the "before" phase (profile_phase.h). */
 struct capture_history {
-	bool present;	      /* the daemon recorded history (even if no second was kept) */
-	uint64_t freq_hz;     /* the recorder's frequency */
-	int64_t start_ns;     /* its first second, ns since the epoch */
-	int64_t duration_ns;  /* from then to the decision */
-	uint64_t samples;     /* on-CPU samples in it */
-	const char *missing;  /* why it is not in the profile; NULL when it is */
+	bool present;	     /* the daemon recorded history (even if no second was kept) */
+	uint64_t freq_hz;    /* the recorder's frequency */
+	int64_t start_ns;    /* its first second, ns since the epoch */
+	int64_t duration_ns; /* from then to the decision */
+	uint64_t samples;    /* on-CPU samples in it */
+	const char *missing; /* why it is not in the profile; NULL when it is */
 };
 
 struct capture_info {

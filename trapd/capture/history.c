@@ -40,9 +40,9 @@
 #define SNAPPED_MAX 4096
 
 struct second {
-	int refs;		 /* the ring's and slices'; under the history's lock */
-	int64_t start, end;	 /* CLOCK_REALTIME ns */
-	struct profile *p;	 /* NULL: no sample that second */
+	int refs;	    /* the ring's and slices'; under the history's lock */
+	int64_t start, end; /* CLOCK_REALTIME ns */
+	struct profile *p;  /* NULL: no sample that second */
 	uint64_t samples;
 	size_t bytes;
 };
@@ -61,8 +61,8 @@ struct history {
 	struct symbolizer *sym;
 	struct knames *kn;
 	struct symbudget budget;
-	int64_t generation;  /* CLOCK_MONOTONIC ns its symbolizer began */
-	int64_t second_from; /* CLOCK_REALTIME ns the second in progress began */
+	int64_t generation;   /* CLOCK_MONOTONIC ns its symbolizer began */
+	int64_t second_from;  /* CLOCK_REALTIME ns the second in progress began */
 	uint64_t lost_before; /* the sampler's losses counted before this generation */
 	uint32_t snapped[SNAPPED_MAX];
 	size_t nsnapped;

@@ -38,11 +38,11 @@ struct history_slice;
 struct symcache;
 
 struct history_opts {
-	uint64_t freq_hz;	    /* samples per second per CPU */
-	uint64_t window_ns;	    /* the seconds kept, and what a capture gets */
-	uint64_t max_bytes;	    /* the most the ring's profiles may hold */
-	struct symcache *symcache;  /* the daemon's (thread-safe); NULL: none kept */
-	const char *proc_root;	    /* "/proc" unless a test says otherwise */
+	uint64_t freq_hz;	   /* samples per second per CPU */
+	uint64_t window_ns;	   /* the seconds kept, and what a capture gets */
+	uint64_t max_bytes;	   /* the most the ring's profiles may hold */
+	struct symcache *symcache; /* the daemon's (thread-safe); NULL: none kept */
+	const char *proc_root;	   /* "/proc" unless a test says otherwise */
 };
 
 struct history_stats {
@@ -53,7 +53,7 @@ struct history_stats {
 	uint64_t drains;	/* seconds drained since open */
 	uint64_t drain_ns_last; /* thread CPU time of the last drain */
 	uint64_t drain_ns_max;
-	uint64_t thread_cpu_ns; /* the recorder thread's CPU time since open */
+	uint64_t thread_cpu_ns;	    /* the recorder thread's CPU time since open */
 	uint64_t evicted_for_bytes; /* seconds dropped early to stay in max_bytes */
 	uint64_t lost;		    /* samples the sampler could not store */
 };

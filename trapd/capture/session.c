@@ -50,12 +50,12 @@ struct resnap {
 struct session {
 	struct capture_target target;
 	struct target_handle handle;
-	struct sampler_opts sopts; /* as the sampler was last set */
-	struct sampler *sampler;   /* NULL once the window is copied out (borrowed) */
-	bool own_sampler;	   /* opened here, freed here */
-	struct symwork *work;	   /* the symbolizer's thread */
+	struct sampler_opts sopts;    /* as the sampler was last set */
+	struct sampler *sampler;      /* NULL once the window is copied out (borrowed) */
+	bool own_sampler;	      /* opened here, freed here */
+	struct symwork *work;	      /* the symbolizer's thread */
 	struct history_slice *before; /* the recorder's seconds before the decision */
-	int epfd;		   /* session__fd: announcements, the target's pidfd, the worker */
+	int epfd; /* session__fd: announcements, the target's pidfd, the worker */
 	bool events_watched;
 	bool pidfd_watched;
 	uint64_t duration_ns;

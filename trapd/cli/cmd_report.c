@@ -194,7 +194,8 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 			break;
 		case OPT_PHASE:
 			if (profile_phase__check(optarg)) {
-				log_error("bad --phase '%s': expected before, during or all", optarg);
+				log_error("bad --phase '%s': expected before, during or all",
+					  optarg);
 				return -EINVAL;
 			}
 			c->phase = optarg;

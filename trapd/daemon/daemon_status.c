@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "rules/units.h"
+#include "trapd/capture/history.h"
 #include "trapd/latency/latency_report.h"
 #include "trapd/symbolize/symcache.h"
 #include "trapd/util/clock.h"
@@ -189,6 +190,56 @@ static void json_symbols(const struct daemon *d, struct json_writer *w)
 	json_object_end(w);
 }
 
+/* text_history - the flight recorder: what it keeps and what it costs. */
+static void text_history(const struct daemon *d, FILE *f)
+{
+	const struct rules_global *g = &d->guard.watch->rules->global;
+	struct history_stats st;
+
+	if (!d->guard.trap.history) {
+		fprintf(f, "history:  %s\n",
+			g->history_freq_hz ? "not running (see the log)"
+					   : "off ([global] history_frequency)");
+		return;
+	}
+	history__stats(d->guard.trap.history, &st);
+	fprintf(f,
+		"history:  %llu Hz, %llu s kept (window %llu s), %llu samples, %.1f MiB "
+		"(cap %.1f MiB); drain %.2f ms (max %.2f ms), thread %.3f s CPU; %llu lost\n",
+		(unsigned long long)st.freq_hz, (unsigned long long)st.seconds,
+		(unsigned long long)(g->history_window_ns / NSEC_PER_SEC),
+		(unsigned long long)st.samples, st.bytes / 1048576.0,
+		g->history_max_bytes / 1048576.0, st.drain_ns_last / 1e6, st.drain_ns_max / 1e6,
+		st.thread_cpu_ns / 1e9, (unsigned long long)st.lost);
+}
+
+static void json_history(const struct daemon *d, struct json_writer *w)
+{
+	struct history_stats st;
+
+	json_key(w, "history");
+	if (!d->guard.trap.history) {
+		json_null(w);
+		return;
+	}
+	history__stats(d->guard.trap.history, &st);
+	json_object_begin(w);
+	json_kv_u64(w, "frequency_hz", st.freq_hz);
+	json_kv_u64(w, "seconds", st.seconds);
+	json_kv_u64(w, "window_seconds",
+		    d->guard.watch->rules->global.history_window_ns / NSEC_PER_SEC);
+	json_kv_u64(w, "samples", st.samples);
+	json_kv_u64(w, "bytes", st.bytes);
+	json_kv_u64(w, "max_bytes", d->guard.watch->rules->global.history_max_bytes);
+	json_kv_u64(w, "drains", st.drains);
+	json_kv_u64(w, "drain_ns_last", st.drain_ns_last);
+	json_kv_u64(w, "drain_ns_max", st.drain_ns_max);
+	json_kv_u64(w, "thread_cpu_ns", st.thread_cpu_ns);
+	json_kv_u64(w, "evicted_for_bytes", st.evicted_for_bytes);
+	json_kv_u64(w, "lost", st.lost);
+	json_object_end(w);
+}
+
 static void text_upload(struct daemon *d, FILE *f, int64_t real)
 {
 	struct uploader_status st;
@@ -253,6 +304,7 @@ static void status_text(struct daemon *d, FILE *f)
 		fprintf(f, "spool:    %s: not created yet\n",
 			shown(g->spool_dir, path, sizeof(path)));
 	text_symbols(d, f);
+	text_history(d, f);
 	text_upload(d, f, real);
 	text_rules(d, f, now);
 }
@@ -415,6 +467,7 @@ static void status_json(struct daemon *d, FILE *f)
 	json_kv_u64(&w, "dropped", d->guard.trap.dropped);
 	json_object_end(&w);
 	json_symbols(d, &w);
+	json_history(d, &w);
 	json_upload(d, &w);
 	json_key(&w, "rules");
 	json_array_begin(&w);

@@ -52,13 +52,13 @@ struct guard {
 	struct trap trap;	     /* the capture, if one runs; trap.sampler is ours */
 	struct signal_env env;
 	struct guard_hooks hooks;
-	uint64_t sampler_freq;	 /* the kept sampler's maps are sized for this */
-	uint64_t sampler_window; /* ...and this */
-	uint64_t sampler_copy;	 /* ...and stack copies of this many bytes (0: none) */
-	uint64_t capture_errors; /* fires that could not start a capture */
+	uint64_t sampler_freq;		  /* the kept sampler's maps are sized for this */
+	uint64_t sampler_window;	  /* ...and this */
+	uint64_t sampler_copy;		  /* ...and stack copies of this many bytes (0: none) */
+	uint64_t capture_errors;	  /* fires that could not start a capture */
 	struct history_opts history_opts; /* the flight recorder's, as opened */
-	int epfd;		 /* the owner's */
-	bool session_watched;	 /* the trap's session fd is in epfd */
+	int epfd;			  /* the owner's */
+	bool session_watched;		  /* the trap's session fd is in epfd */
 };
 
 /* guard__watch_fd - add @fd to @epfd for @events (or change them if it

@@ -49,8 +49,9 @@ int profile_phase__splice(struct profile *p, struct profile *before)
 	for (i = 0; i < p->nsamples; i++)
 		if (!p->samples[i].phase)
 			p->samples[i].phase = during;
-	snprintf(line, sizeof(line), PHASE_COMMENT "time_ns=%" PRId64 " duration_ns=%" PRId64
-		 " period_ns=%" PRId64, before->time_ns, before->duration_ns, bp);
+	snprintf(line, sizeof(line),
+		 PHASE_COMMENT "time_ns=%" PRId64 " duration_ns=%" PRId64 " period_ns=%" PRId64,
+		 before->time_ns, before->duration_ns, bp);
 	err = profile__add_comment(p, line);
 	idx = err ? err : profile__string(p, PROFILE_PHASE_BEFORE);
 	if (idx < 0) {
@@ -162,7 +163,8 @@ int profile_phase__select(struct profile *p, const char *name)
 	if (!strcmp(name, PROFILE_PHASE_ALL)) {
 		to_period(p);
 		/* from the history's start to the window's end */
-		if (history_scalars(p, &time, &duration, &period) && time > 0 && time < p->time_ns) {
+		if (history_scalars(p, &time, &duration, &period) && time > 0 &&
+		    time < p->time_ns) {
 			p->duration_ns += p->time_ns - time;
 			p->time_ns = time;
 		}
