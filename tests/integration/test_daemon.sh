@@ -485,3 +485,45 @@ EOF
 	drop_cgroup
 	return $rc
 }
+
+# trapd top in a terminal (tmux): a burner's hot function appears within
+# 2 s of its start, and the screen is redrawn; --once for scripts; a
+# daemon without the recorder says how to turn it on.
+test_daemon_top_shows_a_burner_in_a_terminal() {
+	need_root_bpf || return
+	command -v tmux >/dev/null || { skip "no tmux"; return; }
+	local rc=0 burner session=trapd-top-$$ i seen=
+	write_global 'history_frequency = 49Hz' 'history_window = 10s' >rules.ini
+	start_daemon || return 1
+	cp "$WORKLOADS/burner" ./top_burner
+	tmux new-session -d -s "$session" -x 120 -y 40 "$TRAPD top -S $PWD/ctl.sock --by function"
+	start_bg burner ./top_burner 30
+	for i in $(seq 20); do # 2 s
+		sleep 0.1
+		tmux capture-pane -p -t "$session" >screen.txt 2>/dev/null
+		grep -q ' burn_60$' screen.txt && { seen=$i; break; }
+	done
+	[ -n "$seen" ] || { fail "burn_60 not on the screen within 2 s: $(cat screen.txt)"; rc=1; }
+	grep -q '^trapd top - ' screen.txt || { fail "no header: $(cat screen.txt)"; rc=1; }
+	sleep 1.5
+	tmux capture-pane -p -t "$session" >screen2.txt
+	[ "$(head -1 screen.txt)" != "$(head -1 screen2.txt)" ] ||
+		{ fail "the screen was not redrawn: $(head -1 screen2.txt)"; rc=1; }
+	tmux send-keys -t "$session" C-c
+	sleep 0.3
+	tmux has-session -t "$session" 2>/dev/null && { fail "Ctrl-C did not end trapd top"; rc=1; }
+	tmux kill-session -t "$session" 2>/dev/null
+	"$TRAPD" top -S ctl.sock --once --by process >once.txt 2>&1 ||
+		{ fail "top --once: $(cat once.txt)"; rc=1; }
+	grep -q "top_burner\[$burner\] *burn_60" once.txt ||
+		{ fail "top --by process lacks the burner: $(cat once.txt)"; rc=1; }
+	stop_daemon
+	write_global >rules.ini
+	start_daemon || return 1
+	"$TRAPD" top -S ctl.sock --once >off.txt 2>&1
+	[ $? -eq 2 ] && grep -q 'history_frequency' off.txt ||
+		{ fail "top without the recorder: $(cat off.txt)"; rc=1; }
+	stop_daemon
+	kill_bg
+	return $rc
+}

@@ -54,13 +54,30 @@ static void test_parse_arm(void **state)
 	assert_string_equal(r.rule, "db");
 }
 
+static void test_parse_top(void **state)
+{
+	struct control_request r;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(control_request__parse("top", &r, err, sizeof(err)), 0);
+	assert_int_equal(r.verb, CONTROL_TOP);
+	assert_int_equal(r.seconds, CONTROL_TOP_DEFAULT_SECONDS);
+	assert_int_equal(control_request__parse("top 10", &r, err, sizeof(err)), 0);
+	assert_int_equal(r.seconds, 10);
+}
+
 static void test_parse_rejects(void **state)
 {
 	static const struct {
 		const char *line, *msg;
 	} bad[] = {
-		{ "", "empty request: expected status, arm or upload" },
-		{ "reload", "unknown request 'reload': expected status, arm or upload" },
+		{ "", "empty request: expected status, arm, upload or top" },
+		{ "reload", "unknown request 'reload': expected status, arm, upload or top" },
+		{ "top 0", "bad '0' after top: expected seconds, 1 to 10" },
+		{ "top 11", "bad '11' after top: expected seconds, 1 to 10" },
+		{ "top 5s", "bad '5s' after top: expected seconds, 1 to 10" },
+		{ "top 5 6", "unexpected '6' after top [SECONDS]" },
 		{ "upload now", "unexpected 'now' after upload: expected failed" },
 		{ "upload failed x", "unexpected 'x' after upload: expected failed" },
 		{ "arm we/b", "bad rule name 'we/b'" },
@@ -83,8 +100,8 @@ static void test_parse_rejects(void **state)
 
 static void test_format_round_trip(void **state)
 {
-	const char *lines[] = { "status",  "status json", "arm",    "arm web",
-				"arm - 7", "arm web 9",	  "upload", "upload failed" };
+	const char *lines[] = { "status",    "status json", "arm",	     "arm web", "arm - 7",
+				"arm web 9", "upload",	    "upload failed", "top 5",	"top 10" };
 	struct control_request r, back;
 	char buf[CONTROL_REQUEST_MAX], err[128];
 	size_t i;
@@ -340,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_status),
 		cmocka_unit_test(test_parse_arm),
+		cmocka_unit_test(test_parse_top),
 		cmocka_unit_test(test_parse_rejects),
 		cmocka_unit_test(test_format_round_trip),
 		cmocka_unit_test_setup_teardown(test_status_round_trip, sock_setup, sock_teardown),

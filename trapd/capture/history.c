@@ -38,6 +38,8 @@
 /* Processes snapshotted in one generation, remembered to read each once;
  * past this they are read again at each second they appear in. */
 #define SNAPPED_MAX 4096
+/* The most seconds history__recent merges (a live view asks for a few). */
+#define RECENT_SECONDS_MAX 60
 
 struct second {
 	int refs;	    /* the ring's and slices'; under the history's lock */
@@ -518,6 +520,24 @@ static int build_from(struct second *const *secs, size_t n, int64_t until, struc
 	return err;
 }
 
+/* finish_build - the merged seconds' span and the recorder's period on
+ * *@out, or nothing on @err. */
+static int finish_build(const struct history *h, struct profile **out, int err, int64_t first,
+			int64_t end)
+{
+	if (err) {
+		profile__free(*out);
+		*out = NULL;
+		return err;
+	}
+	if (*out) {
+		(*out)->time_ns = first;
+		(*out)->duration_ns = end > first ? end - first : 0;
+		(*out)->period_ns = (int64_t)(SEC / h->o.freq_hz);
+	}
+	return 0;
+}
+
 int history_slice__build(struct history_slice *s, struct profile **out)
 {
 	struct second *late[LATE_MAX] = { NULL };
@@ -533,17 +553,32 @@ int history_slice__build(struct history_slice *s, struct profile **out)
 	for (i = 0; i < nlate; i++)
 		second_put(late[i]);
 	pthread_mutex_unlock(&s->h->lock);
-	if (err) {
-		profile__free(*out);
-		*out = NULL;
-		return err;
+	return finish_build(s->h, out, err, first, end);
+}
+
+int history__recent(struct history *h, uint32_t seconds, struct profile **out)
+{
+	struct second *secs[RECENT_SECONDS_MAX] = { NULL };
+	int64_t first = 0, end = 0;
+	size_t i, n;
+	int err;
+
+	if (seconds > RECENT_SECONDS_MAX)
+		seconds = RECENT_SECONDS_MAX;
+	pthread_mutex_lock(&h->lock);
+	n = h->n < seconds ? h->n : seconds;
+	for (i = 0; i < n; i++) {
+		secs[i] = h->ring[(h->head + h->n - n + i) % h->cap];
+		secs[i]->refs++;
 	}
-	if (*out) {
-		(*out)->time_ns = first;
-		(*out)->duration_ns = end > first ? end - first : 0;
-		(*out)->period_ns = (int64_t)(SEC / s->h->o.freq_hz);
-	}
-	return 0;
+	pthread_mutex_unlock(&h->lock);
+	*out = NULL;
+	err = build_from(secs, n, INT64_MAX, out, &first, &end);
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i < n; i++)
+		second_put(secs[i]);
+	pthread_mutex_unlock(&h->lock);
+	return finish_build(h, out, err, first, end);
 }
 
 void history_slice__free(struct history_slice *s)

@@ -84,6 +84,12 @@ int history_slice__build(struct history_slice *s, struct profile **out);
 
 void history_slice__free(struct history_slice *s);
 
+/* history__recent - the last @seconds drained seconds as one profile (as
+ * history_slice__build makes it), for a live view; NULL in *@out when
+ * the ring holds none. The merge is bounded by @seconds of the ring:
+ * keep it small on the event loop. Returns 0 or a negative errno. */
+int history__recent(struct history *h, uint32_t seconds, struct profile **out);
+
 /* history__profile_bytes - about what @p holds in memory (for bounds). */
 size_t history__profile_bytes(const struct profile *p);
 

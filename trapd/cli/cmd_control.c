@@ -179,6 +179,14 @@ static int socket_from_rules(const char *path, char *out, size_t len)
 	return 0;
 }
 
+int cli_control_socket(const char *socket, const char *rules, char *out, size_t len)
+{
+	if (rules)
+		return socket_from_rules(rules, out, len);
+	snprintf(out, len, "%s", socket ? socket : DEFAULT_SOCKET);
+	return 0;
+}
+
 /* drained - whether a direct upload is over: the spool was looked at and
  * nothing is left to send, or a transient failure (no point waiting out
  * a backoff here). */
@@ -233,13 +241,9 @@ static int run(struct control_cmd *c)
 
 	if (c->direct)
 		return upload_direct(c);
-	if (c->rules) {
-		if (socket_from_rules(c->rules, path, sizeof(path)))
-			return TRAPD_EXIT_USAGE;
-		c->socket = path;
-	}
-	e = control__call(c->socket ? c->socket : DEFAULT_SOCKET, &c->req, stdout, err,
-			  sizeof(err));
+	if (cli_control_socket(c->socket, c->rules, path, sizeof(path)))
+		return TRAPD_EXIT_USAGE;
+	e = control__call(path, &c->req, stdout, err, sizeof(err));
 	if (!e)
 		return TRAPD_EXIT_OK;
 	log_error("%s", err);

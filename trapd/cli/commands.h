@@ -8,6 +8,8 @@
 #ifndef TRAPD_COMMANDS_H
 #define TRAPD_COMMANDS_H
 
+#include <stddef.h>
+
 #include "trapd/util/exit_status.h"
 
 int cmd_capture(int argc, char **argv);
@@ -21,5 +23,11 @@ int cmd_diff(int argc, char **argv);
 int cmd_ci(int argc, char **argv);
 int cmd_captures(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+
+/* cli_control_socket - the daemon's control socket: @socket (-S), the
+ * control_socket of rules file @rules (-c; its errors printed), or the
+ * default. Returns 0 or a negative errno (usage). */
+int cli_control_socket(const char *socket, const char *rules, char *out, size_t len);
 
 #endif

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "daemon", cmd_daemon, "the guard: watch the rules, capture when one fires" },
 	{ "arm", cmd_arm, "ask the running daemon for a capture now" },
 	{ "status", cmd_status, "the running daemon's rules, capture, spool and uploads" },
+	{ "top", cmd_top, "the hottest functions of the last seconds, live (flight recorder)" },
 	{ "upload", cmd_upload, "send the spool's captures to the backend now" },
 	{ "captures", cmd_captures, "list and filter the captures in a store (captures ls)" },
 	{ "merge", cmd_merge, "sum a store's captures into one profile per group" },

@@ -107,6 +107,27 @@ static int parse_upload(const char *p, struct control_request *req, char *err, s
 	return 0;
 }
 
+static int parse_top(const char *p, struct control_request *req, char *err, size_t errlen)
+{
+	uint64_t n = CONTROL_TOP_DEFAULT_SECONDS;
+	const char *w;
+	size_t len;
+
+	if (next_word(&p, &w, &len) &&
+	    (parse_u64(w, len, &n) || !n || n > CONTROL_TOP_MAX_SECONDS)) {
+		snprintf(err, errlen, "bad '%.*s' after top: expected seconds, 1 to %d",
+			 (int)(len > 32 ? 32 : len), w, CONTROL_TOP_MAX_SECONDS);
+		return -EINVAL;
+	}
+	if (next_word(&p, &w, &len)) {
+		snprintf(err, errlen, "unexpected '%.*s' after top [SECONDS]",
+			 (int)(len > 32 ? 32 : len), w);
+		return -EINVAL;
+	}
+	req->seconds = (uint32_t)n;
+	return 0;
+}
+
 int control_request__parse(const char *line, struct control_request *req, char *err, size_t errlen)
 {
 	const char *p = line, *w;
@@ -118,7 +139,7 @@ int control_request__parse(const char *line, struct control_request *req, char *
 		return -EINVAL;
 	}
 	if (!next_word(&p, &w, &len)) {
-		snprintf(err, errlen, "empty request: expected status, arm or upload");
+		snprintf(err, errlen, "empty request: expected status, arm, upload or top");
 		return -EINVAL;
 	}
 	if (len == 3 && !memcmp(w, "arm", 3)) {
@@ -129,8 +150,12 @@ int control_request__parse(const char *line, struct control_request *req, char *
 		req->verb = CONTROL_UPLOAD;
 		return parse_upload(p, req, err, errlen);
 	}
+	if (len == 3 && !memcmp(w, "top", 3)) {
+		req->verb = CONTROL_TOP;
+		return parse_top(p, req, err, errlen);
+	}
 	if (len != 6 || memcmp(w, "status", 6)) {
-		snprintf(err, errlen, "unknown request '%.*s': expected status, arm or upload",
+		snprintf(err, errlen, "unknown request '%.*s': expected status, arm, upload or top",
 			 (int)(len > 32 ? 32 : len), w);
 		return -EINVAL;
 	}
@@ -154,6 +179,9 @@ int control_request__format(const struct control_request *req, char *buf, size_t
 		n = snprintf(buf, len, "status%s\n", req->json ? " json" : "");
 	else if (req->verb == CONTROL_UPLOAD)
 		n = snprintf(buf, len, "upload%s\n", req->failed ? " failed" : "");
+	else if (req->verb == CONTROL_TOP)
+		n = snprintf(buf, len, "top %u\n",
+			     req->seconds ? req->seconds : CONTROL_TOP_DEFAULT_SECONDS);
 	else if (req->duration_ns)
 		n = snprintf(buf, len, "arm %s %" PRIu64 "\n", req->rule[0] ? req->rule : "-",
 			     req->duration_ns);

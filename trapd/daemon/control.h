@@ -8,6 +8,8 @@
  *   status [json]
  *   arm [RULE|-] [DURATION_NS]
  *   upload [failed]      send the spool now (and captures marked failed)
+ *   top [SECONDS]        the flight recorder's last SECONDS (1 to
+ *                        CONTROL_TOP_MAX_SECONDS, default 5) as pprof
  *
  * The answer starts with one line, "ok", "usage: MESSAGE" (the request
  * was wrong: exit status 2 for the client) or "error: MESSAGE" (exit
@@ -30,11 +32,14 @@
 #include <sys/types.h>
 
 #define CONTROL_REQUEST_MAX 512 /* bytes of a request line, newline included */
+#define CONTROL_TOP_MAX_SECONDS 10
+#define CONTROL_TOP_DEFAULT_SECONDS 5
 
 enum control_verb {
 	CONTROL_STATUS,
 	CONTROL_ARM,
 	CONTROL_UPLOAD,
+	CONTROL_TOP,
 };
 
 struct control_request {
@@ -43,6 +48,7 @@ struct control_request {
 	char rule[64];	      /* arm: "" for a manual capture */
 	uint64_t duration_ns; /* arm: 0 for the rule's (or manual) duration */
 	bool failed;	      /* upload failed */
+	uint32_t seconds;     /* top: 0 for CONTROL_TOP_DEFAULT_SECONDS */
 };
 
 /* control_request__parse - parse one request line (without its newline).

@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "rules/units.h"
+#include "trapd/capture/history.h"
 #include "trapd/daemon/shipping.h"
+#include "trapd/profile/pprof.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/exit_status.h"
 #include "trapd/util/log.h"
@@ -233,6 +235,47 @@ static void on_signal(struct daemon *d)
 	}
 }
 
+/* answer_top - `trapd top`: the recorder's last seconds as pprof. The
+ * merge and the encoding are bounded by CONTROL_TOP_MAX_SECONDS of the
+ * ring (itself bounded by history_max_memory). */
+static void answer_top(struct daemon *d, struct control_conn *c, uint32_t seconds)
+{
+	struct profile *p = NULL;
+	void *buf = NULL;
+	size_t len = 0;
+	int e;
+
+	if (!d->guard.trap.history) {
+		control_conn__reply(c,
+				    d->guard.watch->rules->global.history_freq_hz
+					    ? "error: the flight recorder is not running (see the "
+					      "daemon's log)"
+					    : "usage: the flight recorder is off: set [global] "
+					      "history_frequency (19Hz, say) in the rules file",
+				    NULL, 0);
+		return;
+	}
+	e = history__recent(d->guard.trap.history, seconds, &p);
+	if (!e && !p)
+		p = profile__new();
+	if (!e && !p)
+		e = -ENOMEM;
+	if (!e)
+		e = pprof_encode(p, &buf, &len);
+	if (!e && len > CONTROL_ANSWER_MAX - 64)
+		e = -E2BIG;
+	if (e)
+		control_conn__reply(c,
+				    e == -E2BIG ? "error: the recorder's seconds are too big to "
+						  "send: ask for fewer"
+						: "error: out of memory",
+				    NULL, 0);
+	else
+		control_conn__reply(c, "ok", buf, len);
+	free(buf);
+	profile__free(p);
+}
+
 /* answer - a control request (control_handler): on the loop's thread,
  * queued for the client to read at its pace. */
 static void answer(void *ctx, struct control_conn *c, const struct control_request *req)
@@ -249,6 +292,10 @@ static void answer(void *ctx, struct control_conn *c, const struct control_reque
 		else
 			control_conn__reply(c, "ok", body, len);
 		free(body);
+		return;
+	}
+	if (req->verb == CONTROL_TOP) {
+		answer_top(d, c, req->seconds);
 		return;
 	}
 	if (req->verb == CONTROL_UPLOAD) {
