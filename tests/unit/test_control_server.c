@@ -160,8 +160,9 @@ static void test_bad_requests_get_usage(void **state)
 	assert_int_equal(write(fd, "reload", 6), 6);
 	shutdown(fd, SHUT_WR);
 	pump(f, T0);
-	assert_string_equal(answer_of(fd, buf, sizeof(buf)),
-			    "usage: unknown request 'reload': expected status, arm or upload\n");
+	assert_string_equal(
+		answer_of(fd, buf, sizeof(buf)),
+		"usage: unknown request 'reload': expected status, arm, upload or top\n");
 	close(fd);
 	assert_int_equal(f->handled, 0);
 }
