@@ -74,6 +74,11 @@ const struct rules_key rules_global_keys[GK_NR] = {
 				10 * MIN, "30s" },
 	[GK_HISTORY_MEMORY] = { "history_max_memory", KEY_SIZE, G(history_max_bytes), 1 << 20,
 				1ull << 32, "16MiB" },
+	/* The overhead budget (trapd/capture/overhead.h), in hundredths of
+	 * a percent of the host. */
+	[GK_MAX_OVERHEAD] = { "max_overhead", KEY_PERCENT, G(max_overhead_centi), 1, 10000, "1%" },
+	[GK_MAX_CAPTURE_OVERHEAD] = { "max_capture_overhead", KEY_PERCENT,
+				      G(max_capture_overhead_centi), 1, 10000, "10%" },
 };
 
 const struct rules_key rules_rule_keys[RK_NR] = {
@@ -401,6 +406,9 @@ static int bad_number(const struct rules_key *k, bool range, char *msg, size_t l
 		return snprintf(msg, len, "expected a frequency from %lluHz to %lluHz%s",
 				(unsigned long long)(k->min ? k->min : 1),
 				(unsigned long long)k->max, k->min ? "" : ", or off");
+	case KEY_PERCENT:
+		return snprintf(msg, len, "expected a share from %g%% to %g%%, like 1%% or 0.5%%",
+				(double)k->min / 100, (double)k->max / 100);
 	case KEY_SIZE:
 		if (!range)
 			return snprintf(msg, len, "expected a size like 512MiB or 1GiB");
@@ -435,6 +443,9 @@ static int parse_number(const struct rules_key *k, void *f, const char *v, char 
 		break;
 	case KEY_SIZE:
 		err = units_parse_size(v, &u);
+		break;
+	case KEY_PERCENT:
+		err = units_parse_percent(v, &u);
 		break;
 	default:
 		err = rules_value__count(v, UINT64_MAX, &u);
@@ -557,7 +568,7 @@ void rules_key__print(const struct rules_key *k, const void *base, FILE *out)
 	char buf[PATH_MAX_BYTES + 16];
 	uint64_t u = 0;
 
-	if (k->type <= KEY_SIZE)
+	if (k->type <= KEY_PERCENT)
 		u = *(const uint64_t *)f;
 
 	switch (k->type) {
@@ -578,6 +589,9 @@ void rules_key__print(const struct rules_key *k, const void *base, FILE *out)
 		break;
 	case KEY_SIZE:
 		fprintf(out, "%s = %s\n", k->name, units_format_size(u, buf, sizeof(buf)));
+		break;
+	case KEY_PERCENT:
+		fprintf(out, "%s = %g%%\n", k->name, (double)u / 100);
 		break;
 	case KEY_COUNT:
 		fprintf(out, "%s = %u\n", k->name, *(const uint32_t *)f);

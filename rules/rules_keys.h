@@ -37,6 +37,7 @@ enum key_type {
 	KEY_DURATION0, /* the same, and 0 (written "0") */
 	KEY_FREQ,      /* uint64_t Hz in min..max */
 	KEY_SIZE,      /* uint64_t bytes in min..max */
+	KEY_PERCENT,   /* uint64_t hundredths of a percent in min..max ("1.5%") */
 	KEY_COUNT,     /* uint32_t in min..max */
 	KEY_BOOL,      /* bool */
 	KEY_PATH,      /* char *: an absolute path of at most max bytes */
@@ -84,6 +85,8 @@ enum global_key {
 	GK_HISTORY_FREQUENCY,
 	GK_HISTORY_WINDOW,
 	GK_HISTORY_MEMORY,
+	GK_MAX_OVERHEAD,
+	GK_MAX_CAPTURE_OVERHEAD,
 	GK_NR,
 };
 

@@ -233,6 +233,9 @@ struct rules_global {
 	uint64_t history_freq_hz;   /* 0: off */
 	uint64_t history_window_ns; /* kept, and put into each capture */
 	uint64_t history_max_bytes; /* the most its seconds may hold */
+	/* the overhead budget, in hundredths of a percent of the host */
+	uint64_t max_overhead_centi;	     /* what runs always (the recorder) */
+	uint64_t max_capture_overhead_centi; /* a capture's window */
 };
 
 /* Where captures go after the spool: the [upload] section. Without one,

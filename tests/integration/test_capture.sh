@@ -137,3 +137,43 @@ test_capture_loads_no_kernel_btf() {
 	grep -q 'libbpf' out.log || { fail "no libbpf debug output to check"; return 1; }
 	! grep -i 'kernel BTF' out.log || { fail "libbpf loaded the kernel's BTF"; return 1; }
 }
+
+# The budget of a one-shot capture: 100 kHz on the whole system would
+# stall a VM's CPUs (each interrupt costs tens of microseconds there);
+# it is lowered to fit --max-overhead (10 % by default), said on stderr
+# and in the sidecar, and the 1 s window takes about 1 s. A frequency
+# above the kernel's perf_event_max_sample_rate is refused.
+test_capture_frequency_is_capped_by_the_budget() {
+	need_root_bpf || return
+	local t0 t1 max
+	t0=$(date +%s%N)
+	"$TRAPD" capture -a -d 1s -F 100000 -o hot.pb.zst 2>hot.err ||
+		{ fail "capture -F 100000: $(cat hot.err)"; return 1; }
+	t1=$(date +%s%N)
+	grep -q 'sampling at [0-9]* Hz, not 100000: 100000 Hz would take about' hot.err ||
+		{ fail "no reason on stderr: $(cat hot.err)"; return 1; }
+	python3 - hot.json <<'PY' || return 1
+import json, sys
+m = json.load(open(sys.argv[1]))
+o = m["overhead"]
+problems = []
+if o["asked_hz"] != 100000 or not 1 <= o["frequency_hz"] < 100000 or m["frequency_hz"] != o["frequency_hz"]:
+    problems.append("frequencies %s -> %s (sampled %s)" % (o["asked_hz"], o["frequency_hz"], m["frequency_hz"]))
+if "max_capture_overhead 10%" not in (o["capped"] or ""):
+    problems.append("capped: %r" % o["capped"])
+if not o["interrupt_measured"] or not 0 < o["steady_pct"] < 10 or o["ended_early"]:
+    problems.append("measured %s%% (interrupt %s ns, measured %s)" % (o["measured_pct"], o["interrupt_ns"], o["interrupt_measured"]))
+for p in problems:
+    print("   FAIL: sidecar: " + p)
+sys.exit(1 if problems else 0)
+PY
+	[ $(((t1 - t0) / 1000000)) -lt 2500 ] || { fail "a 1 s window took $(((t1 - t0) / 1000000)) ms"; return 1; }
+	"$TRAPD" capture -a -d 1s -F 999 -o cool.pb.zst 2>cool.err || { fail "capture -F 999"; return 1; }
+	! grep -q 'sampling at' cool.err || { fail "999 Hz was capped: $(cat cool.err)"; return 1; }
+	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	"$TRAPD" capture -a -d 1s -F $((max + 1)) -o no.pb.zst 2>no.err
+	[ $? -eq 2 ] && grep -q 'perf_event_max_sample_rate' no.err ||
+		{ fail "a frequency over the kernel's limit: $(cat no.err)"; return 1; }
+	"$TRAPD" capture -a -d 1s --max-overhead 0 -o no.pb.zst 2>no.err
+	[ $? -eq 2 ] && grep -q 'bad --max-overhead' no.err || { fail "--max-overhead 0: $(cat no.err)"; return 1; }
+}

@@ -527,3 +527,57 @@ test_daemon_top_shows_a_burner_in_a_terminal() {
 	kill_bg
 	return $rc
 }
+
+# The overhead budget: a recorder asked for 999 Hz on a busy host with
+# max_overhead 0.5% is lowered until its measured share fits; a manual
+# capture asked for 100 kHz is capped to fit max_capture_overhead, and
+# the sidecar and trapd status say what was cut and why.
+test_daemon_budget_lowers_the_recorder_and_caps_a_capture() {
+	need_root_bpf || return
+	local rc=0 b1 b2 cap json share
+	write_global 'history_frequency = 999Hz' 'history_window = 10s' 'max_overhead = 0.5%' \
+		'max_capture_overhead = 2%' 'manual_frequency = 100000Hz' 'manual_duration = 1s' >rules.ini
+	start_daemon || return 1
+	start_bg b1 "$WORKLOADS/burner" 60
+	start_bg b2 "$WORKLOADS/burner" 60
+	hist() {
+		"$TRAPD" status -S ctl.sock --json |
+			python3 -c 'import json,sys; h=json.load(sys.stdin)["history"]; print(h[sys.argv[1]])' "$1"
+	}
+	lowered() { [ "$(hist lowered)" -ge 1 ]; }
+	wait_for 20 lowered || { fail "the recorder was not lowered: $("$TRAPD" status -S ctl.sock)"; rc=1; }
+	grep -q 'history: lowered from 999 to [0-9]* Hz: it took' daemon.log ||
+		{ fail "the decision is not logged: $(grep history daemon.log)"; rc=1; }
+	sleep 7 # a full measure at the new frequency
+	share=$(hist share_pct)
+	awk -v s="$share" 'BEGIN { exit !(s > 0 && s < 0.5) }' ||
+		{ fail "the recorder takes $share% of the host, over 0.5%: $("$TRAPD" status -S ctl.sock)"; rc=1; }
+	"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm"; rc=1; }
+	wait_for 10 has_captures 1 || { fail "no capture: $(cat daemon.log)"; rc=1; }
+	cap=$(ls spool/*.pb.zst 2>/dev/null | head -1)
+	json=${cap%.pb.zst}.json
+	python3 - "$json" <<'PY' || rc=1
+import json, sys
+m = json.load(open(sys.argv[1]))
+o, h = m["overhead"], m["history"]
+problems = []
+if o["asked_hz"] != 100000 or not 1 <= o["frequency_hz"] < 100000:
+    problems.append("frequencies %s -> %s" % (o["asked_hz"], o["frequency_hz"]))
+if not o["capped"] or "max_capture_overhead 2%" not in o["capped"]:
+    problems.append("capped: %r" % o["capped"])
+if not 0 < o["steady_pct"] < 2 or o["ended_early"]:
+    problems.append("measured %s%% (steady %s%%), ended early %s" % (o["measured_pct"], o["steady_pct"], o["ended_early"]))
+if m["frequency_hz"] != o["frequency_hz"]:
+    problems.append("sampled at %s, budget says %s" % (m["frequency_hz"], o["frequency_hz"]))
+if not h["lowered"] or not h["lowered"].startswith("lowered from 999 to"):
+    problems.append("history: %r" % h["lowered"])
+for p in problems:
+    print("   FAIL: sidecar: " + p)
+sys.exit(1 if problems else 0)
+PY
+	"$TRAPD" status -S ctl.sock | grep -q 'captures within 2% of the host: 1 capped, 0 ended early' ||
+		{ fail "status: $("$TRAPD" status -S ctl.sock | grep overhead)"; rc=1; }
+	stop_daemon
+	kill_bg
+	return $rc
+}

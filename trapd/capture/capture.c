@@ -19,9 +19,6 @@
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
 
-#define CGROUP_CACHE_MAX 256
-#define CGROUP_WALK_MAX_DIRS 20000
-
 int capture_new_id(struct capture_info *info)
 {
 	unsigned char raw[16];
@@ -34,19 +31,18 @@ int capture_new_id(struct capture_info *info)
 	return 0;
 }
 
-/* The cgroup label of a sample is its path; samples carry the v2 id, and a
- * capture sees few distinct cgroups, so a small cache of walks suffices. */
-struct cgroup_cache {
-	char v2_root[4096];
-	bool have_root;
-	uint64_t ids[CGROUP_CACHE_MAX];
-	uint32_t labels[CGROUP_CACHE_MAX];
+/* The cgroup label of a sample is its path (cgroup_names.h), interned
+ * in the profile once per distinct id. */
+struct cgroup_labels {
+	struct cgroup_names *names; /* the caller's, or @own */
+	struct cgroup_names own;
+	uint64_t ids[CGROUP_NAMES_MAX];
+	uint32_t labels[CGROUP_NAMES_MAX];
 	int n;
 };
 
-static int cgroup_label(struct cgroup_cache *c, struct profile *p, uint64_t id, uint32_t *out)
+static int cgroup_label(struct cgroup_labels *c, struct profile *p, uint64_t id, uint32_t *out)
 {
-	char path[4096];
 	int64_t idx;
 	int i;
 
@@ -56,13 +52,10 @@ static int cgroup_label(struct cgroup_cache *c, struct profile *p, uint64_t id, 
 			return 0;
 		}
 	}
-	if (!c->have_root ||
-	    cgroup_path_of_id(c->v2_root, id, CGROUP_WALK_MAX_DIRS, path, sizeof(path)))
-		snprintf(path, sizeof(path), "cgroup-id:%" PRIu64, id);
-	idx = profile__string(p, path);
+	idx = profile__string(p, cgroup_names__path(c->names, id));
 	if (idx < 0)
 		return (int)idx;
-	if (c->n < CGROUP_CACHE_MAX) {
+	if (c->n < CGROUP_NAMES_MAX) {
 		c->ids[c->n] = id;
 		c->labels[c->n++] = (uint32_t)idx;
 	}
@@ -73,7 +66,7 @@ static int cgroup_label(struct cgroup_cache *c, struct profile *p, uint64_t id, 
 struct build_ctx {
 	struct profile *p;
 	struct symbolizer *sym;
-	struct cgroup_cache cgroups;
+	struct cgroup_labels cgroups;
 	uint64_t stored;
 	uint64_t leaf[LEAF_NR];	       /* samples by leaf verdict */
 	uint64_t roots[STACK_ROOT_NR]; /* samples with user frames by root verdict */
@@ -384,8 +377,8 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 	}
 	b->sym = sym;
 	b->py = py;
-	b->cgroups.have_root =
-		cgroup_v2_mount(NULL, b->cgroups.v2_root, sizeof(b->cgroups.v2_root)) == 0;
+	cgroup_names__init(&b->cgroups.own);
+	b->cgroups.names = &b->cgroups.own;
 	b->p->period_ns = (int64_t)info->period_ns;
 	b->p->time_ns = info->start_ns;
 	b->p->duration_ns = info->duration_ns;
@@ -427,11 +420,13 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 		profile__free(b->p);
 	else
 		*out = b->p;
+	cgroup_names__release(&b->cgroups.own);
 	free(b);
 	return err;
 }
 
-int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym, struct profile *p)
+int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym, struct profile *p,
+			    struct cgroup_names *names)
 {
 	struct build_ctx *b = calloc(1, sizeof(*b));
 	int64_t ret;
@@ -440,8 +435,7 @@ int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym,
 		return -ENOMEM;
 	b->p = p;
 	b->sym = sym;
-	b->cgroups.have_root =
-		cgroup_v2_mount(NULL, b->cgroups.v2_root, sizeof(b->cgroups.v2_root)) == 0;
+	b->cgroups.names = names;
 	ret = sample_dump__for_each(d, add_record, b);
 	if (!ret)
 		ret = b->stored > INT64_MAX ? INT64_MAX : (int64_t)b->stored;

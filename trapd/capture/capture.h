@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "trapd/capture/capture_info.h"
+#include "trapd/capture/cgroup_names.h"
 #include "trapd/capture/pyframes.h"
 #include "trapd/capture/sample_dump.h"
 #include "trapd/profile/profile.h"
@@ -33,11 +34,13 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 			  struct capture_info *info, struct profile **out);
 
 /* capture_add_samples - symbolize every sample of @d with @sym into @p,
- * labelled as a capture's are, without Python frames, calls or summary
- * (the flight recorder's seconds: history.h). Kernel names come from
- * whatever @sym was told to use. Returns the on-CPU samples added (>= 0)
- * or a negative errno. */
-int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym, struct profile *p);
+ * labelled as a capture's are (cgroup paths from @names, kept by the
+ * caller), without Python frames, calls or summary (the flight
+ * recorder's seconds: history.h). Kernel names come from whatever @sym
+ * was told to use. Returns the on-CPU samples added (>= 0) or a negative
+ * errno. */
+int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym, struct profile *p,
+			    struct cgroup_names *names);
 
 /* capture_write - write @p to @path (.pb.zst) and the metadata sidecar
  * next to it (the same name with .json instead of .pb.zst), both or

@@ -59,6 +59,7 @@ struct capture_trigger {
 };
 
 struct run_record;
+struct overhead_window;
 
 /* The threads already waiting when an off-CPU window opened (waiting.h). */
 struct waiting_stats {
@@ -88,6 +89,7 @@ struct capture_history {
 	int64_t duration_ns; /* from then to the decision */
 	uint64_t samples;    /* on-CPU samples in it */
 	const char *missing; /* why it is not in the profile; NULL when it is */
+	char lowered[160];   /* the recorder's last budget decision; "" if none */
 };
 
 struct capture_info {
@@ -129,7 +131,8 @@ struct capture_info {
 					 * is no user address (symbolizer__user_frames) */
 	uint64_t profile_bytes;		       /* size of the written .pb.zst */
 	const struct run_record *ci; /* `trapd ci`: its runs (the sidecar's "ci"); NULL if none */
-	struct capture_history history; /* the seconds before the trigger */
+	struct capture_history history;		/* the seconds before the trigger */
+	const struct overhead_window *overhead; /* its budget (overhead.h); NULL: none */
 };
 
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "trapd/capture/capture.h"
+#include "trapd/capture/overhead.h"
 #include "trapd/capture/sample_dump.h"
 #include "trapd/capture/sampler.h"
 #include "trapd/profile/profile_merge.h"
@@ -59,6 +60,7 @@ struct history {
 
 	/* the thread's own */
 	struct history_opts o;
+	uint64_t freq_hz; /* now: o.freq_hz, or lower to keep the budget */
 	struct sampler *sampler;
 	struct symbolizer *sym;
 	struct knames *kn;
@@ -66,8 +68,17 @@ struct history {
 	int64_t generation;   /* CLOCK_MONOTONIC ns its symbolizer began */
 	int64_t second_from;  /* CLOCK_REALTIME ns the second in progress began */
 	uint64_t lost_before; /* the sampler's losses counted before this generation */
+	/* the budget: the sampler's BPF statistics at the last drain, and
+	 * the seconds in a row over it */
+	uint64_t bpf_ns, sample_runs, cpu_ns;
+	int64_t measured_at;
+	uint64_t cost_ns[HISTORY_OVER_BUDGET_SECONDS], span_ns[HISTORY_OVER_BUDGET_SECONDS];
+	uint64_t bpf_sum[HISTORY_OVER_BUDGET_SECONDS], irq_sum[HISTORY_OVER_BUDGET_SECONDS];
+	unsigned int cost_at;
+	int over;
 	uint32_t snapped[SNAPPED_MAX];
 	size_t nsnapped;
+	struct cgroup_names cgroups; /* names of cgroups, kept for a generation */
 	pthread_t thread;
 	bool running;
 	int stop_fd, cut_fd;
@@ -172,6 +183,7 @@ static int new_generation(struct history *h)
 	h->sym = sym;
 	h->generation = clock_mono_ns();
 	h->nsnapped = 0;
+	cgroup_names__release(&h->cgroups);
 	return 0;
 }
 
@@ -230,11 +242,11 @@ static struct second *second_of(struct history *h, const struct sample_dump *d, 
 		free(s);
 		return NULL;
 	}
-	s->p->period_ns = (int64_t)(SEC / h->o.freq_hz);
+	s->p->period_ns = (int64_t)(SEC / h->freq_hz);
 	s->p->time_ns = s->start;
 	s->p->duration_ns = s->end - s->start;
 	sample_dump__for_each(d, snap_record, h);
-	n = capture_add_samples(d, h->sym, s->p);
+	n = capture_add_samples(d, h->sym, s->p, &h->cgroups);
 	if (n <= 0) {
 		if (n < 0)
 			log_debug("history: a second lost: %s", strerror((int)-n));
@@ -245,6 +257,85 @@ static struct second *second_of(struct history *h, const struct sample_dump *d, 
 		s->bytes = history__profile_bytes(s->p);
 	}
 	return s;
+}
+
+/* lower - the budget was exceeded for HISTORY_OVER_BUDGET_SECONDS in a
+ * row (@share of the host): the frequency whose cost fits
+ * OVERHEAD_CAP_SHARE of it, by the measured cost per sample, at most
+ * half the one before. */
+static void lower(struct history *h, double share)
+{
+	struct sampler_opts so = { .target = SAMPLER_TARGET_ALL, .cgroup_fd = -1 };
+	uint64_t from = h->freq_hz;
+	double fit = (double)from * h->o.max_pct * OVERHEAD_CAP_SHARE / share;
+	char err[256], why[160];
+
+	if (from <= 1)
+		return;
+	so.freq_hz = fit < 1 ? 1 : fit > (double)(from / 2) ? from / 2 : (uint64_t)fit;
+	so.record = SAMPLER_RECORD_CPU;
+	if (sampler__retarget(h->sampler, &so, err, sizeof(err))) {
+		log_warn("history: cannot lower the frequency: %s", err);
+		return;
+	}
+	h->freq_hz = so.freq_hz;
+	snprintf(why, sizeof(why),
+		 "lowered from %llu to %llu Hz: it took %.3f%% of the host, over max_overhead "
+		 "%g%%",
+		 (unsigned long long)from, (unsigned long long)h->freq_hz, share, h->o.max_pct);
+	log_warn("history: %s", why);
+	pthread_mutex_lock(&h->lock);
+	h->st.freq_hz = h->freq_hz;
+	h->st.lowered++;
+	snprintf(h->st.decision, sizeof(h->st.decision), "%s", why);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* measure - the recorder's cost since the last drain (its thread's CPU,
+ * the BPF run time of its sampler, its interrupts), kept for the last
+ * HISTORY_OVER_BUDGET_SECONDS; the frequency is lowered when all of them
+ * were over the budget. */
+static void measure(struct history *h)
+{
+	uint64_t run_ns, runs, sample_runs, cpu = thread_cpu_ns(), cost = 0, span = 0, bpf = 0,
+					    irq = 0;
+	int64_t now = clock_mono_ns();
+	unsigned int i, k = h->cost_at % HISTORY_OVER_BUDGET_SECONDS;
+	double share;
+
+	sampler__bpf_cost(h->sampler, &run_ns, &runs, &sample_runs);
+	if (h->measured_at) {
+		h->bpf_sum[k] = run_ns - h->bpf_ns;
+		h->irq_sum[k] = sample_runs - h->sample_runs;
+		h->cost_ns[k] = (cpu - h->cpu_ns) + h->bpf_sum[k] + h->irq_sum[k] * h->o.irq_ns;
+		h->span_ns[k] = (uint64_t)(now - h->measured_at);
+		h->cost_at++;
+	}
+	h->bpf_ns = run_ns;
+	h->sample_runs = sample_runs;
+	h->cpu_ns = cpu;
+	h->measured_at = now;
+	for (i = 0; i < HISTORY_OVER_BUDGET_SECONDS; i++) {
+		cost += h->cost_ns[i];
+		span += h->span_ns[i];
+		bpf += h->bpf_sum[i];
+		irq += h->irq_sum[i];
+	}
+	share = overhead__share(cost, span, h->o.ncpus);
+	pthread_mutex_lock(&h->lock);
+	h->st.share_pct = share;
+	h->st.bpf_ns_per_second = span ? bpf * SEC / span : 0;
+	h->st.interrupts_per_second = span ? irq * SEC / span : 0;
+	pthread_mutex_unlock(&h->lock);
+	if (h->o.max_pct <= 0 || h->cost_at < HISTORY_OVER_BUDGET_SECONDS)
+		return;
+	h->over = overhead__share(h->cost_ns[k], h->span_ns[k], h->o.ncpus) > h->o.max_pct
+			  ? h->over + 1
+			  : 0;
+	if (h->over >= HISTORY_OVER_BUDGET_SECONDS && share > h->o.max_pct) {
+		lower(h, share);
+		h->over = 0;
+	}
 }
 
 /* drain - the second in progress moved out of the sampler, symbolized and
@@ -287,6 +378,7 @@ static void drain(struct history *h)
 	h->st.lost = lost;
 	h->st.thread_cpu_ns = thread_cpu_ns();
 	pthread_mutex_unlock(&h->lock);
+	measure(h);
 }
 
 static bool readable(int fd)
@@ -359,6 +451,9 @@ struct history *history__open(const struct history_opts *o, char *err, size_t er
 	}
 	h->refs = 1;
 	h->o = *o;
+	h->freq_hz = o->freq_hz;
+	if (h->o.ncpus < 1)
+		h->o.ncpus = 1;
 	h->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	h->cut_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	h->cap = (size_t)(o->window_ns / SEC) + 1;
@@ -369,6 +464,7 @@ struct history *history__open(const struct history_opts *o, char *err, size_t er
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	cgroup_names__init(&h->cgroups);
 	h->kn = knames__open();
 	if (!h->kn)
 		log_debug("history: kernel names from BPF unavailable (%s); using kallsyms",
@@ -409,6 +505,7 @@ void history__close(struct history *h)
 	sampler__free(h->sampler);
 	symbolizer__free(h->sym);
 	knames__free(h->kn);
+	cgroup_names__release(&h->cgroups);
 	if (h->stop_fd >= 0)
 		close(h->stop_fd);
 	if (h->cut_fd >= 0)
@@ -464,7 +561,8 @@ struct history_slice *history__slice(struct history *h, int64_t until_real_ns)
 	return s;
 }
 
-/* add_second - @sec merged into *@out, made on the first. */
+/* add_second - @sec merged into *@out, made on the first: by time, as
+ * the recorder's frequency may have been lowered between seconds. */
 static int add_second(struct profile **out, const struct second *sec)
 {
 	if (!sec->p)
@@ -474,7 +572,7 @@ static int add_second(struct profile **out, const struct second *sec)
 		if (!*out)
 			return -ENOMEM;
 	}
-	return profile_merge__add(*out, sec->p, 0);
+	return profile_merge__add_by_time(*out, sec->p);
 }
 
 #define LATE_MAX 4
@@ -533,7 +631,8 @@ static int finish_build(const struct history *h, struct profile **out, int err, 
 	if (*out) {
 		(*out)->time_ns = first;
 		(*out)->duration_ns = end > first ? end - first : 0;
-		(*out)->period_ns = (int64_t)(SEC / h->o.freq_hz);
+		if (!(*out)->period_ns)
+			(*out)->period_ns = (int64_t)(SEC / h->st.freq_hz);
 	}
 	return 0;
 }
@@ -594,4 +693,9 @@ void history_slice__free(struct history_slice *s)
 	history_put(s->h);
 	free(s->secs);
 	free(s);
+}
+
+void history_slice__stats(const struct history_slice *s, struct history_stats *out)
+{
+	history__stats(s->h, out);
 }

@@ -22,7 +22,10 @@
  * profiles (the oldest seconds go first); a second symbolizes at most
  * what the sampler's maps held (sized for the frequency); the thread's
  * own CPU time and the time each drain took are counted
- * (history__stats).
+ * (history__stats), and with its BPF run time and its interrupts held to
+ * a share of the host: over it for some seconds, the frequency is
+ * lowered (the ring's seconds then differ in period, and are merged by
+ * time).
  */
 #ifndef TRAPD_HISTORY_H
 #define TRAPD_HISTORY_H
@@ -43,7 +46,17 @@ struct history_opts {
 	uint64_t max_bytes;	   /* the most the ring's profiles may hold */
 	struct symcache *symcache; /* the daemon's (thread-safe); NULL: none kept */
 	const char *proc_root;	   /* "/proc" unless a test says otherwise */
+	/* The budget (overhead.h): the recorder's share of the host,
+	 * measured each second (its thread's CPU, its BPF run time, its
+	 * interrupts at @irq_ns each), may not stay above @max_pct: after
+	 * HISTORY_OVER_BUDGET_SECONDS over it the frequency is lowered to
+	 * what fits (at most half). @max_pct 0: no budget. */
+	double max_pct;
+	uint64_t irq_ns;
+	int ncpus;
 };
+
+#define HISTORY_OVER_BUDGET_SECONDS 5
 
 struct history_stats {
 	uint64_t freq_hz;
@@ -56,6 +69,13 @@ struct history_stats {
 	uint64_t thread_cpu_ns;	    /* the recorder thread's CPU time since open */
 	uint64_t evicted_for_bytes; /* seconds dropped early to stay in max_bytes */
 	uint64_t lost;		    /* samples the sampler could not store */
+	/* the budget: the last HISTORY_OVER_BUDGET_SECONDS, as a share of
+	 * the host (all of it, interrupts included), and its parts */
+	double share_pct;
+	uint64_t bpf_ns_per_second;
+	uint64_t interrupts_per_second;
+	uint64_t lowered;   /* times the frequency was lowered to keep the budget */
+	char decision[160]; /* the last of them, in words; "" if none */
 };
 
 /* history__open - load the recorder's sampler, arm it and start its
@@ -83,6 +103,10 @@ struct history_slice *history__slice(struct history *h, int64_t until_real_ns);
 int history_slice__build(struct history_slice *s, struct profile **out);
 
 void history_slice__free(struct history_slice *s);
+
+/* history_slice__stats - the recorder's counters (its decisions) as a
+ * slice's capture is written. */
+void history_slice__stats(const struct history_slice *s, struct history_stats *out);
 
 /* history__recent - the last @seconds drained seconds as one profile (as
  * history_slice__build makes it), for a live view; NULL in *@out when

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "trapd/capture/overhead.h"
 #include "trapd/capture/run_record.h"
 #include "trapd/latency/latency_report.h"
 #include "trapd/util/atomic_file.h"
@@ -462,6 +463,43 @@ static void emit_recorded_history(struct json_writer *w, const struct capture_hi
 		json_string(w, h->missing);
 	else
 		json_null(w);
+	json_key(w, "lowered");
+	if (h->lowered[0])
+		json_string(w, h->lowered);
+	else
+		json_null(w);
+	json_object_end(w);
+}
+
+/* emit_overhead - the window's budget: what was asked, what it sampled
+ * at and why, and what it measured. */
+static void emit_overhead(struct json_writer *w, const struct overhead_window *o)
+{
+	if (!o)
+		return;
+	json_key(w, "overhead");
+	json_object_begin(w);
+	json_kv_u64(w, "asked_hz", o->asked_hz);
+	json_kv_u64(w, "frequency_hz", o->freq_hz);
+	json_key(w, "capped");
+	if (o->capped[0])
+		json_string(w, o->capped);
+	else
+		json_null(w);
+	json_key(w, "max_pct");
+	json_double(w, o->max_pct);
+	json_kv_u64(w, "estimated_sample_ns", o->sample_ns);
+	json_kv_u64(w, "interrupt_ns", o->o->irq_ns);
+	json_key(w, "interrupt_measured");
+	json_bool(w, o->o->irq_measured);
+	json_kv_u64(w, "interrupts", o->interrupts);
+	json_kv_u64(w, "bpf_ns", o->bpf_ns);
+	json_key(w, "measured_pct");
+	json_double(w, o->share_pct);
+	json_key(w, "steady_pct");
+	json_double(w, o->steady_pct);
+	json_key(w, "ended_early");
+	json_bool(w, o->over);
 	json_object_end(w);
 }
 
@@ -493,6 +531,7 @@ int metadata_emit(FILE *out, const struct capture_info *info, const char *profil
 	json_kv_u64(&w, "cpus", (uint64_t)info->ncpus);
 	emit_counts(&w, info);
 	emit_recorded_history(&w, &info->history);
+	emit_overhead(&w, info->overhead);
 	if (info->ci)
 		run_record__emit(&w, info->ci);
 	json_key(&w, "profile");

@@ -1097,6 +1097,31 @@ int sampler__ncpus(const struct sampler *s)
 	return s->ncpus;
 }
 
+void sampler__bpf_cost(const struct sampler *s, uint64_t *run_ns, uint64_t *runs,
+		       uint64_t *sample_runs)
+{
+	struct bpf_prog_info info;
+	struct bpf_program *prog;
+	__u32 len;
+	int fd;
+
+	*run_ns = *runs = *sample_runs = 0;
+	bpf_object__for_each_program(prog, s->skel->obj)
+	{
+		fd = bpf_program__fd(prog);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		*run_ns += info.run_time_ns;
+		*runs += info.run_cnt;
+		if (prog == s->skel->progs.sample)
+			*sample_runs += info.run_cnt;
+	}
+}
+
 void sampler__recopy_site(struct sampler *s, uint64_t site)
 {
 	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.offcpu_sites), &site);

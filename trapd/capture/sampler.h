@@ -252,4 +252,11 @@ const char *sampler__offcpu_state_name(uint32_t state);
 /* sampler__ncpus - how many CPUs are being sampled. */
 int sampler__ncpus(const struct sampler *s);
 
+/* sampler__bpf_cost - the kernel's run-time statistics of @s's programs
+ * since they were loaded (0 unless BPF_ENABLE_STATS is on: overhead.h):
+ * their time in ns and runs, and the runs of the sampling program alone
+ * (one per sampling interrupt, on an idle CPU too). */
+void sampler__bpf_cost(const struct sampler *s, uint64_t *run_ns, uint64_t *runs,
+		       uint64_t *sample_runs);
+
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "trapd/capture/history.h"
+#include "trapd/capture/overhead.h"
 #include "trapd/capture/sample_dump.h"
 #include "trapd/capture/unwind_drain.h"
 #include "trapd/capture/waiting.h"
@@ -50,11 +51,12 @@ struct resnap {
 struct session {
 	struct capture_target target;
 	struct target_handle handle;
-	struct sampler_opts sopts;    /* as the sampler was last set */
-	struct sampler *sampler;      /* NULL once the window is copied out (borrowed) */
-	bool own_sampler;	      /* opened here, freed here */
-	struct symwork *work;	      /* the symbolizer's thread */
-	struct history_slice *before; /* the recorder's seconds before the decision */
+	struct sampler_opts sopts;     /* as the sampler was last set */
+	struct sampler *sampler;       /* NULL once the window is copied out (borrowed) */
+	bool own_sampler;	       /* opened here, freed here */
+	struct symwork *work;	       /* the symbolizer's thread */
+	struct history_slice *before;  /* the recorder's seconds before the decision */
+	struct overhead_window budget; /* the window's frequency and measured cost */
 	int epfd; /* session__fd: announcements, the target's pidfd, the worker */
 	bool events_watched;
 	bool pidfd_watched;
@@ -307,8 +309,9 @@ cleanup:
 	return e;
 }
 
-struct session *session__open(const struct session_opts *o, char *err, size_t errlen)
+struct session *session__open(const struct session_opts *opts, char *err, size_t errlen)
 {
+	struct session_opts chosen = *opts, *o = &chosen;
 	struct session *s;
 	bool bad_input;
 	int e;
@@ -327,6 +330,11 @@ struct session *session__open(const struct session_opts *o, char *err, size_t er
 		return NULL;
 	}
 	s->before = o->before;
+	o->freq_hz = overhead_window__choose(&s->budget, o->overhead, o->max_overhead_pct,
+					     o->sampler, o->overhead_bpf_hint_ns, o->freq_hz);
+	if (s->budget.capped[0])
+		log_warn("sampling at %llu Hz, not %llu: %s", (unsigned long long)o->freq_hz,
+			 (unsigned long long)s->budget.asked_hz, s->budget.capped);
 	s->target = o->target;
 	s->target.exit_status = -1;
 	s->handle = (struct target_handle)TARGET_HANDLE_INIT;
@@ -378,6 +386,7 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	}
 	s->arm_ns = clock_mono_ns() - decided_mono_ns;
 	s->started = true; /* partly armed is armed: session__free stops it */
+	overhead_window__start(&s->budget, s->sampler, clock_mono_ns());
 	if (!e && s->unwind.mode == UNWIND_MODE_DWARF) {
 		s->drain = unwind_drain__start(s->sampler, s->unwind.copy_bytes, s->unwinder,
 					       s->keep_cfi_bytes, snapshot_again, s->work);
@@ -460,6 +469,13 @@ bool session__tick(struct session *s, int64_t now)
 	if (s->deadline && now >= s->deadline) {
 		s->late_ns = now - s->deadline;
 		session__end(s, late(s) ? "duration, closed late" : "duration");
+		return true;
+	}
+	if (!s->stopped && overhead_window__check(&s->budget, s->sampler, now, false)) {
+		log_warn("the capture took %.1f%% of the host, over max_capture_overhead %g%%: "
+			 "ending it early",
+			 s->budget.share_pct, s->budget.max_pct);
+		session__end(s, "overhead budget");
 		return true;
 	}
 	resnap_due(s, now);
@@ -594,6 +610,8 @@ static void close_window(struct session *s)
 {
 	finish_waiting(s);
 	if (!s->stopped) {
+		if (s->started)
+			overhead_window__check(&s->budget, s->sampler, clock_mono_ns(), true);
 		sampler__stop(s->sampler);
 		s->stopped = true;
 		s->window_ns = clock_mono_ns() - s->start_mono;
@@ -664,6 +682,7 @@ static void fill_info(const struct session *s, struct capture_info *info)
 	info->scope_widened = s->widened ? s->widened_why : NULL;
 	info->calls.what = s->calls_what[0] ? s->calls_what : NULL;
 	info->calls.threshold = s->slow;
+	info->overhead = s->budget.o ? &s->budget : NULL;
 }
 
 /* add_history - the recorder's seconds before the decision as @p's
@@ -673,9 +692,12 @@ static void add_history(struct session *s, struct profile *p)
 {
 	struct capture_history *ch = &s->info->history;
 	struct profile *before = NULL;
+	struct history_stats st;
 	int e;
 
 	ch->present = true;
+	history_slice__stats(s->before, &st);
+	snprintf(ch->lowered, sizeof(ch->lowered), "%s", st.decision);
 	e = history_slice__build(s->before, &before);
 	if (!e && !before) {
 		ch->missing = "no second of history was recorded before the decision";

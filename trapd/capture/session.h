@@ -60,6 +60,7 @@ struct session;
 struct symcache;
 struct symbudget;
 struct history_slice;
+struct overhead;
 
 struct session_opts {
 	/* What to sample: the kind, and the pid (PID) or argv (COMMAND;
@@ -114,6 +115,13 @@ struct session_opts {
 	 * taken over by the session (freed by session__free, also on a
 	 * failed open): the capture's "before" phase. NULL: none. */
 	struct history_slice *before;
+	/* The overhead budget (overhead.h): the window's frequency is chosen
+	 * to fit @max_overhead_pct of the host by @overhead's measures, and
+	 * the window ends early ("overhead budget") once its measured cost
+	 * passes it. NULL or 0: none. */
+	const struct overhead *overhead;
+	double max_overhead_pct;
+	uint64_t overhead_bpf_hint_ns; /* what a sample's BPF cost elsewhere (0: unknown) */
 };
 
 /* session__open - check the target exists (a command target is started,

@@ -2,6 +2,7 @@
 /* cmd_capture.c - `trapd capture`: one-shot capture of a pid, a cgroup, the
  * whole system or a command it starts, without a daemon.
  */
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 #include "rules/units.h"
 #include "trapd/capture/capture.h"
 #include "trapd/capture/capture_loop.h"
+#include "trapd/capture/overhead.h"
 #include "trapd/capture/session.h"
 #include "trapd/capture/target.h"
 #include "trapd/cli/cli_args.h"
@@ -28,6 +30,7 @@
 
 #define DEFAULT_DURATION_NS (10ull * 1000000000)
 #define DEFAULT_FREQ_HZ 99
+#define DEFAULT_MAX_OVERHEAD_CENTI 1000 /* 10 %, as the daemon's max_capture_overhead */
 #define NSEC_PER_SEC 1000000000ll
 
 struct capture_cmd {
@@ -44,7 +47,9 @@ struct capture_cmd {
 	uint32_t record; /* SAMPLER_RECORD_* bits */
 	struct capture_target target;
 	int targets_given;
-	struct cli_calls calls; /* --calls, --slow */
+	struct cli_calls calls;	     /* --calls, --slow */
+	uint64_t max_overhead_centi; /* --max-overhead: hundredths of a percent of the host */
+	struct overhead overhead;    /* what sampling costs here, measured when it matters */
 };
 
 static void usage(FILE *out)
@@ -68,6 +73,10 @@ static void usage(FILE *out)
 		"  -d, --duration DUR    window length (default 10s; for a command, until it\n"
 		"                        exits): 500ms, 30s, 2m\n"
 		"  -F, --frequency HZ    samples per second per CPU (default %d): 99, 999Hz\n"
+		"      --max-overhead PCT  the most of the host the sampling may take\n"
+		"                        (default 10%%): a frequency that would take more is\n"
+		"                        lowered, saying so, and a window whose measured cost\n"
+		"                        passes it ends early\n"
 		"  -o, --output FILE     where to write (default trapd-TIME-TARGET.pb.zst);\n"
 		"                        - or /dev/stdout: the profile alone to stdout\n"
 		"      --max-samples N   stop storing samples after N (counted as lost)\n"
@@ -125,6 +134,7 @@ enum {
 	OPT_OFF_CPU_ONLY,
 	OPT_CALLS,
 	OPT_SLOW,
+	OPT_MAX_OVERHEAD,
 };
 
 static int parse_option(struct capture_cmd *c, int opt, const char *arg)
@@ -194,6 +204,15 @@ static int parse_option(struct capture_cmd *c, int opt, const char *arg)
 	case OPT_SLOW:
 		err = cli_parse_slow(arg, &c->calls.slow);
 		break;
+	case OPT_MAX_OVERHEAD:
+		err = units_parse_percent(arg, &c->max_overhead_centi);
+		if (!err && (!c->max_overhead_centi || c->max_overhead_centi > 10000))
+			err = -ERANGE;
+		if (err)
+			log_error("bad --max-overhead '%s': expected a share of the host from "
+				  "0.01%% to 100%%, like 10%%",
+				  arg);
+		break;
 	default:
 		err = -EINVAL;
 	}
@@ -234,12 +253,14 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 		{ "off-cpu-only", no_argument, NULL, OPT_OFF_CPU_ONLY },
 		{ "calls", required_argument, NULL, OPT_CALLS },
 		{ "slow", required_argument, NULL, OPT_SLOW },
+		{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
 	c->freq_hz = DEFAULT_FREQ_HZ;
+	c->max_overhead_centi = DEFAULT_MAX_OVERHEAD_CENTI;
 	c->duration_ns = DEFAULT_DURATION_NS;
 	c->unwind = UNWIND_MODE_AUTO;
 	c->target.exit_status = -1;
@@ -357,6 +378,34 @@ static int check_output(const struct capture_cmd *c)
 	return 0;
 }
 
+/* measure_overhead - what a sample costs here, measured (0.2 s) only
+ * when the frequency asked for might not fit the budget at a pessimistic
+ * guess: most captures never pay for the measure. */
+static void measure_overhead(struct capture_cmd *c)
+{
+	struct overhead *o = &c->overhead;
+	double max = (double)c->max_overhead_centi / 100.0 * OVERHEAD_CAP_SHARE;
+	int e;
+
+	memset(o, 0, sizeof(*o));
+	/* the window's BPF run time is measured (closed at exit) */
+	o->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	o->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->ncpus < 1)
+		o->ncpus = 1;
+	o->irq_ns = 2 * OVERHEAD_DEFAULT_IRQ_NS;
+	if (overhead__cap_freq(c->freq_hz, o->ncpus, o->ncpus, overhead__sample_ns(o, 0), max) >=
+	    c->freq_hz)
+		return;
+	e = overhead__calibrate(50000, 5, &o->irq_ns);
+	o->irq_measured = !e;
+	if (e)
+		o->irq_ns = OVERHEAD_DEFAULT_IRQ_NS;
+	else
+		log_debug("a sampling interrupt costs about %.1f us here",
+			  (double)o->irq_ns / 1000.0);
+}
+
 static struct session *open_session(struct capture_cmd *c, int *ret)
 {
 	struct session_opts o = {
@@ -372,10 +421,13 @@ static struct session *open_session(struct capture_cmd *c, int *ret)
 		.calls = c->calls.calls,
 		.calls_what = c->calls.what,
 		.slow = c->calls.slow,
+		.overhead = &c->overhead,
+		.max_overhead_pct = (double)c->max_overhead_centi / 100.0,
 	};
 	struct session *s;
 	char err[512];
 
+	measure_overhead(c);
 	s = session__open(&o, err, sizeof(err));
 	if (!s) {
 		if (err[0])

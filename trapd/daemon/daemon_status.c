@@ -205,12 +205,54 @@ static void text_history(const struct daemon *d, FILE *f)
 	history__stats(d->guard.trap.history, &st);
 	fprintf(f,
 		"history:  %llu Hz, %llu s kept (window %llu s), %llu samples, %.1f MiB "
-		"(cap %.1f MiB); drain %.2f ms (max %.2f ms), thread %.3f s CPU; %llu lost\n",
+		"(cap %.1f MiB); drain %.2f ms (max %.2f ms), thread %.3f s CPU; %llu lost; "
+		"%.3f%% of the host (max %g%%)\n",
 		(unsigned long long)st.freq_hz, (unsigned long long)st.seconds,
 		(unsigned long long)(g->history_window_ns / NSEC_PER_SEC),
 		(unsigned long long)st.samples, st.bytes / 1048576.0,
 		g->history_max_bytes / 1048576.0, st.drain_ns_last / 1e6, st.drain_ns_max / 1e6,
-		st.thread_cpu_ns / 1e9, (unsigned long long)st.lost);
+		st.thread_cpu_ns / 1e9, (unsigned long long)st.lost, st.share_pct,
+		(double)g->max_overhead_centi / 100);
+	if (st.decision[0])
+		fprintf(f, "          %s (%llu times)\n", st.decision,
+			(unsigned long long)st.lowered);
+}
+
+/* text_overhead - the budget: what a sample costs here, and what it did. */
+static void text_overhead(const struct daemon *d, FILE *f)
+{
+	const struct rules_global *g = &d->guard.watch->rules->global;
+	const struct overhead *o = &d->guard.overhead;
+
+	fprintf(f,
+		"overhead: a sampling interrupt costs %.1f us (%s); BPF run time %s; captures "
+		"within %g%% of the host: %llu capped, %llu ended early\n",
+		(double)o->irq_ns / 1000.0, o->irq_measured ? "measured" : "assumed",
+		o->stats_fd >= 0 ? "measured" : "not measured",
+		(double)g->max_capture_overhead_centi / 100,
+		(unsigned long long)d->guard.trap.capped,
+		(unsigned long long)d->guard.trap.ended_early);
+}
+
+static void json_overhead(const struct daemon *d, struct json_writer *w)
+{
+	const struct rules_global *g = &d->guard.watch->rules->global;
+	const struct overhead *o = &d->guard.overhead;
+
+	json_key(w, "overhead");
+	json_object_begin(w);
+	json_kv_u64(w, "interrupt_ns", o->irq_ns);
+	json_key(w, "interrupt_measured");
+	json_bool(w, o->irq_measured);
+	json_key(w, "bpf_stats");
+	json_bool(w, o->stats_fd >= 0);
+	json_key(w, "max_overhead_pct");
+	json_double(w, (double)g->max_overhead_centi / 100);
+	json_key(w, "max_capture_overhead_pct");
+	json_double(w, (double)g->max_capture_overhead_centi / 100);
+	json_kv_u64(w, "captures_capped", d->guard.trap.capped);
+	json_kv_u64(w, "captures_ended_early", d->guard.trap.ended_early);
+	json_object_end(w);
 }
 
 static void json_history(const struct daemon *d, struct json_writer *w)
@@ -237,6 +279,12 @@ static void json_history(const struct daemon *d, struct json_writer *w)
 	json_kv_u64(w, "thread_cpu_ns", st.thread_cpu_ns);
 	json_kv_u64(w, "evicted_for_bytes", st.evicted_for_bytes);
 	json_kv_u64(w, "lost", st.lost);
+	json_key(w, "share_pct");
+	json_double(w, st.share_pct);
+	json_kv_u64(w, "bpf_ns_per_second", st.bpf_ns_per_second);
+	json_kv_u64(w, "interrupts_per_second", st.interrupts_per_second);
+	json_kv_u64(w, "lowered", st.lowered);
+	json_kv_string(w, "decision", st.decision);
 	json_object_end(w);
 }
 
@@ -305,6 +353,7 @@ static void status_text(struct daemon *d, FILE *f)
 			shown(g->spool_dir, path, sizeof(path)));
 	text_symbols(d, f);
 	text_history(d, f);
+	text_overhead(d, f);
 	text_upload(d, f, real);
 	text_rules(d, f, now);
 }
@@ -468,6 +517,7 @@ static void status_json(struct daemon *d, FILE *f)
 	json_object_end(&w);
 	json_symbols(d, &w);
 	json_history(d, &w);
+	json_overhead(d, &w);
 	json_upload(d, &w);
 	json_key(&w, "rules");
 	json_array_begin(&w);

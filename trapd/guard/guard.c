@@ -42,6 +42,7 @@ int guard__init(struct guard *g, const struct signal_env *env, int epfd,
 		const struct guard_hooks *hooks)
 {
 	memset(g, 0, sizeof(*g));
+	g->overhead.stats_fd = -1;
 	g->env = *env;
 	g->epfd = epfd;
 	if (hooks)
@@ -166,6 +167,8 @@ static void set_limits(struct guard *g)
 	b->max[SYMBUDGET_SYMBOLS] = r->symbolize_symbols;
 	b->max[SYMBUDGET_PERFMAP_BYTES] = r->symbolize_perf_map_bytes;
 	b->max[SYMBUDGET_TIME] = r->symbolize_time_ns;
+	g->trap.overhead = &g->overhead;
+	g->trap.max_capture_pct = (double)r->max_capture_overhead_centi / 100.0;
 }
 
 /* open_history - the flight recorder as the rules in force say: started,
@@ -180,6 +183,9 @@ static void open_history(struct guard *g)
 		.window_ns = r->history_window_ns,
 		.max_bytes = r->history_max_bytes,
 		.symcache = g->trap.symcache,
+		.max_pct = (double)r->max_overhead_centi / 100.0,
+		.irq_ns = g->overhead.irq_ns,
+		.ncpus = g->overhead.ncpus,
 	};
 	char err[512];
 
@@ -215,6 +221,7 @@ int guard__open(struct guard *g, struct watch *w)
 	int e;
 
 	g->watch = w;
+	overhead__open(&g->overhead);
 	set_limits(g);
 	e = open_sampler(g);
 	if (e)
@@ -441,6 +448,7 @@ void guard__release(struct guard *g)
 	trap__reset(&g->trap);
 	history__close(g->trap.history);
 	g->trap.history = NULL;
+	overhead__close(&g->overhead);
 	sampler__free(g->trap.sampler);
 	g->trap.sampler = NULL;
 	symcache__free(g->trap.symcache);

@@ -25,6 +25,7 @@
 #include "rules/evaluator.h"
 #include "rules/signal.h"
 #include "trapd/capture/history.h"
+#include "trapd/capture/overhead.h"
 #include "trapd/guard/trap.h"
 #include "trapd/guard/watch.h"
 #include "trapd/latency/latency_set.h"
@@ -57,6 +58,7 @@ struct guard {
 	uint64_t sampler_copy;		  /* ...and stack copies of this many bytes (0: none) */
 	uint64_t capture_errors;	  /* fires that could not start a capture */
 	struct history_opts history_opts; /* the flight recorder's, as opened */
+	struct overhead overhead;	  /* what sampling costs here, measured at open */
 	int epfd;			  /* the owner's */
 	bool session_watched;		  /* the trap's session fd is in epfd */
 };

@@ -11,6 +11,7 @@
 
 #include "rules/units.h"
 #include "trapd/capture/history.h"
+#include "trapd/capture/overhead.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 #include "upload/spool.h"
@@ -145,6 +146,18 @@ _Static_assert((int)RULE_RECORD_CPU == SAMPLER_RECORD_CPU &&
 		       (int)RULE_RECORD_OFFCPU == SAMPLER_RECORD_OFFCPU,
 	       "capture = bits are the sampler's");
 
+/* recorder_bpf_ns - what a sample of the flight recorder costs in BPF,
+ * measured (0: no recorder, or no sample yet). */
+static uint64_t recorder_bpf_ns(const struct trap *t)
+{
+	struct history_stats st;
+
+	if (!t->history)
+		return 0;
+	history__stats(t->history, &st);
+	return st.interrupts_per_second ? st.bpf_ns_per_second / st.interrupts_per_second : 0;
+}
+
 static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *err, size_t errlen)
 {
 	struct session_opts o = {
@@ -164,6 +177,9 @@ static int start(struct trap *t, const struct trap_fire *f, int64_t now, char *e
 		.budget = &t->budget,
 		/* the seconds before this decision, cut now */
 		.before = t->history ? history__slice(t->history, clock_real_ns()) : NULL,
+		.overhead = t->overhead,
+		.max_overhead_pct = t->max_capture_pct,
+		.overhead_bpf_hint_ns = recorder_bpf_ns(t),
 	};
 	int e;
 
@@ -454,6 +470,10 @@ int trap__collect(struct trap *t, struct trap_pending *p, const struct rules *r,
 	if (e == -EINPROGRESS)
 		return e;
 	unlink_pending(t, p);
+	if (p->info.overhead) {
+		t->capped += p->info.overhead->capped[0] != '\0';
+		t->ended_early += p->info.overhead->over;
+	}
 	if (!e) {
 		t->written++;
 		snprintf(t->last_path, sizeof(t->last_path), "%s", p->path);

@@ -78,6 +78,7 @@ struct trap_pending {
 
 struct unwinder;
 struct history;
+struct overhead;
 
 struct trap {
 	struct sampler *sampler;   /* loaded once, armed for each capture; owned by the caller */
@@ -86,8 +87,10 @@ struct trap {
 	uint64_t keep_cfi_bytes;   /* ...while it holds at most this much; set by the caller */
 	struct symbudget budget;   /* what symbolizing each capture may cost; set by the caller */
 	struct history *history;   /* the flight recorder (NULL: off); the caller's */
-	struct session *session;   /* NULL when no capture runs */
-	struct trap_pending *pending; /* being written, oldest first */
+	const struct overhead *overhead; /* what sampling costs here; the caller's */
+	double max_capture_pct;		 /* a window's budget, % of the host; set by the caller */
+	struct session *session;	 /* NULL when no capture runs */
+	struct trap_pending *pending;	 /* being written, oldest first */
 	size_t npending;
 	char id[33];
 	char sample_desc[320]; /* what the session samples, as rule_scope__format */
@@ -101,7 +104,9 @@ struct trap {
 	/* what happened so far, for `trapd status` */
 	uint64_t written;
 	uint64_t failed;
-	uint64_t dropped; /* old captures dropped to keep the spool in bounds */
+	uint64_t dropped;     /* old captures dropped to keep the spool in bounds */
+	uint64_t capped;      /* captures sampled below their frequency, for the budget */
+	uint64_t ended_early; /* ...and ended early by it */
 	char last_path[PATH_MAX];
 	int64_t last_real; /* realtime ns of the last capture written */
 };

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* overhead.h - what trapd's sampling costs the host, measured, and the
+ * budget it holds itself to ([global] max_overhead for what runs always,
+ * max_capture_overhead for a capture's window).
+ *
+ * A sample costs the CPU it interrupts two things: the interrupt itself
+ * (the timer, perf's overflow handling; on a virtual machine without a
+ * PMU, tens of microseconds) and the BPF program that takes the stack.
+ * The first is measured once (overhead__calibrate: a loop of fixed work
+ * timed with and without a high-rate cpu-clock event on its own thread);
+ * the second by the kernel's BPF run-time statistics, switched on while
+ * the daemon runs (BPF_ENABLE_STATS: a file descriptor, so they go off
+ * with the daemon). What trapd's own threads use is their CPU time.
+ *
+ * Shares are of the whole host: 1 % of a 2-CPU host is 20 ms of CPU a
+ * second.
+ */
+#ifndef TRAPD_OVERHEAD_H
+#define TRAPD_OVERHEAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trapd/capture/sampler.h"
+
+/* What one sample is assumed to cost in BPF before any was measured: a
+ * frame-pointer walk of both stacks took 6.3 us here, with a 16 KiB stack
+ * copy 8.7 us (the sidecar's overhead.bpf_ns / interrupts). */
+#define OVERHEAD_DEFAULT_BPF_NS 8000
+/* ...and an interrupt when it cannot be calibrated (a VM's, to be safe). */
+#define OVERHEAD_DEFAULT_IRQ_NS 30000
+
+struct overhead {
+	int stats_fd;	   /* BPF run-time statistics on while open; -1: refused */
+	uint64_t irq_ns;   /* one sampling interrupt, measured */
+	bool irq_measured; /* false: OVERHEAD_DEFAULT_IRQ_NS */
+	int ncpus;	   /* online CPUs */
+};
+
+/* overhead__open - switch the BPF statistics on and calibrate the cost of
+ * an interrupt (~0.2 s of one CPU, once). Never fails: what cannot be
+ * measured takes the defaults, logged. */
+void overhead__open(struct overhead *o);
+void overhead__close(struct overhead *o);
+
+/* overhead__calibrate - the cost of one cpu-clock sampling interrupt on
+ * this machine, in ns, from a fixed loop timed with and without one
+ * every @period_ns on this thread (medians of @rounds pairs). Returns 0
+ * or a negative errno (no perf events). */
+int overhead__calibrate(uint64_t period_ns, int rounds, uint64_t *irq_ns);
+
+/* overhead__share - @ns of CPU over @elapsed_ns of the host's @ncpus, in
+ * percent of the host. */
+double overhead__share(uint64_t ns, uint64_t elapsed_ns, int ncpus);
+
+/* overhead__sample_ns - what one sample costs: an interrupt and @bpf_ns
+ * (0: the default) of BPF. */
+uint64_t overhead__sample_ns(const struct overhead *o, uint64_t bpf_ns);
+
+/* overhead__cap_freq - the highest frequency up to @want_hz whose samples
+ * on @sampled_cpus CPUs cost at most @max_pct of the host, at
+ * @sample_ns each. Returns @want_hz when it fits; at least 1. */
+uint64_t overhead__cap_freq(uint64_t want_hz, int sampled_cpus, int ncpus, uint64_t sample_ns,
+			    double max_pct);
+
+/* The share of its budget a window's frequency is chosen for: the rest
+ * is room for what the estimate does not see (stack copies, Python
+ * walks, a scheduler hook on a busy host), measured as it runs. */
+#define OVERHEAD_CAP_SHARE 0.7
+
+/* A capture window held to its budget: its frequency chosen before it
+ * is armed (overhead_window__choose), its cost measured while it runs
+ * (its sampler's BPF run time and interrupts). */
+struct overhead_window {
+	const struct overhead *o; /* NULL: no budget */
+	double max_pct;
+	uint64_t asked_hz, freq_hz;
+	uint64_t sample_ns;   /* the estimate the frequency was chosen by */
+	char capped[240];     /* why it was lowered; "" when it was not */
+	uint64_t bpf0, runs0; /* the sampler's statistics when armed */
+	int64_t start_mono, next_check;
+	/* measured, at the last check: the whole window, and its steady
+	 * rate (from OVERHEAD_WARMUP_NS in: the first samples of a window
+	 * store new stacks and announce processes, and cost more) */
+	uint64_t bpf_ns, interrupts;
+	double share_pct;
+	int64_t steady_from;
+	uint64_t bpf1, runs1;
+	double steady_pct;
+	bool over; /* the steady share passed max_pct: the window ended */
+};
+
+/* How long a window warms up before its rate is judged. */
+#define OVERHEAD_WARMUP_NS 500000000ll
+
+/* overhead_window__choose - the frequency for a window asked at @want_hz
+ * on @s (a kept sampler whose past samples say what its BPF costs; NULL:
+ * none), within @max_pct of the host (0: no budget) by @o's measures:
+ * @want_hz, or lower (w->capped says why). A sample's BPF is the most of
+ * what @s measured, @bpf_hint_ns (the recorder's samples: a sample at a
+ * low rate finds cold caches, and costs more) and, when neither knows,
+ * OVERHEAD_DEFAULT_BPF_NS. */
+uint64_t overhead_window__choose(struct overhead_window *w, const struct overhead *o,
+				 double max_pct, const struct sampler *s, uint64_t bpf_hint_ns,
+				 uint64_t want_hz);
+
+/* overhead_window__start - the window is armed on @s at @now. */
+void overhead_window__start(struct overhead_window *w, const struct sampler *s, int64_t now);
+
+/* overhead_window__check - measure the window so far (at most every
+ * 250 ms unless @force); true once its steady share of the host (over
+ * at least OVERHEAD_WARMUP_NS after the warm-up) passed max_pct. */
+bool overhead_window__check(struct overhead_window *w, const struct sampler *s, int64_t now,
+			    bool force);
+
+#endif
