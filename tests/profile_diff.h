@@ -130,6 +130,7 @@ static inline bool profile_diff_samples(const struct profile *a, const struct pr
 		    x->run != y->run || x->nlocs != y->nlocs || x->offcpu_ns != y->offcpu_ns ||
 		    profile_diff_str(a, x->state, b, y->state) ||
 		    profile_diff_str(a, x->call, b, y->call) ||
+		    profile_diff_str(a, x->phase, b, y->phase) || x->period_ns != y->period_ns ||
 		    x->first_loc + x->nlocs > a->nstack_locs ||
 		    y->first_loc + y->nlocs > b->nstack_locs ||
 		    profile_diff_str(a, x->comm, b, y->comm) ||

@@ -4,7 +4,9 @@
  * Any input must decode or fail with -EBADMSG (and a "byte N: ..."
  * message), -E2BIG or -ENOMEM; never crash, leak or read out of bounds.
  * What decodes must survive a round trip: encoding it and decoding the
- * result gives the same profile (tests/profile_diff.h).
+ * result gives the same profile (tests/profile_diff.h). Each phase of it
+ * (profile_phase.h: what `trapd report --phase` reads) is a consistent
+ * profile too.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include "tests/profile_diff.h"
 #include "trapd/profile/pprof.h"
 #include "trapd/profile/profile.h"
+#include "trapd/profile/profile_phase.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -61,6 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (profile_diff(p, q, why, sizeof(why))) {
 		fprintf(stderr, "round trip changed the profile: %s\n", why);
+		abort();
+	}
+	profile_phase__select(p, PROFILE_PHASE_ALL);
+	profile_phase__select(q, PROFILE_PHASE_BEFORE);
+	if (profile_invalid(p, why, sizeof(why)) || profile_invalid(q, why, sizeof(why))) {
+		fprintf(stderr, "a phase of the profile is inconsistent: %s\n", why);
 		abort();
 	}
 	free(buf);
