@@ -80,7 +80,7 @@ static void test_calibrate_measures_an_interrupt(void **state)
 	int e;
 
 	(void)state;
-	e = overhead__calibrate(50000, 5, &ns);
+	e = overhead__calibrate(OVERHEAD_CALIBRATE_PERIOD_NS, 5, &ns);
 	if (e == -EACCES || e == -EPERM) {
 		if (getenv("CI"))
 			fail_msg("perf events refused (%d): run as root", e);
@@ -90,7 +90,7 @@ static void test_calibrate_measures_an_interrupt(void **state)
 	assert_true(ns > 50);
 	assert_true(ns < 1000000);
 	assert_int_equal(overhead__calibrate(0, 5, &ns), -EINVAL);
-	assert_int_equal(overhead__calibrate(50000, 0, &ns), -EINVAL);
+	assert_int_equal(overhead__calibrate(OVERHEAD_CALIBRATE_PERIOD_NS, 0, &ns), -EINVAL);
 }
 
 int main(void)

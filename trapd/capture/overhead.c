@@ -16,8 +16,8 @@
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 
-/* The calibration loop's work per run: about 20 ms here. */
-#define CALIBRATE_RUN_NS 20000000ull
+/* The calibration loop's work per run: about 10 ms here. */
+#define CALIBRATE_RUN_NS 10000000ull
 
 static volatile uint64_t sink;
 
@@ -129,7 +129,7 @@ void overhead__open(struct overhead *o)
 		log_warn("cannot switch on BPF run-time statistics (%s): the overhead budget "
 			 "counts %d ns of BPF a sample",
 			 strerror(errno), OVERHEAD_DEFAULT_BPF_NS);
-	e = overhead__calibrate(50000, 5, &o->irq_ns);
+	e = overhead__calibrate(OVERHEAD_CALIBRATE_PERIOD_NS, 5, &o->irq_ns);
 	o->irq_measured = !e;
 	if (e) {
 		o->irq_ns = OVERHEAD_DEFAULT_IRQ_NS;

@@ -7,7 +7,7 @@
  * (the timer, perf's overflow handling; on a virtual machine without a
  * PMU, tens of microseconds) and the BPF program that takes the stack.
  * The first is measured once (overhead__calibrate: a loop of fixed work
- * timed with and without a high-rate cpu-clock event on its own thread);
+ * timed with and without a 5 kHz cpu-clock event on its own thread);
  * the second by the kernel's BPF run-time statistics, switched on while
  * the daemon runs (BPF_ENABLE_STATS: a file descriptor, so they go off
  * with the daemon). What trapd's own threads use is their CPU time.
@@ -39,10 +39,15 @@ struct overhead {
 };
 
 /* overhead__open - switch the BPF statistics on and calibrate the cost of
- * an interrupt (~0.2 s of one CPU, once). Never fails: what cannot be
+ * an interrupt (~0.15 s of one CPU, once). Never fails: what cannot be
  * measured takes the defaults, logged. */
 void overhead__open(struct overhead *o);
 void overhead__close(struct overhead *o);
+
+/* The calibration's sampling period: 5 kHz on its own thread. A shorter
+ * one makes the loop crawl where an interrupt costs tens of
+ * microseconds (at 20 kHz a VM spends most of the loop in them). */
+#define OVERHEAD_CALIBRATE_PERIOD_NS 200000
 
 /* overhead__calibrate - the cost of one cpu-clock sampling interrupt on
  * this machine, in ns, from a fixed loop timed with and without one

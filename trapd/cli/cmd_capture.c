@@ -397,7 +397,7 @@ static void measure_overhead(struct capture_cmd *c)
 	if (overhead__cap_freq(c->freq_hz, o->ncpus, o->ncpus, overhead__sample_ns(o, 0), max) >=
 	    c->freq_hz)
 		return;
-	e = overhead__calibrate(50000, 5, &o->irq_ns);
+	e = overhead__calibrate(OVERHEAD_CALIBRATE_PERIOD_NS, 5, &o->irq_ns);
 	o->irq_measured = !e;
 	if (e)
 		o->irq_ns = OVERHEAD_DEFAULT_IRQ_NS;
