@@ -87,6 +87,16 @@ static void test_rust_v0(void **state)
 	expect("_RINvNtC3std3mem8align_ofjEC3foo", "std::mem::align_of::<usize>");
 }
 
+/* A binder of 2^60 lifetimes kept libiberty printing for hours (found by
+ * fuzz_demangle); a handful is a name. */
+static void test_rust_binders_are_bounded(void **state)
+{
+	expect_err("_RINvCs1233_7mycrate3fooFGPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPQ_EE", -EINVAL);
+	expect_err("_RNvC3foo3barFGzzzzzzzzzz_E", -EINVAL);
+	expect("_RINvNtC3std3mem8align_ofFG0_RL0_hEuEC3foo",
+	       "std::mem::align_of::<for<'a, 'b> fn(&'b u8)>");
+}
+
 static void test_plain_names_are_not_demangled(void **state)
 {
 	expect_err("main", -EINVAL);
@@ -275,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_symbol_version_is_kept_after_the_name),
 		cmocka_unit_test(test_rust_legacy_loses_its_hash),
 		cmocka_unit_test(test_rust_v0),
+		cmocka_unit_test(test_rust_binders_are_bounded),
 		cmocka_unit_test(test_plain_names_are_not_demangled),
 		cmocka_unit_test(test_malformed_names_are_refused),
 		cmocka_unit_test(test_overlong_input_stays_mangled),

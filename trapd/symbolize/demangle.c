@@ -90,6 +90,58 @@ static bool looks_mangled(const char *s)
 	return s[0] == '_' && (s[1] == 'Z' || s[1] == 'R');
 }
 
+/* The most lifetimes one `for<...>` binder of a Rust v0 name may bind:
+ * each prints at least three bytes, so more never fit DEMANGLE_MAX_OUTPUT. */
+#define RUST_BINDER_MAX (DEMANGLE_MAX_OUTPUT / 3)
+
+/* base62_at - the v0 integer at @s ("_" is 0, else base-62 digits and
+ * "_" for the value + 1) into *@v, saturated at RUST_BINDER_MAX + 1;
+ * false when @s holds none. */
+static bool base62_at(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+	int d;
+
+	if (*s == '_') {
+		*v = 0;
+		return true;
+	}
+	for (; *s && *s != '_'; s++) {
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'z')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'Z')
+			d = *s - 'A' + 36;
+		else
+			return false;
+		if (x <= RUST_BINDER_MAX)
+			x = x * 62 + (uint64_t)d;
+	}
+	if (!*s)
+		return false;
+	*v = x + 1 > RUST_BINDER_MAX + 1 ? RUST_BINDER_MAX + 1 : x + 1;
+	return true;
+}
+
+/* rust_binders_bounded - whether every `for<...>` binder a Rust v0 name
+ * can hold binds few enough lifetimes. A binder ("G" and a count) opens
+ * a function signature ("F") or dyn bounds ("D"), and a back-reference
+ * re-reads text that is in the name too, so every one is found by a scan.
+ * libiberty's demangler prints each bound lifetime in a loop it does not
+ * cut short: "FGzzzzzzzzzz_" would keep it for hours. An identifier that
+ * happens to hold such text only stays mangled. */
+static bool rust_binders_bounded(const char *s)
+{
+	uint64_t n;
+
+	for (; *s && s[1]; s++)
+		if ((s[0] == 'F' || s[0] == 'D') && s[1] == 'G' && base62_at(s + 2, &n) &&
+		    n > RUST_BINDER_MAX)
+			return false;
+	return true;
+}
+
 /* run_demangler - one demangler into @o; true when it understood the
  * whole name. */
 static bool run_demangler(int (*fn)(const char *, int, demangle_callbackref, void *),
@@ -125,6 +177,8 @@ int demangle__name(const char *mangled, char *out, size_t outlen)
 		return -ENOSPC;
 	if (o.cap > DEMANGLE_MAX_OUTPUT + 1)
 		o.cap = DEMANGLE_MAX_OUTPUT + 1;
+	if (symbol[1] == 'R' && !rust_binders_bounded(symbol))
+		return -EINVAL;
 	ok = run_demangler(rust_demangle_callback, symbol, &o);
 	if (!ok && !o.overflow)
 		ok = run_demangler(cplus_demangle_v3_callback, symbol, &o);
