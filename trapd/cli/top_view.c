@@ -113,9 +113,12 @@ static int by_count(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+/* same_group - a process is its pid and its name: a process that exec'd
+ * in the last seconds is two rows (the shell that started a program, and
+ * the program). */
 static bool same_group(const struct group *g, const struct profile_sample *s, enum top_by by)
 {
-	return by == TOP_BY_PROCESS ? g->pid == s->pid : g->name == s->cgroup;
+	return by == TOP_BY_PROCESS ? g->pid == s->pid && g->name == s->comm : g->name == s->cgroup;
 }
 
 /* leaf_function - the function id of @s's leaf, 0 when unnamed. */
