@@ -237,21 +237,33 @@ int BPF_PROG(runq_switch_queued, bool preempt, struct task_struct *prev, struct 
 
 /* --- system call latency ------------------------------------------------ */
 
+/* Every system call of every task on the host runs both hooks, so a task
+ * outside the scope must cost as little as can be: the scope is tested
+ * with plain loads through the task's BTF pointers (task_in_scope, as the
+ * scheduler's hooks do), not the helpers of current_in_scope
+ * (bpf_get_current_ancestor_cgroup_id, bpf_get_current_comm), and the
+ * exit hook of a scoped rule looks up no storage for such a task. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	if (syscall_wanted(id) && current_in_scope())
-		stamp(bpf_get_current_task_btf());
+	struct task_struct *p;
+
+	if (!syscall_wanted(id))
+		return 0;
+	p = bpf_get_current_task_btf();
+	if (task_in_scope(p))
+		stamp(p);
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	/* Scoped: tasks outside the scope never look up their storage. */
-	if (filter_kind != LAT_FILTER_NONE && !current_in_scope())
+	struct task_struct *p = bpf_get_current_task_btf();
+
+	if (filter_kind != LAT_FILTER_NONE && !task_in_scope(p))
 		return 0;
-	finish(bpf_get_current_task_btf(), false);
+	finish(p, false);
 	return 0;
 }
 

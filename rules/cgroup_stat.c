@@ -32,6 +32,7 @@
  */
 #include "rules/cgroup_stat.h"
 #include "rules/errmsg.h"
+#include "rules/file_cache.h"
 
 #include <errno.h>
 #include <libcgroup.h>
@@ -372,12 +373,14 @@ int cgroup_stat_parse_cpu_max(const char *text, bool *has_quota, uint64_t *quota
 	return 0;
 }
 
-/* read_cg_file - @dir/@name into @buf; @path gets the file name. */
-static int read_cg_file(const char *dir, const char *name, char *buf, char *path, size_t plen)
+/* read_cg_file - @dir/@name into @buf, through @files when given; @path
+ * gets the file name. */
+static int read_cg_file(struct file_cache *files, const char *dir, const char *name, char *buf,
+			char *path, size_t plen)
 {
 	if (snprintf(path, plen, "%s/%s", dir, name) >= (int)plen)
 		return -ENAMETOOLONG;
-	return proc_stat_read_text(path, buf, CGFILE_MAX, NULL);
+	return file_cache__read(files, path, buf, CGFILE_MAX, NULL);
 }
 
 /* keyed - the value of @key in the cpu.stat text @buf read from @path,
@@ -406,13 +409,13 @@ static int file_error(const char *path, int ret, char *err, size_t errlen)
 }
 
 /* read_v2 - usage, and throttling where v1 has none, from v2 cpu.stat. */
-static int read_v2(const struct cgroup_stat_dirs *d, unsigned int want,
+static int read_v2(const struct cgroup_stat_dirs *d, struct file_cache *f, unsigned int want,
 		   struct cgroup_stat_counters *out, char *err, size_t errlen)
 {
 	char path[PATH_MAX * 2], buf[CGFILE_MAX];
 	int ret;
 
-	ret = read_cg_file(d->v2, "cpu.stat", buf, path, sizeof(path));
+	ret = read_cg_file(f, d->v2, "cpu.stat", buf, path, sizeof(path));
 	if (ret)
 		return file_error(path, ret, err, errlen);
 	if (want & CGROUP_STAT_USAGE) {
@@ -437,7 +440,7 @@ static int read_v2(const struct cgroup_stat_dirs *d, unsigned int want,
 
 /* read_v1 - usage from cpuacct.usage (when v2 gave none), throttling from
  * the v1 cpu controller's cpu.stat. */
-static int read_v1(const struct cgroup_stat_dirs *d, unsigned int want,
+static int read_v1(const struct cgroup_stat_dirs *d, struct file_cache *f, unsigned int want,
 		   struct cgroup_stat_counters *out, char *err, size_t errlen)
 {
 	char path[PATH_MAX * 2], buf[CGFILE_MAX];
@@ -445,7 +448,7 @@ static int read_v1(const struct cgroup_stat_dirs *d, unsigned int want,
 	int ret;
 
 	if ((want & CGROUP_STAT_USAGE) && out->usage_src == CGROUP_STAT_SRC_NONE && d->cpuacct[0]) {
-		ret = read_cg_file(d->cpuacct, "cpuacct.usage", buf, path, sizeof(path));
+		ret = read_cg_file(f, d->cpuacct, "cpuacct.usage", buf, path, sizeof(path));
 		if (ret)
 			return file_error(path, ret, err, errlen);
 		if (cgroup_stat_parse_number(buf, &v) || v < 0)
@@ -456,7 +459,7 @@ static int read_v1(const struct cgroup_stat_dirs *d, unsigned int want,
 	}
 	if (!(want & CGROUP_STAT_THROTTLE) || !d->cpu[0])
 		return 0;
-	ret = read_cg_file(d->cpu, "cpu.stat", buf, path, sizeof(path));
+	ret = read_cg_file(f, d->cpu, "cpu.stat", buf, path, sizeof(path));
 	if (ret)
 		return file_error(path, ret, err, errlen);
 	ret = keyed(buf, path, "nr_periods", 1, &out->nr_periods, err, errlen);
@@ -471,21 +474,21 @@ static int read_v1(const struct cgroup_stat_dirs *d, unsigned int want,
 }
 
 /* read_v1_quota - cpu.cfs_quota_us (-1: none) over cpu.cfs_period_us. */
-static int read_v1_quota(const char *dir, struct cgroup_stat_counters *out, char *err,
-			 size_t errlen)
+static int read_v1_quota(const char *dir, struct file_cache *f, struct cgroup_stat_counters *out,
+			 char *err, size_t errlen)
 {
 	char path[PATH_MAX * 2], buf[CGFILE_MAX];
 	int64_t quota, period;
 	int ret;
 
-	ret = read_cg_file(dir, "cpu.cfs_quota_us", buf, path, sizeof(path));
+	ret = read_cg_file(f, dir, "cpu.cfs_quota_us", buf, path, sizeof(path));
 	if (ret)
 		return file_error(path, ret, err, errlen);
 	if (cgroup_stat_parse_number(buf, &quota) || quota == 0)
 		return errmsg_fail(err, errlen, -EINVAL, "%s: not -1 or a positive count", path);
 	if (quota < 0)
 		return 0;
-	ret = read_cg_file(dir, "cpu.cfs_period_us", buf, path, sizeof(path));
+	ret = read_cg_file(f, dir, "cpu.cfs_period_us", buf, path, sizeof(path));
 	if (ret)
 		return file_error(path, ret, err, errlen);
 	if (cgroup_stat_parse_number(buf, &period) || period <= 0)
@@ -498,17 +501,17 @@ static int read_v1_quota(const char *dir, struct cgroup_stat_counters *out, char
 
 /* read_quota - v1 quota where the cgroup is in a v1 cpu hierarchy, else
  * v2 cpu.max (missing on the v2 root and without the cpu controller). */
-static int read_quota(const struct cgroup_stat_dirs *d, struct cgroup_stat_counters *out, char *err,
-		      size_t errlen)
+static int read_quota(const struct cgroup_stat_dirs *d, struct file_cache *f,
+		      struct cgroup_stat_counters *out, char *err, size_t errlen)
 {
 	char path[PATH_MAX * 2], buf[CGFILE_MAX];
 	unsigned __int128 mcpu;
 	int ret;
 
 	if (d->cpu[0]) {
-		ret = read_v1_quota(d->cpu, out, err, errlen);
+		ret = read_v1_quota(d->cpu, f, out, err, errlen);
 	} else if (d->v2[0]) {
-		ret = read_cg_file(d->v2, "cpu.max", buf, path, sizeof(path));
+		ret = read_cg_file(f, d->v2, "cpu.max", buf, path, sizeof(path));
 		if (ret == -ENOENT)
 			return 0;
 		if (ret)
@@ -531,16 +534,23 @@ static int read_quota(const struct cgroup_stat_dirs *d, struct cgroup_stat_count
 int cgroup_stat_read(const struct cgroup_stat_dirs *d, unsigned int want,
 		     struct cgroup_stat_counters *out, char *err, size_t errlen)
 {
+	return cgroup_stat_read_cached(d, NULL, want, out, err, errlen);
+}
+
+int cgroup_stat_read_cached(const struct cgroup_stat_dirs *d, struct file_cache *f,
+			    unsigned int want, struct cgroup_stat_counters *out, char *err,
+			    size_t errlen)
+{
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (d->v2[0] &&
 	    ((want & CGROUP_STAT_USAGE) || ((want & CGROUP_STAT_THROTTLE) && !d->cpu[0])))
-		ret = read_v2(d, want, out, err, errlen);
+		ret = read_v2(d, f, want, out, err, errlen);
 	if (!ret)
-		ret = read_v1(d, want, out, err, errlen);
+		ret = read_v1(d, f, want, out, err, errlen);
 	if (!ret && (want & CGROUP_STAT_QUOTA))
-		ret = read_quota(d, out, err, errlen);
+		ret = read_quota(d, f, out, err, errlen);
 	if (!ret && (want & CGROUP_STAT_USAGE) && out->usage_src == CGROUP_STAT_SRC_NONE)
 		ret = errmsg_fail(
 			err, errlen, -ENODATA,

@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct file_cache;
+
 #define CGROUP_STAT_LIVE_MOUNTINFO "/proc/self/mountinfo"
 
 /* The hierarchies that matter for CPU. A field is "" when there is none. */
@@ -108,6 +110,12 @@ int cgroup_stat_locate(const struct cgroup_stat_mounts *m, const char *name,
  * another negative errno. @err names the file and the problem. */
 int cgroup_stat_read(const struct cgroup_stat_dirs *d, unsigned int want,
 		     struct cgroup_stat_counters *out, char *err, size_t errlen);
+
+/* cgroup_stat_read_cached - cgroup_stat_read through the file cache @f
+ * (file_cache.h): files kept open, each read once a tick. */
+int cgroup_stat_read_cached(const struct cgroup_stat_dirs *d, struct file_cache *f,
+			    unsigned int want, struct cgroup_stat_counters *out, char *err,
+			    size_t errlen);
 
 /* Parsers of one file's NUL-terminated text (fuzzed).
  * cgroup_stat_parse_keyed - the value of the "KEY VALUE" line of a

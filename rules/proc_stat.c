@@ -3,14 +3,18 @@
  * helpers the other signal readers share. */
 #include "rules/proc_stat.h"
 #include "rules/errmsg.h"
+#include "rules/file_cache.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* /proc/PID/stat fields we use, numbered as in proc(5) (pid is 1). */
@@ -21,37 +25,8 @@
 
 int proc_stat_read_text(const char *path, char *buf, size_t size, size_t *len)
 {
-	size_t cap = size < PROC_STAT_FILE_MAX ? size : PROC_STAT_FILE_MAX, got = 0;
-	int fd = -1, ret = 0;
-	char extra;
-	ssize_t n;
-
-	if (cap < 2)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (got < cap - 1) {
-		n = read(fd, buf + got, cap - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	/* a full buffer is only fine if the file ends there */
-	if (got == cap - 1 && read(fd, &extra, 1) > 0)
-		ret = -EFBIG;
-cleanup:
-	buf[ret ? 0 : got] = '\0';
-	if (len)
-		*len = ret ? 0 : got;
-	close(fd);
-	return ret;
+	return file_cache__read(NULL, path, buf,
+				size < PROC_STAT_FILE_MAX ? size : PROC_STAT_FILE_MAX, len);
 }
 
 int proc_stat_parse_u64(const char **s, uint64_t *out)
@@ -165,26 +140,27 @@ int proc_stat_parse_statm(const char *text, uint64_t *resident_pages)
 	return 0;
 }
 
-/* read_pid_file - @proc_root/@pid/@name into @buf; a process that is gone
- * (the file is missing, or it exited under the read) is -ENOENT. */
-static int read_pid_file(const char *proc_root, pid_t pid, const char *name, char *buf, size_t size,
-			 char *path, size_t plen)
+/* read_pid_file - @proc_root/@pid/@name into @buf, through @files when
+ * given; a process that is gone (the file is missing, or it exited under
+ * the read) is -ENOENT. */
+static int read_pid_file(const char *proc_root, pid_t pid, struct file_cache *files,
+			 const char *name, char *buf, size_t size, char *path, size_t plen)
 {
 	int ret;
 
 	if (snprintf(path, plen, "%s/%d/%s", proc_root, (int)pid, name) >= (int)plen)
 		return -ENAMETOOLONG;
-	ret = proc_stat_read_text(path, buf, size, NULL);
+	ret = file_cache__read(files, path, buf, size, NULL);
 	return ret == -ESRCH ? -ENOENT : ret;
 }
 
-int proc_stat_read_cpu(const char *proc_root, pid_t pid, struct proc_stat_cpu *out, char *err,
-		       size_t errlen)
+int proc_stat_read_cpu(const char *proc_root, pid_t pid, struct file_cache *files,
+		       struct proc_stat_cpu *out, char *err, size_t errlen)
 {
 	char path[PATH_MAX], buf[4096];
 	int ret;
 
-	ret = read_pid_file(proc_root, pid, "stat", buf, sizeof(buf), path, sizeof(path));
+	ret = read_pid_file(proc_root, pid, files, "stat", buf, sizeof(buf), path, sizeof(path));
 	if (ret == -ENOENT)
 		return errmsg_fail(err, errlen, ret, "pid %d: no such process", (int)pid);
 	if (ret)
@@ -194,13 +170,13 @@ int proc_stat_read_cpu(const char *proc_root, pid_t pid, struct proc_stat_cpu *o
 	return 0;
 }
 
-int proc_stat_read_status(const char *proc_root, pid_t pid, struct proc_stat_status *out, char *err,
-			  size_t errlen)
+int proc_stat_read_status(const char *proc_root, pid_t pid, struct file_cache *files,
+			  struct proc_stat_status *out, char *err, size_t errlen)
 {
 	char path[PATH_MAX], buf[8192];
 	int ret;
 
-	ret = read_pid_file(proc_root, pid, "status", buf, sizeof(buf), path, sizeof(path));
+	ret = read_pid_file(proc_root, pid, files, "status", buf, sizeof(buf), path, sizeof(path));
 	if (ret == -ENOENT)
 		return errmsg_fail(err, errlen, ret, "pid %d: no such process", (int)pid);
 	if (ret)
@@ -211,7 +187,8 @@ int proc_stat_read_status(const char *proc_root, pid_t pid, struct proc_stat_sta
 	return 0;
 }
 
-int proc_stat_rss(const char *proc_root, pid_t pid, uint64_t *bytes, char *err, size_t errlen)
+int proc_stat_rss(const char *proc_root, pid_t pid, struct file_cache *files, uint64_t *bytes,
+		  char *err, size_t errlen)
 {
 	struct proc_stat_status st;
 	char path[PATH_MAX], buf[256];
@@ -219,12 +196,12 @@ int proc_stat_rss(const char *proc_root, pid_t pid, uint64_t *bytes, char *err, 
 	long psz;
 	int ret;
 
-	ret = proc_stat_read_status(proc_root, pid, &st, err, errlen);
+	ret = proc_stat_read_status(proc_root, pid, files, &st, err, errlen);
 	if (ret || st.has_rss) {
 		*bytes = st.rss_bytes;
 		return ret;
 	}
-	ret = read_pid_file(proc_root, pid, "statm", buf, sizeof(buf), path, sizeof(path));
+	ret = read_pid_file(proc_root, pid, files, "statm", buf, sizeof(buf), path, sizeof(path));
 	if (ret == -ENOENT)
 		return errmsg_fail(err, errlen, ret, "pid %d: no such process", (int)pid);
 	if (ret)
@@ -248,6 +225,22 @@ static bool all_digits(const char *s, long *v)
 	return true;
 }
 
+/* open_fds_by_size - the open fds of /proc/PID/fd from its size: since
+ * Linux 6.2 procfs gives the count there, with a stat instead of a read
+ * of every entry. False where it does not (an older kernel says 0, as
+ * would a process without fds: those are listed), or off procfs. */
+static bool open_fds_by_size(const char *path, uint64_t *n)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (stat(path, &st) || st.st_size <= 0 || !S_ISDIR(st.st_mode) || statfs(path, &fs) ||
+	    fs.f_type != PROC_SUPER_MAGIC)
+		return false;
+	*n = (uint64_t)st.st_size < PROC_STAT_FDS_MAX ? (uint64_t)st.st_size : PROC_STAT_FDS_MAX;
+	return true;
+}
+
 int proc_stat_count_fds(const char *proc_root, pid_t pid, uint64_t *n, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -259,6 +252,8 @@ int proc_stat_count_fds(const char *proc_root, pid_t pid, uint64_t *n, char *err
 	if (snprintf(path, sizeof(path), "%s/%d/fd", proc_root, (int)pid) >= (int)sizeof(path))
 		return errmsg_fail(err, errlen, -ENAMETOOLONG, "%s/%d/fd: path too long", proc_root,
 				   (int)pid);
+	if (open_fds_by_size(path, n))
+		return 0;
 	d = opendir(path);
 	if (!d && errno == ENOENT)
 		return errmsg_fail(err, errlen, -ENOENT, "pid %d: no such process", (int)pid);
@@ -277,7 +272,7 @@ int proc_stat_read_comm(const char *proc_root, pid_t pid, char comm[PROC_STAT_CO
 	char path[PATH_MAX], buf[64];
 	int ret;
 
-	ret = read_pid_file(proc_root, pid, "comm", buf, sizeof(buf), path, sizeof(path));
+	ret = read_pid_file(proc_root, pid, NULL, "comm", buf, sizeof(buf), path, sizeof(path));
 	if (ret)
 		return ret == -EFBIG ? -EINVAL : ret;
 	proc_stat_comm_text(buf, comm);

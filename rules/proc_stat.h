@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct file_cache;
+
 #define PROC_STAT_FILE_MAX (64 * 1024) /* bytes read of any one file */
 #define PROC_STAT_COMM_LEN 16	       /* the kernel's TASK_COMM_LEN, NUL included */
 #define PROC_STAT_FDS_MAX (1 << 20)    /* fd entries counted (the default nr_open) */
@@ -64,19 +66,21 @@ int proc_stat_parse_status(const char *text, struct proc_stat_status *out);
 int proc_stat_parse_statm(const char *text, uint64_t *resident_pages);
 
 /* proc_stat_read_cpu, proc_stat_read_status - read and parse
- * @proc_root/@pid/stat or /status. Returns 0; -ENOENT when the process is
+ * @proc_root/@pid/stat or /status, through @files (file_cache.h) when not
+ * NULL. Returns 0; -ENOENT when the process is
  * gone (ESRCH from a read of a dying process counts as gone); -EINVAL for
  * a malformed file; another negative errno. @err names the file and the
  * problem on failure. */
-int proc_stat_read_cpu(const char *proc_root, pid_t pid, struct proc_stat_cpu *out, char *err,
-		       size_t errlen);
-int proc_stat_read_status(const char *proc_root, pid_t pid, struct proc_stat_status *out, char *err,
-			  size_t errlen);
+int proc_stat_read_cpu(const char *proc_root, pid_t pid, struct file_cache *files,
+		       struct proc_stat_cpu *out, char *err, size_t errlen);
+int proc_stat_read_status(const char *proc_root, pid_t pid, struct file_cache *files,
+			  struct proc_stat_status *out, char *err, size_t errlen);
 
 /* proc_stat_rss - resident bytes of @pid: VmRSS of its status, or where
  * there is none statm's resident pages times the page size (0 for a
  * kernel thread). Returns 0 or a negative errno as proc_stat_read_cpu. */
-int proc_stat_rss(const char *proc_root, pid_t pid, uint64_t *bytes, char *err, size_t errlen);
+int proc_stat_rss(const char *proc_root, pid_t pid, struct file_cache *files, uint64_t *bytes,
+		  char *err, size_t errlen);
 
 /* proc_stat_count_fds - the number of open fds of @pid: the numeric
  * entries of @proc_root/@pid/fd, counted up to PROC_STAT_FDS_MAX (a

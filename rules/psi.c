@@ -2,6 +2,7 @@
 /* psi.c - pressure files, PSI triggers and custom-window stall shares. */
 #include "rules/psi.h"
 #include "rules/errmsg.h"
+#include "rules/file_cache.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -115,11 +116,17 @@ int psi_parse(const char *text, struct psi_stat *out)
 
 int psi_read(const char *path, struct psi_stat *out, char *err, size_t errlen)
 {
+	return psi_read_cached(NULL, path, out, err, errlen);
+}
+
+int psi_read_cached(struct file_cache *files, const char *path, struct psi_stat *out, char *err,
+		    size_t errlen)
+{
 	char buf[PSI_FILE_MAX];
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = proc_stat_read_text(path, buf, sizeof(buf), NULL);
+	ret = file_cache__read(files, path, buf, sizeof(buf), NULL);
 	if (ret == -ENOENT)
 		return errmsg_fail(err, errlen, ret, "%s: no such file", path);
 	if (ret)

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct file_cache;
+
 #define PSI_RING_MAX 128 /* readings kept for a custom window */
 /* A reading is kept only PSI_RING_STEP_DIV-th of the window after the
  * last one kept, so the ring spans about two windows whatever the poll
@@ -48,6 +50,11 @@ int psi_parse(const char *text, struct psi_stat *out);
  * negative errno of the read (-ENOENT: no such file; -EOPNOTSUPP: PSI
  * disabled at boot), or -EINVAL; @err names the file and the problem. */
 int psi_read(const char *path, struct psi_stat *out, char *err, size_t errlen);
+
+/* psi_read_cached - psi_read through the file cache @files (file_cache.h):
+ * kept open, read once a tick. @files NULL is psi_read. */
+int psi_read_cached(struct file_cache *files, const char *path, struct psi_stat *out, char *err,
+		    size_t errlen);
 
 /* psi_trigger_open - open a kernel PSI trigger on the pressure file @path:
  * POLLPRI when "some" (or "full") stall passes @stall_us within any

@@ -24,6 +24,9 @@
 #define SIGNAL_PROCS_MAX 1024 /* processes of one name followed for a rate */
 #define SIGNAL_PROCS_MIN 4    /* room made at first: most names match a few */
 #define NS_PER_SEC 1000000000ull
+/* A located cgroup is looked for again this often: a hierarchy that gains
+ * it is seen this late (one that loses it, at the next read). */
+#define CGROUP_RELOCATE_NS (10 * (int64_t)NS_PER_SEC)
 #define CENTI 10000ull /* hundredths of a percent in a whole */
 
 /* A process's CPU ticks at the last read; a pid whose starttime changed
@@ -54,6 +57,8 @@ struct signal_source {
 	struct cgroup_where {
 		struct cgroup_stat_mounts mounts;
 		struct cgroup_stat_dirs dirs;
+		bool located; /* dirs are current */
+		int64_t located_ns;
 	} * cg;
 	bool have_prev;
 	int64_t prev_ns;
@@ -177,6 +182,7 @@ struct signal_source *signal_source__new(const struct rule *r, const struct sign
 	     (r->signal == RULE_SIGNAL_PSI && r->scope.kind == RULE_SCOPE_CGROUP)) &&
 	    !(s->cg = calloc(1, sizeof(*s->cg))))
 		goto fail;
+
 	if (is_process_signal(r->signal) &&
 	    grow_procs(s, r->scope.kind == RULE_SCOPE_PROCESS ? SIGNAL_PROCS_MIN : 1))
 		goto fail;
@@ -207,26 +213,44 @@ pid_t signal_source__pid(const struct signal_source *s)
 	return s->pid;
 }
 
-/* locate - the cgroup's directories, found again at every read (a
- * hierarchy may gain or lose it); the mounts are read once, and again
- * after the cgroup went missing. */
-static int locate(struct signal_source *s, char *err, size_t errlen)
+/* unlocate - forget where the cgroup is: the next read looks for it. */
+static void unlocate(struct signal_source *s)
 {
+	s->cg->located = false;
+}
+
+/* locate - the cgroup's directories: found when not known (at first,
+ * after a read failed) and again every CGROUP_RELOCATE_NS, or now when
+ * @now is negative; between, its files are read where they were. The
+ * mounts are read once, and again after the cgroup went missing. */
+static int locate(struct signal_source *s, int64_t now, char *err, size_t errlen)
+{
+	struct cgroup_where *cg = s->cg;
+	struct cgroup_stat_dirs found;
 	int ret;
 
 	if (!s->name)
 		return errmsg_fail(err, errlen, -EINVAL, "a cgroup signal needs a cgroup scope");
+	if (cg->located && now >= cg->located_ns && now - cg->located_ns < CGROUP_RELOCATE_NS)
+		return 0;
 	if (!s->have_mounts) {
-		ret = cgroup_stat_find_mounts(s->env.mountinfo, s->env.fs_prefix, &s->cg->mounts,
-					      err, errlen);
+		ret = cgroup_stat_find_mounts(s->env.mountinfo, s->env.fs_prefix, &cg->mounts, err,
+					      errlen);
 		if (ret)
 			return ret;
 		s->have_mounts = true;
 	}
-	ret = cgroup_stat_locate(&s->cg->mounts, s->name, &s->cg->dirs, err, errlen);
+	ret = cgroup_stat_locate(&cg->mounts, s->name, &found, err, errlen);
 	if (ret == -ENOENT)
 		s->have_mounts = false;
-	return ret;
+	if (ret) {
+		unlocate(s);
+		return ret;
+	}
+	cg->dirs = found;
+	cg->located = true;
+	cg->located_ns = now;
+	return 0;
 }
 
 static unsigned int wanted(enum rule_signal sig)
@@ -240,15 +264,26 @@ static unsigned int wanted(enum rule_signal sig)
 
 /* counters - the cgroup's counters now; -ENODATA when the signal's
  * counters are not kept for it. */
-static int counters(struct signal_source *s, struct cgroup_stat_counters *c, char *err,
+static int counters(struct signal_source *s, int64_t now, struct cgroup_stat_counters *c, char *err,
 		    size_t errlen)
 {
-	int ret = locate(s, err, errlen);
+	bool was_located = s->cg->located;
+	int ret = locate(s, now, err, errlen);
 
 	if (!ret)
-		ret = cgroup_stat_read(&s->cg->dirs, wanted(s->signal), c, err, errlen);
-	if (ret)
+		ret = cgroup_stat_read_cached(&s->cg->dirs, s->env.files, wanted(s->signal), c, err,
+					      errlen);
+	if (ret == -ENOENT && was_located) { /* it left a hierarchy since: look again */
+		unlocate(s);
+		ret = locate(s, now, err, errlen);
+		if (!ret)
+			ret = cgroup_stat_read_cached(&s->cg->dirs, s->env.files, wanted(s->signal),
+						      c, err, errlen);
+	}
+	if (ret) {
+		unlocate(s);
 		return ret;
+	}
 	if ((wanted(s->signal) & CGROUP_STAT_THROTTLE) && c->throttle_src == CGROUP_STAT_SRC_NONE)
 		return errmsg_fail(
 			err, errlen, -ENODATA,
@@ -303,7 +338,7 @@ static int read_cgroup(struct signal_source *s, int64_t now, int64_t *value, cha
 	const char *back;
 	int ret;
 
-	ret = counters(s, &c, err, errlen);
+	ret = counters(s, now, &c, err, errlen);
 	if (ret) {
 		s->have_prev = false;
 		return ret;
@@ -339,7 +374,8 @@ static const char *psi_resource_name(enum rule_psi_resource r)
 
 /* psi_path - the pressure file: fs_prefix/proc/pressure/RES for the host,
  * the cgroup's v2 directory/RES.pressure for a cgroup (none on v1). */
-static int psi_path(struct signal_source *s, char *path, size_t len, char *err, size_t errlen)
+static int psi_path(struct signal_source *s, int64_t now, char *path, size_t len, char *err,
+		    size_t errlen)
 {
 	const char *res = psi_resource_name(s->psi_resource);
 	int ret;
@@ -350,7 +386,7 @@ static int psi_path(struct signal_source *s, char *path, size_t len, char *err, 
 	}
 	if (s->scope != RULE_SCOPE_CGROUP)
 		return errmsg_fail(err, errlen, -EINVAL, "PSI is read for the system or a cgroup");
-	ret = locate(s, err, errlen);
+	ret = locate(s, now, err, errlen);
 	if (ret)
 		return ret;
 	if (!s->cg->dirs.v2[0])
@@ -362,17 +398,20 @@ static int psi_path(struct signal_source *s, char *path, size_t len, char *err, 
 }
 
 /* psi_line - read the pressure file's some or full line. */
-static int psi_line(struct signal_source *s, struct psi_line *line, char *err, size_t errlen)
+static int psi_line(struct signal_source *s, int64_t now, struct psi_line *line, char *err,
+		    size_t errlen)
 {
 	char path[PATH_MAX + 32];
 	struct psi_stat st;
 	int ret;
 
-	ret = psi_path(s, path, sizeof(path), err, errlen);
+	ret = psi_path(s, now, path, sizeof(path), err, errlen);
 	if (ret)
 		return ret;
-	ret = psi_read(path, &st, err, errlen);
-	if (ret == -ENOENT && s->scope == RULE_SCOPE_CGROUP && locate(s, NULL, 0) == -ENOENT)
+	ret = psi_read_cached(s->env.files, path, &st, err, errlen);
+	if (ret && s->scope == RULE_SCOPE_CGROUP)
+		unlocate(s);
+	if (ret == -ENOENT && s->scope == RULE_SCOPE_CGROUP && locate(s, -1, NULL, 0) == -ENOENT)
 		return errmsg_fail(err, errlen, -ENOENT, "cgroup %s: gone", s->name);
 	if (ret == -ENOENT || ret == -EOPNOTSUPP)
 		return errmsg_fail(err, errlen, -ENODATA, "%s: %s (a kernel without PSI, or psi=0)",
@@ -391,7 +430,7 @@ static int read_psi(struct signal_source *s, int64_t now, int64_t *value, char *
 	struct psi_line l;
 	int ret;
 
-	ret = psi_line(s, &l, err, errlen);
+	ret = psi_line(s, now, &l, err, errlen);
 	if (ret) {
 		psi_ring_reset(&s->ring); /* a gap: the window starts again */
 		return ret;
@@ -438,7 +477,7 @@ int signal_source__trigger_fd(struct signal_source *s, char *err, size_t errlen)
 	if (s->threshold <= 0)
 		return errmsg_fail(err, errlen, -EINVAL,
 				   "a PSI trigger needs a threshold above 0%%");
-	ret = psi_path(s, path, sizeof(path), err, errlen);
+	ret = psi_path(s, -1, path, sizeof(path), err, errlen);
 	if (ret)
 		return ret;
 	/* threshold% of the window is the stall that fires it */
@@ -478,7 +517,7 @@ static int proc_cpu(struct signal_source *s, pid_t pid, int64_t now, size_t *nne
 	uint64_t ticks;
 	int ret;
 
-	ret = proc_stat_read_cpu(s->env.proc_root, pid, &st, err, errlen);
+	ret = proc_stat_read_cpu(s->env.proc_root, pid, s->env.files, &st, err, errlen);
 	if (ret)
 		return ret;
 	if (__builtin_add_overflow(st.utime, st.stime, &ticks))
@@ -506,10 +545,10 @@ static int proc_value(struct signal_source *s, pid_t pid, int64_t now, size_t *n
 	case RULE_SIGNAL_PROC_CPU:
 		return proc_cpu(s, pid, now, nnext, hint, v, err, errlen);
 	case RULE_SIGNAL_PROC_RSS:
-		ret = proc_stat_rss(s->env.proc_root, pid, &u, err, errlen);
+		ret = proc_stat_rss(s->env.proc_root, pid, s->env.files, &u, err, errlen);
 		break;
 	case RULE_SIGNAL_PROC_THREADS:
-		ret = proc_stat_read_status(s->env.proc_root, pid, &st, err, errlen);
+		ret = proc_stat_read_status(s->env.proc_root, pid, s->env.files, &st, err, errlen);
 		u = st.threads;
 		break;
 	default:
@@ -630,6 +669,16 @@ int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char
 		t.by_name[i]->fed = t.by_name[i]->scanned = !ret;
 	free(t.by_name);
 	return ret;
+}
+
+bool signal_sources__pinned_to_cgroups(struct signal_source *const *srcs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_name_source(srcs[i]) && srcs[i]->pin.cgroup)
+			return true;
+	return false;
 }
 
 bool signal_sources__follow_names(struct signal_source *const *srcs, size_t n)

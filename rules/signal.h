@@ -41,12 +41,16 @@
 
 #include "rules/rules_model.h"
 
+struct file_cache;
+
 struct signal_env {
-	const char *proc_root; /* "/proc" */
-	const char *mountinfo; /* "/proc/self/mountinfo" */
-	const char *fs_prefix; /* prepended to every mount point and to
+	const char *proc_root;	  /* "/proc" */
+	const char *mountinfo;	  /* "/proc/self/mountinfo" */
+	const char *fs_prefix;	  /* prepended to every mount point and to
 				* /proc/pressure paths: "" on a live host, a
 				* fixture tree in tests */
+	struct file_cache *files; /* NULL: open and close each file a read
+				   * (file_cache.h); else the caller ticks it */
 };
 
 #define SIGNAL_ENV_LIVE                                                                            \
@@ -105,6 +109,11 @@ pid_t signal_source__pid(const struct signal_source *s);
 struct proc_comms;
 int signal_sources__scan(struct signal_source *const *srcs, size_t n, const char *proc_root,
 			 struct proc_comms **comms, char *err, size_t errlen);
+
+/* signal_sources__pinned_to_cgroups - whether one of @srcs follows a
+ * name pinned to a cgroup (process_cgroup): no process event tells a
+ * move to another cgroup, so its scans are renewed on a clock. */
+bool signal_sources__pinned_to_cgroups(struct signal_source *const *srcs, size_t n);
 
 /* signal_sources__follow_names - whether a source of @srcs follows
  * processes by name (and so wants the tick's scan). */

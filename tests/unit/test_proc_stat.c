@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,24 +144,25 @@ static void test_fixture_processes(void **state)
 	char comm[PROC_STAT_COMM_LEN], err[256];
 	uint64_t n;
 
-	assert_int_equal(proc_stat_read_cpu(proc_root, 4242, &cpu, err, sizeof(err)), 0);
+	assert_int_equal(proc_stat_read_cpu(proc_root, 4242, NULL, &cpu, err, sizeof(err)), 0);
 	assert_string_equal(cpu.comm, "nginx");
 	assert_int_equal(cpu.utime + cpu.stime, 1500);
 	assert_int_equal(cpu.starttime, 123456);
-	assert_int_equal(proc_stat_read_status(proc_root, 4242, &status, err, sizeof(err)), 0);
+	assert_int_equal(proc_stat_read_status(proc_root, 4242, NULL, &status, err, sizeof(err)),
+			 0);
 	assert_int_equal(status.threads, 4);
-	assert_int_equal(proc_stat_rss(proc_root, 4243, &n, err, sizeof(err)), 0);
+	assert_int_equal(proc_stat_rss(proc_root, 4243, NULL, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 20480 * 1024);
 	assert_int_equal(proc_stat_count_fds(proc_root, 4242, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 4);
 	assert_int_equal(proc_stat_read_comm(proc_root, 5150, comm), 0);
 	assert_string_equal(comm, "tricky) (comm");
-	assert_int_equal(proc_stat_read_cpu(proc_root, 5150, &cpu, err, sizeof(err)), 0);
+	assert_int_equal(proc_stat_read_cpu(proc_root, 5150, NULL, &cpu, err, sizeof(err)), 0);
 	assert_string_equal(cpu.comm, "tricky) (comm");
 	assert_int_equal(cpu.utime, 70);
 
 	/* a kernel thread: no VmRSS, statm all zero, no fds (.gitkeep is no fd) */
-	assert_int_equal(proc_stat_rss(proc_root, 2, &n, err, sizeof(err)), 0);
+	assert_int_equal(proc_stat_rss(proc_root, 2, NULL, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(proc_stat_count_fds(proc_root, 2, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 0);
@@ -173,10 +175,11 @@ static void test_missing_process(void **state)
 	char comm[PROC_STAT_COMM_LEN], err[256];
 	uint64_t n;
 
-	assert_int_equal(proc_stat_read_cpu(proc_root, 999, &cpu, err, sizeof(err)), -ENOENT);
+	assert_int_equal(proc_stat_read_cpu(proc_root, 999, NULL, &cpu, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "pid 999: no such process");
-	assert_int_equal(proc_stat_read_status(proc_root, 999, &status, err, sizeof(err)), -ENOENT);
-	assert_int_equal(proc_stat_rss(proc_root, 999, &n, err, sizeof(err)), -ENOENT);
+	assert_int_equal(proc_stat_read_status(proc_root, 999, NULL, &status, err, sizeof(err)),
+			 -ENOENT);
+	assert_int_equal(proc_stat_rss(proc_root, 999, NULL, &n, err, sizeof(err)), -ENOENT);
 	assert_int_equal(proc_stat_count_fds(proc_root, 999, &n, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "pid 999: no such process");
 	assert_int_equal(proc_stat_read_comm(proc_root, 999, comm), -ENOENT);
@@ -244,6 +247,20 @@ static void test_read_text_is_bounded(void **state)
 }
 
 /* the live /proc, this process: only sanity */
+/* listed_fds - this process's open fds, listed (not the listing's own). */
+static uint64_t listed_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	uint64_t n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
+
 static void test_live_self(void **state)
 {
 	struct proc_stat_status status;
@@ -251,15 +268,17 @@ static void test_live_self(void **state)
 	char comm[PROC_STAT_COMM_LEN], want[PROC_STAT_COMM_LEN], err[256];
 	uint64_t n;
 
-	assert_int_equal(proc_stat_read_cpu("/proc", getpid(), &cpu, err, sizeof(err)), 0);
+	assert_int_equal(proc_stat_read_cpu("/proc", getpid(), NULL, &cpu, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "%s", program_invocation_short_name);
 	assert_string_equal(cpu.comm, want);
 	assert_int_equal(proc_stat_read_comm("/proc", getpid(), comm), 0);
 	assert_string_equal(comm, want);
-	assert_int_equal(proc_stat_read_status("/proc", getpid(), &status, err, sizeof(err)), 0);
+	assert_int_equal(proc_stat_read_status("/proc", getpid(), NULL, &status, err, sizeof(err)),
+			 0);
 	assert_true(status.threads >= 1 && status.has_rss && status.rss_bytes > 0);
 	assert_int_equal(proc_stat_count_fds("/proc", getpid(), &n, err, sizeof(err)), 0);
 	assert_true(n >= 3);
+	assert_int_equal(n, listed_fds()); /* the count procfs gives is the listing's */
 }
 
 int main(void)

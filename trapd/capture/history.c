@@ -524,6 +524,29 @@ void history__stats(struct history *h, struct history_stats *out)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* take_seconds - a reference to each of the ring's @count seconds from
+ * the @first oldest on, into @out, under the held lock. */
+static void take_seconds(struct history *h, size_t first, size_t count, struct second **out)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		out[i] = h->ring[(h->head + first + i) % h->cap];
+		out[i]->refs++;
+	}
+}
+
+/* put_seconds - drop the references to @secs[0..n) (the lock not held). */
+static void put_seconds(struct history *h, struct second *const *secs, size_t n)
+{
+	size_t i;
+
+	pthread_mutex_lock(&h->lock);
+	for (i = 0; i < n; i++)
+		second_put(secs[i]);
+	pthread_mutex_unlock(&h->lock);
+}
+
 struct history_slice {
 	struct history *h;
 	int64_t until;
@@ -535,7 +558,6 @@ struct history_slice *history__slice(struct history *h, int64_t until_real_ns)
 {
 	struct history_slice *s = calloc(1, sizeof(*s));
 	uint64_t one = 1;
-	size_t i;
 
 	if (!s)
 		return NULL;
@@ -547,10 +569,8 @@ struct history_slice *history__slice(struct history *h, int64_t until_real_ns)
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (i = 0; i < h->n; i++) {
-		s->secs[s->n] = h->ring[(h->head + i) % h->cap];
-		s->secs[s->n++]->refs++;
-	}
+	take_seconds(h, 0, h->n, s->secs);
+	s->n = h->n;
 	h->refs++;
 	pthread_mutex_unlock(&h->lock);
 	s->h = h;
@@ -640,7 +660,7 @@ static int finish_build(const struct history *h, struct profile **out, int err, 
 int history_slice__build(struct history_slice *s, struct profile **out)
 {
 	struct second *late[LATE_MAX] = { NULL };
-	size_t nlate = late_seconds(s, late), i;
+	size_t nlate = late_seconds(s, late);
 	int64_t first = 0, end = 0;
 	int err;
 
@@ -648,10 +668,7 @@ int history_slice__build(struct history_slice *s, struct profile **out)
 	err = build_from(s->secs, s->n, s->until, out, &first, &end);
 	if (!err)
 		err = build_from(late, nlate, s->until, out, &first, &end);
-	pthread_mutex_lock(&s->h->lock);
-	for (i = 0; i < nlate; i++)
-		second_put(late[i]);
-	pthread_mutex_unlock(&s->h->lock);
+	put_seconds(s->h, late, nlate);
 	return finish_build(s->h, out, err, first, end);
 }
 
@@ -659,37 +676,26 @@ int history__recent(struct history *h, uint32_t seconds, struct profile **out)
 {
 	struct second *secs[RECENT_SECONDS_MAX] = { NULL };
 	int64_t first = 0, end = 0;
-	size_t i, n;
+	size_t n;
 	int err;
 
 	if (seconds > RECENT_SECONDS_MAX)
 		seconds = RECENT_SECONDS_MAX;
 	pthread_mutex_lock(&h->lock);
 	n = h->n < seconds ? h->n : seconds;
-	for (i = 0; i < n; i++) {
-		secs[i] = h->ring[(h->head + h->n - n + i) % h->cap];
-		secs[i]->refs++;
-	}
+	take_seconds(h, h->n - n, n, secs);
 	pthread_mutex_unlock(&h->lock);
 	*out = NULL;
 	err = build_from(secs, n, INT64_MAX, out, &first, &end);
-	pthread_mutex_lock(&h->lock);
-	for (i = 0; i < n; i++)
-		second_put(secs[i]);
-	pthread_mutex_unlock(&h->lock);
+	put_seconds(h, secs, n);
 	return finish_build(h, out, err, first, end);
 }
 
 void history_slice__free(struct history_slice *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->h->lock);
-	for (i = 0; i < s->n; i++)
-		second_put(s->secs[i]);
-	pthread_mutex_unlock(&s->h->lock);
+	put_seconds(s->h, s->secs, s->n);
 	history_put(s->h);
 	free(s->secs);
 	free(s);

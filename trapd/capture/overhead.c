@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trapd/util/clock.h"
+#include "trapd/util/cpus.h"
 #include "trapd/util/log.h"
 
 /* The calibration loop's work per run: about 10 ms here. */
@@ -111,24 +112,13 @@ int overhead__calibrate(uint64_t period_ns, int rounds, uint64_t *irq_ns)
 	return 0;
 }
 
-static int online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)n : 1;
-}
-
 void overhead__open(struct overhead *o)
 {
 	int e;
 
 	memset(o, 0, sizeof(*o));
-	o->ncpus = online_cpus();
-	o->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (o->stats_fd < 0)
-		log_warn("cannot switch on BPF run-time statistics (%s): the overhead budget "
-			 "counts %d ns of BPF a sample",
-			 strerror(errno), OVERHEAD_DEFAULT_BPF_NS);
+	o->stats_fd = -1;
+	o->ncpus = cpus_online_count();
 	e = overhead__calibrate(OVERHEAD_CALIBRATE_PERIOD_NS, 5, &o->irq_ns);
 	o->irq_measured = !e;
 	if (e) {
@@ -144,6 +134,29 @@ void overhead__open(struct overhead *o)
 
 void overhead__close(struct overhead *o)
 {
+	if (o->stats_fd >= 0)
+		close(o->stats_fd);
+	o->stats_fd = -1;
+	o->stats_holds = 0;
+}
+
+void overhead__hold_stats(struct overhead *o)
+{
+	if (o->stats_holds++ || o->stats_refused)
+		return;
+	o->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (o->stats_fd >= 0)
+		return;
+	o->stats_refused = true;
+	log_warn("cannot switch on BPF run-time statistics (%s): the overhead budget counts %d ns "
+		 "of BPF a sample",
+		 strerror(errno), OVERHEAD_DEFAULT_BPF_NS);
+}
+
+void overhead__release_stats(struct overhead *o)
+{
+	if (o->stats_holds <= 0 || --o->stats_holds)
+		return;
 	if (o->stats_fd >= 0)
 		close(o->stats_fd);
 	o->stats_fd = -1;
@@ -176,9 +189,8 @@ uint64_t overhead__cap_freq(uint64_t want_hz, int sampled_cpus, int ncpus, uint6
 	return max_hz < 1 ? 1 : (uint64_t)max_hz;
 }
 
-uint64_t overhead_window__choose(struct overhead_window *w, const struct overhead *o,
-				 double max_pct, const struct sampler *s, uint64_t bpf_hint_ns,
-				 uint64_t want_hz)
+uint64_t overhead_window__choose(struct overhead_window *w, struct overhead *o, double max_pct,
+				 const struct sampler *s, uint64_t bpf_hint_ns, uint64_t want_hz)
 {
 	uint64_t run_ns = 0, runs = 0, sample_runs = 0, bpf = 0;
 	double est;
@@ -216,9 +228,18 @@ void overhead_window__start(struct overhead_window *w, const struct sampler *s, 
 
 	if (!w->o)
 		return;
+	overhead__hold_stats(w->o);
+	w->holds_stats = true;
 	sampler__bpf_cost(s, &w->bpf0, &runs, &w->runs0);
 	w->start_mono = now;
 	w->next_check = now + OVERHEAD_WARMUP_NS;
+}
+
+void overhead_window__end(struct overhead_window *w)
+{
+	if (w->holds_stats)
+		overhead__release_stats(w->o);
+	w->holds_stats = false;
 }
 
 bool overhead_window__check(struct overhead_window *w, const struct sampler *s, int64_t now,

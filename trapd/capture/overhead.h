@@ -8,9 +8,14 @@
  * PMU, tens of microseconds) and the BPF program that takes the stack.
  * The first is measured once (overhead__calibrate: a loop of fixed work
  * timed with and without a 5 kHz cpu-clock event on its own thread);
- * the second by the kernel's BPF run-time statistics, switched on while
- * the daemon runs (BPF_ENABLE_STATS: a file descriptor, so they go off
- * with the daemon). What trapd's own threads use is their CPU time.
+ * the second by the kernel's BPF run-time statistics (BPF_ENABLE_STATS:
+ * a file descriptor, so they go off with the daemon). Those time every
+ * BPF program run on the host, not only trapd's: two clock reads a run,
+ * which a system call rule's hooks would pay at every system call of
+ * every process. So they are on only while something measures: a capture
+ * window, from its arming to its end, and the flight recorder while it
+ * runs (overhead__hold_stats). What trapd's own threads use is their CPU
+ * time.
  *
  * Shares are of the whole host: 1 % of a 2-CPU host is 20 ms of CPU a
  * second.
@@ -32,17 +37,26 @@
 #define OVERHEAD_DEFAULT_IRQ_NS 30000
 
 struct overhead {
-	int stats_fd;	   /* BPF run-time statistics on while open; -1: refused */
-	uint64_t irq_ns;   /* one sampling interrupt, measured */
-	bool irq_measured; /* false: OVERHEAD_DEFAULT_IRQ_NS */
-	int ncpus;	   /* online CPUs */
+	int stats_fd;	    /* BPF run-time statistics on while open; -1: off */
+	int stats_holds;    /* capture windows and the recorder measuring */
+	bool stats_refused; /* the kernel said no (logged once): not asked again */
+	uint64_t irq_ns;    /* one sampling interrupt, measured */
+	bool irq_measured;  /* false: OVERHEAD_DEFAULT_IRQ_NS */
+	int ncpus;	    /* online CPUs */
 };
 
-/* overhead__open - switch the BPF statistics on and calibrate the cost of
- * an interrupt (~0.15 s of one CPU, once). Never fails: what cannot be
- * measured takes the defaults, logged. */
+/* overhead__open - calibrate the cost of an interrupt (~0.15 s of one
+ * CPU, once). Never fails: what cannot be measured takes the default,
+ * logged. overhead__close switches the statistics off, held or not. */
 void overhead__open(struct overhead *o);
 void overhead__close(struct overhead *o);
+
+/* overhead__hold_stats - the BPF run-time statistics on until the matching
+ * overhead__release_stats (the last release switches them off). Where
+ * the kernel refuses them, a sample's BPF is counted at
+ * OVERHEAD_DEFAULT_BPF_NS (logged once). */
+void overhead__hold_stats(struct overhead *o);
+void overhead__release_stats(struct overhead *o);
 
 /* The calibration's sampling period: 5 kHz on its own thread. A shorter
  * one makes the loop crawl where an interrupt costs tens of
@@ -78,7 +92,8 @@ uint64_t overhead__cap_freq(uint64_t want_hz, int sampled_cpus, int ncpus, uint6
  * is armed (overhead_window__choose), its cost measured while it runs
  * (its sampler's BPF run time and interrupts). */
 struct overhead_window {
-	const struct overhead *o; /* NULL: no budget */
+	struct overhead *o; /* NULL: no budget */
+	bool holds_stats;   /* from start to end */
 	double max_pct;
 	uint64_t asked_hz, freq_hz;
 	uint64_t sample_ns;   /* the estimate the frequency was chosen by */
@@ -106,12 +121,14 @@ struct overhead_window {
  * what @s measured, @bpf_hint_ns (the recorder's samples: a sample at a
  * low rate finds cold caches, and costs more) and, when neither knows,
  * OVERHEAD_DEFAULT_BPF_NS. */
-uint64_t overhead_window__choose(struct overhead_window *w, const struct overhead *o,
-				 double max_pct, const struct sampler *s, uint64_t bpf_hint_ns,
-				 uint64_t want_hz);
+uint64_t overhead_window__choose(struct overhead_window *w, struct overhead *o, double max_pct,
+				 const struct sampler *s, uint64_t bpf_hint_ns, uint64_t want_hz);
 
-/* overhead_window__start - the window is armed on @s at @now. */
+/* overhead_window__start - the window is armed on @s at @now: the BPF
+ * statistics are held until overhead_window__end (which may be called
+ * more than once, and for a window never started). */
 void overhead_window__start(struct overhead_window *w, const struct sampler *s, int64_t now);
+void overhead_window__end(struct overhead_window *w);
 
 /* overhead_window__check - measure the window so far (at most every
  * 250 ms unless @force); true once its steady share of the host (over

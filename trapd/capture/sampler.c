@@ -16,6 +16,7 @@
 #include "sampler.skel.h"
 #include "trapd/profile/profile_view.h"
 #include "trapd/util/clock.h"
+#include "trapd/util/cpus.h"
 #include "trapd/util/log.h"
 #include "trapd/util/tracefs.h"
 #include "trapd/util/uprobe_pair.h"
@@ -130,46 +131,6 @@ const char *sampler__stat_name(int i)
 	return i >= 0 && i < SAMPLER_STAT_NR ? stat_names[i] : "?";
 }
 
-/* online_cpus - parse /sys/devices/system/cpu/online ("0-3,5") into
- * @cpus; returns how many or a negative errno. */
-static int online_cpus(int *cpus, int max)
-{
-	char buf[1024], *p, *end;
-	int n = 0, err = 0;
-	FILE *f;
-
-	f = fopen("/sys/devices/system/cpu/online", "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f))
-		err = -EIO;
-	fclose(f);
-	if (err)
-		return err;
-	for (p = buf; *p && *p != '\n';) {
-		long lo, hi;
-
-		errno = 0;
-		lo = strtol(p, &end, 10);
-		if (end == p || errno || lo < 0)
-			return -EINVAL;
-		hi = lo;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (end == p || errno || hi < lo)
-				return -EINVAL;
-		}
-		for (; lo <= hi; lo++) {
-			if (n >= max)
-				return -E2BIG;
-			cpus[n++] = (int)lo;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
 static uint32_t clamp_u32(uint64_t v, uint32_t lo, uint32_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
@@ -248,7 +209,7 @@ static int attach_cpus(struct sampler *s, uint64_t freq_hz, char *err, size_t er
 {
 	int cpus[MAX_CPUS], n, i;
 
-	n = online_cpus(cpus, MAX_CPUS);
+	n = cpus_online(cpus, MAX_CPUS);
 	if (n <= 0) {
 		snprintf(err, errlen, "cannot read the online CPUs: %s", strerror(n ? -n : EINVAL));
 		return n ? n : -EINVAL;

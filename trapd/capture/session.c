@@ -21,6 +21,7 @@
 #include "trapd/profile/profile_phase.h"
 #include "trapd/symbolize/symwork.h"
 #include "trapd/util/clock.h"
+#include "trapd/util/cpus.h"
 #include "trapd/util/log.h"
 
 #define NSEC_PER_SEC 1000000000ll
@@ -182,7 +183,7 @@ static bool follows_members(const struct session *s)
 static int choose_unwind(struct session *s, const struct session_opts *o, char *err, size_t errlen)
 {
 	uint32_t bytes = o->stack_copy_bytes ? o->stack_copy_bytes : SESSION_STACK_COPY_DEFAULT;
-	uint64_t ncpus = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t ncpus = (uint64_t)cpus_online_count();
 	const char *no = NULL;
 
 	s->unwind.mode = UNWIND_MODE_FP;
@@ -612,6 +613,7 @@ static void close_window(struct session *s)
 	if (!s->stopped) {
 		if (s->started)
 			overhead_window__check(&s->budget, s->sampler, clock_mono_ns(), true);
+		overhead_window__end(&s->budget);
 		sampler__stop(s->sampler);
 		s->stopped = true;
 		s->window_ns = clock_mono_ns() - s->start_mono;
@@ -831,6 +833,7 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	finish_waiting(s);
+	overhead_window__end(&s->budget);
 	if (s->sampler && s->started && !s->stopped)
 		sampler__stop(s->sampler);
 	else if (s->sampler && !s->started && s->calls_what[0])

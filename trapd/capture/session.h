@@ -119,7 +119,7 @@ struct session_opts {
 	 * to fit @max_overhead_pct of the host by @overhead's measures, and
 	 * the window ends early ("overhead budget") once its measured cost
 	 * passes it. NULL or 0: none. */
-	const struct overhead *overhead;
+	struct overhead *overhead;
 	double max_overhead_pct;
 	uint64_t overhead_bpf_hint_ns; /* what a sample's BPF cost elsewhere (0: unknown) */
 };

@@ -26,6 +26,7 @@
 #include "trapd/profile/profile_file.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/clock.h"
+#include "trapd/util/cpus.h"
 #include "trapd/util/log.h"
 
 #define DEFAULT_DURATION_NS (10ull * 1000000000)
@@ -388,11 +389,8 @@ static void measure_overhead(struct capture_cmd *c)
 	int e;
 
 	memset(o, 0, sizeof(*o));
-	/* the window's BPF run time is measured (closed at exit) */
-	o->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	o->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (o->ncpus < 1)
-		o->ncpus = 1;
+	o->stats_fd = -1; /* on while the window runs: overhead_window__start */
+	o->ncpus = cpus_online_count();
 	o->irq_ns = 2 * OVERHEAD_DEFAULT_IRQ_NS;
 	if (overhead__cap_freq(c->freq_hz, o->ncpus, o->ncpus, overhead__sample_ns(o, 0), max) >=
 	    c->freq_hz)

@@ -104,6 +104,7 @@ struct group {
 	int64_t pid;   /* TOP_BY_PROCESS */
 	uint32_t name; /* comm or cgroup: a string index */
 	int64_t count;
+	uint32_t hottest; /* a function id, 0: unnamed */
 };
 
 static int by_count(const void *a, const void *b)
@@ -113,12 +114,35 @@ static int by_count(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
-/* same_group - a process is its pid and its name: a process that exec'd
- * in the last seconds is two rows (the shell that started a program, and
- * the program). */
-static bool same_group(const struct group *g, const struct profile_sample *s, enum top_by by)
+/* A sample's group key: a process is its pid and its name, so a process
+ * that exec'd in the last seconds is two rows (the shell that started a
+ * program, and the program); a cgroup is its name. */
+struct group_key {
+	int64_t pid;
+	uint32_t name;
+};
+
+static struct group_key key_of(const struct profile_sample *s, enum top_by by)
 {
-	return by == TOP_BY_PROCESS ? g->pid == s->pid && g->name == s->comm : g->name == s->cgroup;
+	if (by == TOP_BY_PROCESS)
+		return (struct group_key){ s->pid, s->comm };
+	return (struct group_key){ 0, s->cgroup };
+}
+
+struct order {
+	const struct profile *p;
+	enum top_by by;
+};
+
+static int by_key(const void *a, const void *b, void *arg)
+{
+	const struct order *o = arg;
+	struct group_key x = key_of(&o->p->samples[*(const size_t *)a], o->by);
+	struct group_key y = key_of(&o->p->samples[*(const size_t *)b], o->by);
+
+	if (x.pid != y.pid)
+		return x.pid < y.pid ? -1 : 1;
+	return x.name < y.name ? -1 : x.name > y.name;
 }
 
 /* leaf_function - the function id of @s's leaf, 0 when unnamed. */
@@ -131,58 +155,84 @@ static uint32_t leaf_function(const struct profile *p, const struct profile_samp
 	return p->locations[locs[0] - 1].function;
 }
 
-/* hottest - the name of @g's leaf function with the most samples. */
-static const char *hottest(const struct profile *p, const struct group *g, enum top_by by,
-			   int64_t *counts)
-{
-	uint32_t f, best = 0;
-	size_t i;
+/* Scratch for the hottest leaf of one group: counts by function id, and
+ * the ids touched, to clear them for the next group. */
+struct leaf_counts {
+	int64_t *counts;
+	uint32_t *touched;
+	size_t ntouched;
+};
 
-	memset(counts, 0, (p->nfunctions + 1) * sizeof(*counts));
-	for (i = 0; i < p->nsamples; i++) {
-		if (!same_group(g, &p->samples[i], by))
-			continue;
-		f = leaf_function(p, &p->samples[i]);
-		counts[f] += p->samples[i].count;
-		if (counts[f] > counts[best] || (!best && f))
+/* group_run - the samples idx[*i..] of one group, summed into @g (with
+ * its hottest leaf); *@i moves past them. */
+static void group_run(const struct profile *p, enum top_by by, const size_t *idx, size_t *i,
+		      struct leaf_counts *lc, struct group *g)
+{
+	const struct profile_sample *s = &p->samples[idx[*i]];
+	struct group_key k = key_of(s, by), ks;
+	uint32_t f, best = 0;
+
+	*g = (struct group){ .pid = k.pid, .name = k.name };
+	for (; *i < p->nsamples; (*i)++) {
+		s = &p->samples[idx[*i]];
+		ks = key_of(s, by);
+		if (ks.pid != k.pid || ks.name != k.name)
+			break;
+		g->count += s->count;
+		f = leaf_function(p, s);
+		if (!lc->counts[f])
+			lc->touched[lc->ntouched++] = f;
+		lc->counts[f] += s->count;
+		if (lc->counts[f] > lc->counts[best] || (!best && f))
 			best = f;
 	}
-	return best ? profile__str(p, p->functions[best - 1].name) : "[unknown]";
+	g->hottest = best;
+	while (lc->ntouched)
+		lc->counts[lc->touched[--lc->ntouched]] = 0;
+}
+
+/* make_groups - the samples grouped by process or cgroup, in one sort
+ * and one pass, each with its hottest leaf. */
+static int make_groups(const struct profile *p, enum top_by by, struct group **out, size_t *n)
+{
+	struct leaf_counts lc = { calloc(p->nfunctions + 1, sizeof(*lc.counts)),
+				  calloc(p->nfunctions + 1, sizeof(*lc.touched)), 0 };
+	size_t *idx = calloc(p->nsamples, sizeof(*idx)), i = 0;
+	struct group *g = calloc(p->nsamples, sizeof(*g));
+	struct order o = { p, by };
+	int err = 0;
+
+	*n = 0;
+	if (!lc.counts || !lc.touched || !idx || !g) {
+		free(g);
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->nsamples; i++)
+		idx[i] = i;
+	qsort_r(idx, p->nsamples, sizeof(*idx), by_key, &o);
+	for (i = 0; i < p->nsamples;)
+		group_run(p, by, idx, &i, &lc, &g[(*n)++]);
+	qsort(g, *n, sizeof(*g), by_count);
+	*out = g;
+out:
+	free(idx);
+	free(lc.counts);
+	free(lc.touched);
+	return err;
 }
 
 static int write_groups(FILE *out, const struct profile *p, enum top_by by, size_t rows,
 			size_t width)
 {
-	struct group *g = NULL, *ng;
-	int64_t *counts = calloc(p->nfunctions + 1, sizeof(*counts));
-	size_t n = 0, cap = 0, i, j;
 	char name[160], nbuf[64], fbuf[256];
+	struct group *g = NULL;
+	size_t n, i;
+	int err;
 
-	if (!counts)
-		return -ENOMEM;
-	for (i = 0; i < p->nsamples; i++) {
-		for (j = 0; j < n && !same_group(&g[j], &p->samples[i], by); j++)
-			;
-		if (j == n) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 64;
-				ng = realloc(g, cap * sizeof(*g));
-				if (!ng) {
-					free(g);
-					free(counts);
-					return -ENOMEM;
-				}
-				g = ng;
-			}
-			g[n].pid = p->samples[i].pid;
-			g[n].name =
-				by == TOP_BY_PROCESS ? p->samples[i].comm : p->samples[i].cgroup;
-			g[n++].count = 0;
-		}
-		g[j].count += p->samples[i].count;
-	}
-	if (n)
-		qsort(g, n, sizeof(*g), by_count);
+	err = make_groups(p, by, &g, &n);
+	if (err)
+		return err;
 	fprintf(out, "%7s  %-32s %s\n", "CPU", by == TOP_BY_PROCESS ? "PROCESS" : "CGROUP",
 		"HOTTEST FUNCTION");
 	for (i = 0; i < n && i < rows; i++) {
@@ -194,11 +244,11 @@ static int write_groups(FILE *out, const struct profile *p, enum top_by by, size
 				 g[i].name ? profile__str(p, g[i].name) : "[unknown]");
 		fprintf(out, "%6.1f%%  %-32s %s\n", cpu_pct(p, g[i].count),
 			clip(name, 32, nbuf, sizeof(nbuf)),
-			clip(hottest(p, &g[i], by, counts), width > 42 ? width - 42 : 8, fbuf,
-			     sizeof(fbuf)));
+			clip(g[i].hottest ? profile__str(p, p->functions[g[i].hottest - 1].name)
+					  : "[unknown]",
+			     width > 42 ? width - 42 : 8, fbuf, sizeof(fbuf)));
 	}
 	free(g);
-	free(counts);
 	return 0;
 }
 

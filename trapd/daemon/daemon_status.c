@@ -228,7 +228,9 @@ static void text_overhead(const struct daemon *d, FILE *f)
 		"overhead: a sampling interrupt costs %.1f us (%s); BPF run time %s; captures "
 		"within %g%% of the host: %llu capped, %llu ended early\n",
 		(double)o->irq_ns / 1000.0, o->irq_measured ? "measured" : "assumed",
-		o->stats_fd >= 0 ? "measured" : "not measured",
+		o->stats_refused   ? "not measured (the kernel refused its statistics)"
+		: o->stats_fd >= 0 ? "measured (statistics on)"
+				   : "measured while sampling (statistics off now)",
 		(double)g->max_capture_overhead_centi / 100,
 		(unsigned long long)d->guard.trap.capped,
 		(unsigned long long)d->guard.trap.ended_early);

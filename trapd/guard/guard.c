@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 
+#include "rules/file_cache.h"
 #include "rules/proc_stat.h"
 #include "trapd/capture/history.h"
 #include "trapd/symbolize/symcache.h"
@@ -48,12 +49,16 @@ int guard__init(struct guard *g, const struct signal_env *env, int epfd,
 	if (hooks)
 		g->hooks = *hooks;
 	g->latency = latency_set__new();
+	g->env.files = file_cache__new();    /* the watches' files, kept open */
 	g->trap.symcache = symcache__new(0); /* bounded by the rules in force */
 	/* the CFI DWARF unwinding reads, kept between captures within the
 	 * symbol cache's bound */
 	if (unwinder__supported())
 		g->trap.unwinder = unwinder__new("/proc", 0);
-	if (!g->latency || !g->trap.symcache || (unwinder__supported() && !g->trap.unwinder)) {
+	if (!g->latency || !g->env.files || !g->trap.symcache ||
+	    (unwinder__supported() && !g->trap.unwinder)) {
+		file_cache__free(g->env.files);
+		g->env.files = NULL;
 		unwinder__free(g->trap.unwinder);
 		g->trap.unwinder = NULL;
 		latency_set__free(g->latency);
@@ -171,6 +176,16 @@ static void set_limits(struct guard *g)
 	g->trap.max_capture_pct = (double)r->max_capture_overhead_centi / 100.0;
 }
 
+/* close_history - stop the recorder, and the BPF statistics it held. */
+static void close_history(struct guard *g)
+{
+	if (!g->trap.history)
+		return;
+	history__close(g->trap.history);
+	g->trap.history = NULL;
+	overhead__release_stats(&g->overhead);
+}
+
 /* open_history - the flight recorder as the rules in force say: started,
  * stopped, or restarted when its settings changed (the seconds it kept
  * go with it; slices already taken keep theirs). A recorder that cannot
@@ -191,15 +206,16 @@ static void open_history(struct guard *g)
 
 	if (g->trap.history && !memcmp(&o, &g->history_opts, sizeof(o)))
 		return;
-	history__close(g->trap.history);
-	g->trap.history = NULL;
+	close_history(g);
 	g->history_opts = o;
 	if (!o.freq_hz)
 		return;
+	overhead__hold_stats(&g->overhead); /* the recorder measures its BPF */
 	g->trap.history = history__open(&o, err, sizeof(err));
-	if (!g->trap.history)
+	if (!g->trap.history) {
+		overhead__release_stats(&g->overhead);
 		log_error("history: %s; captures hold their window only", err);
-	else
+	} else
 		log_info("history: recording %llu Hz stacks, the last %llu s go into each capture",
 			 (unsigned long long)o.freq_hz,
 			 (unsigned long long)(o.window_ns / NSEC_PER_SEC));
@@ -418,6 +434,7 @@ bool guard__dispatch(struct guard *g, int fd)
 	wr = watch__by_trigger(g->watch, fd);
 	if (!wr)
 		return false;
+	file_cache__tick(g->env.files); /* read the pressure file afresh */
 	watch__observe(g->watch, wr, clock_mono_ns(), on_rule_fired, g);
 	return true;
 }
@@ -446,8 +463,7 @@ void guard__stop(struct guard *g, const char *why)
 void guard__release(struct guard *g)
 {
 	trap__reset(&g->trap);
-	history__close(g->trap.history);
-	g->trap.history = NULL;
+	close_history(g);
 	overhead__close(&g->overhead);
 	sampler__free(g->trap.sampler);
 	g->trap.sampler = NULL;
@@ -459,4 +475,6 @@ void guard__release(struct guard *g)
 	g->watch = NULL;
 	latency_set__free(g->latency);
 	g->latency = NULL;
+	file_cache__free(g->env.files);
+	g->env.files = NULL;
 }

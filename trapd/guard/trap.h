@@ -87,10 +87,10 @@ struct trap {
 	uint64_t keep_cfi_bytes;   /* ...while it holds at most this much; set by the caller */
 	struct symbudget budget;   /* what symbolizing each capture may cost; set by the caller */
 	struct history *history;   /* the flight recorder (NULL: off); the caller's */
-	const struct overhead *overhead; /* what sampling costs here; the caller's */
-	double max_capture_pct;		 /* a window's budget, % of the host; set by the caller */
-	struct session *session;	 /* NULL when no capture runs */
-	struct trap_pending *pending;	 /* being written, oldest first */
+	struct overhead *overhead; /* what sampling costs here; the caller's */
+	double max_capture_pct;	   /* a window's budget, % of the host; set by the caller */
+	struct session *session;   /* NULL when no capture runs */
+	struct trap_pending *pending; /* being written, oldest first */
 	size_t npending;
 	char id[33];
 	char sample_desc[320]; /* what the session samples, as rule_scope__format */

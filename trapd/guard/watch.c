@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "rules/file_cache.h"
 #include "rules/proc_comms.h"
 #include "rules/proc_events.h"
 #include "rules/units.h"
@@ -250,8 +251,9 @@ void watch__observe(struct watch *w, struct watched_rule *wr, int64_t now, watch
 
 /* scan_needed - whether this tick must list /proc: the kernel's process
  * events (opened at the first scan of a watch that follows a name, on
- * the real /proc only) say something changed, or the last scan is
- * WATCH_RESCAN_NS old, or there are no events to tell. */
+ * the real /proc only) say something changed, or there are no events to
+ * tell, or a rule pins its name to a cgroup and the last scan is
+ * WATCH_RESCAN_NS old (no event tells a move to another cgroup). */
 static bool scan_needed(struct watch *w, int64_t now)
 {
 	bool changed;
@@ -268,7 +270,9 @@ static bool scan_needed(struct watch *w, int64_t now)
 	if (!w->events)
 		return true;
 	changed = proc_events__changed(w->events); /* drained at every tick */
-	return changed || now - w->scanned_ns >= WATCH_RESCAN_NS ||
+	return changed ||
+	       (now - w->scanned_ns >= WATCH_RESCAN_NS &&
+		signal_sources__pinned_to_cgroups(w->srcs, w->n)) ||
 	       signal_sources__refeed(w->srcs, w->n);
 }
 
@@ -308,6 +312,7 @@ void watch__observe_all(struct watch *w, int64_t now, watch_fire_fn fn, void *ct
 
 	if (w->latency)
 		latency_set__tick(w->latency, now);
+	file_cache__tick(w->env.files); /* one read a file this tick */
 	scan_processes(w, now);
 	for (i = 0; i < w->n; i++)
 		watch__observe(w, &w->w[i], now, fn, ctx);

@@ -39,9 +39,9 @@ struct proc_comms;
 struct proc_events;
 
 /* Rules that follow processes by name scan /proc only when the kernel's
- * process events say something changed (rules/proc_events.h), and at
- * least this often, for what no event tells (a process moved to another
- * cgroup, which a pin may name). */
+ * process events say something changed (rules/proc_events.h), and, when
+ * one pins its name to a cgroup, at least this often: no event tells a
+ * process moved to another cgroup. */
 #define WATCH_RESCAN_NS (10 * 1000000000ll)
 
 struct watch {
