@@ -190,6 +190,12 @@ $(BUILD)/bench/%: bench/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(call msg,BENCH,$@)$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
 
+# The hooks of trapd's latency rules with empty bodies (bench/latency).
+$(BUILD)/bench/empty_hooks.bpf.o: bench/empty_hooks.bpf.c $(BUILD)/vmlinux.h
+	@mkdir -p $(@D)
+	$(call msg,BPF,$@)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) \
+		-I$(BUILD) -I. -c $< -o $@
+
 # Workloads keep frame pointers so stacks are complete, like a service
 # built for profiling would.
 $(BUILD)/workloads/%: tests/workloads/%.c | $(BUILD)/workloads
@@ -282,7 +288,8 @@ demo: deps
 
 bench:
 	$(Q)scripts/install-deps bench
-	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS) $(BUILD)/bench/symbench $(BUILD)/workloads/nofp/chain
+	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS) $(BUILD)/bench/symbench $(BUILD)/workloads/nofp/chain \
+		$(BUILD)/bench/hookload $(BUILD)/bench/empty_hooks.bpf.o
 	$(Q)BUILD=$(BUILD) bench/run
 
 # The daemon for SOAK_MINUTES under rules that keep firing, uploading to a

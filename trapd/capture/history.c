@@ -426,6 +426,7 @@ static int open_sampler(struct history *h, char *err, size_t errlen)
 		.target = SAMPLER_TARGET_ALL,
 		.cgroup_fd = -1,
 		.record = SAMPLER_RECORD_CPU,
+		.one_window = true, /* no off-CPU time, no calls */
 	};
 	int e;
 

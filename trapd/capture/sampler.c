@@ -280,11 +280,16 @@ int sampler__py_procs_fd(const struct sampler *s)
 }
 
 /* setup_switch_hook - the off-CPU hook reads sched_switch's record: find
- * its fields, or leave it unloaded (no window can record off-CPU time). */
-static void setup_switch_hook(struct sampler *s, const char *dir)
+ * its fields, or leave it unloaded (no window can record off-CPU time);
+ * unloaded too when not @wanted. */
+static void setup_switch_hook(struct sampler *s, const char *dir, bool wanted)
 {
 	int state = -ENOENT, next = -ENOENT, state_size = 0, next_size = 0;
 
+	if (!wanted) {
+		bpf_program__set_autoload(s->skel->progs.on_switch, false);
+		return;
+	}
 	if (dir) {
 		state = tracefs_field_offset(dir, "sched/sched_switch", "prev_state", &state_size);
 		next = tracefs_field_offset(dir, "sched/sched_switch", "next_pid", &next_size);
@@ -299,18 +304,24 @@ static void setup_switch_hook(struct sampler *s, const char *dir)
 	s->skel->rodata->switch_next_pid_offset = (__u32)next;
 }
 
-/* setup_syscall_hooks - the system call hooks of calls read sys_enter's
+/* setup_call_hooks - the system call hooks of calls read sys_enter's
  * record: find its number, or leave them unloaded (no window can split
- * by system calls). */
-static void setup_syscall_hooks(struct sampler *s, const char *dir)
+ * by system calls); unloaded too, with the function call hooks, when not
+ * @wanted. */
+static void setup_call_hooks(struct sampler *s, const char *dir, bool wanted)
 {
 	int id = -ENOENT, size = 0;
 
-	if (dir)
+	if (!wanted) {
+		bpf_program__set_autoload(s->skel->progs.call_enter, false);
+		bpf_program__set_autoload(s->skel->progs.call_return, false);
+	}
+	if (dir && wanted)
 		id = tracefs_field_offset(dir, "raw_syscalls/sys_enter", "id", &size);
 	if (id <= 0 || size != 8) {
-		log_debug("no samples by system call: tracefs %s",
-			  dir ? "has no usable raw_syscalls/sys_enter" : "is not mounted");
+		if (wanted)
+			log_debug("no samples by system call: tracefs %s",
+				  dir ? "has no usable raw_syscalls/sys_enter" : "is not mounted");
 		bpf_program__set_autoload(s->skel->progs.call_sys_enter, false);
 		bpf_program__set_autoload(s->skel->progs.call_sys_exit, false);
 		return;
@@ -343,8 +354,8 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 			 "be symbolized from its old image");
 		bpf_program__set_autoload(s->skel->progs.on_exec, false);
 	}
-	setup_switch_hook(s, dir);
-	setup_syscall_hooks(s, dir);
+	setup_switch_hook(s, dir, !o->one_window || (o->record & SAMPLER_RECORD_OFFCPU));
+	setup_call_hooks(s, dir, !o->one_window || o->split_calls);
 	/* Linux 5.15+ with BTF: the user stack pointer of a sample taken in
 	 * the kernel, for leaf hints; without it only samples in user mode
 	 * get them (the verifier drops the branch that would call it). */

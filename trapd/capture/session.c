@@ -253,6 +253,8 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 		e = sampler__retarget(s->sampler, &s->sopts, err, errlen);
 	} else {
 		s->own_sampler = true;
+		s->sopts.one_window = true;
+		s->sopts.split_calls = o->calls.kind != 0;
 		s->sampler = sampler__open(&s->sopts, err, errlen);
 		if (!s->sampler)
 			e = -errno;
