@@ -182,7 +182,6 @@ struct signal_source *signal_source__new(const struct rule *r, const struct sign
 	     (r->signal == RULE_SIGNAL_PSI && r->scope.kind == RULE_SCOPE_CGROUP)) &&
 	    !(s->cg = calloc(1, sizeof(*s->cg))))
 		goto fail;
-
 	if (is_process_signal(r->signal) &&
 	    grow_procs(s, r->scope.kind == RULE_SCOPE_PROCESS ? SIGNAL_PROCS_MIN : 1))
 		goto fail;
@@ -226,7 +225,6 @@ static void unlocate(struct signal_source *s)
 static int locate(struct signal_source *s, int64_t now, char *err, size_t errlen)
 {
 	struct cgroup_where *cg = s->cg;
-	struct cgroup_stat_dirs found;
 	int ret;
 
 	if (!s->name)
@@ -240,14 +238,13 @@ static int locate(struct signal_source *s, int64_t now, char *err, size_t errlen
 			return ret;
 		s->have_mounts = true;
 	}
-	ret = cgroup_stat_locate(&cg->mounts, s->name, &found, err, errlen);
+	ret = cgroup_stat_locate(&cg->mounts, s->name, &cg->dirs, err, errlen);
 	if (ret == -ENOENT)
 		s->have_mounts = false;
 	if (ret) {
 		unlocate(s);
 		return ret;
 	}
-	cg->dirs = found;
 	cg->located = true;
 	cg->located_ns = now;
 	return 0;
@@ -262,23 +259,28 @@ static unsigned int wanted(enum rule_signal sig)
 	return CGROUP_STAT_THROTTLE;
 }
 
+/* locate_and_read - the signal's counters where the cgroup is. */
+static int locate_and_read(struct signal_source *s, int64_t now, struct cgroup_stat_counters *c,
+			   char *err, size_t errlen)
+{
+	int ret = locate(s, now, err, errlen);
+
+	return ret ? ret
+		   : cgroup_stat_read_cached(&s->cg->dirs, s->env.files, wanted(s->signal), c, err,
+					     errlen);
+}
+
 /* counters - the cgroup's counters now; -ENODATA when the signal's
  * counters are not kept for it. */
 static int counters(struct signal_source *s, int64_t now, struct cgroup_stat_counters *c, char *err,
 		    size_t errlen)
 {
 	bool was_located = s->cg->located;
-	int ret = locate(s, now, err, errlen);
+	int ret = locate_and_read(s, now, c, err, errlen);
 
-	if (!ret)
-		ret = cgroup_stat_read_cached(&s->cg->dirs, s->env.files, wanted(s->signal), c, err,
-					      errlen);
 	if (ret == -ENOENT && was_located) { /* it left a hierarchy since: look again */
 		unlocate(s);
-		ret = locate(s, now, err, errlen);
-		if (!ret)
-			ret = cgroup_stat_read_cached(&s->cg->dirs, s->env.files, wanted(s->signal),
-						      c, err, errlen);
+		ret = locate_and_read(s, now, c, err, errlen);
 	}
 	if (ret) {
 		unlocate(s);
