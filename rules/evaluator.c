@@ -3,6 +3,7 @@
 #include "rules/evaluator.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,24 @@ void rule_eval__init(struct rule_eval *e)
 	e->breach_since = -1;
 	e->clear_since = -1;
 	e->last_fired = -1;
-	snprintf(e->why, sizeof(e->why), "no value read yet");
+	rule_eval__say(e, "no value read yet");
+}
+
+void rule_eval__say(struct rule_eval *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->why, sizeof(e->why), fmt, ap);
+	va_end(ap);
+	e->reason = EVAL_REASON_TEXT;
+}
+
+/* reason - the decision's figures, worded when asked. */
+static void reason(struct rule_eval *e, enum eval_reason why, int64_t span_ns)
+{
+	e->reason = why;
+	e->reason_ns = span_ns;
 }
 
 size_t rule_eval__history_points(const struct rules_global *g)
@@ -206,8 +224,6 @@ static const char *dir(const struct rule *r)
  * clear_for. Returns true (and says why) while it has not. */
 static bool still_latched(struct rule_eval *e, const struct rule *r, int64_t now)
 {
-	char c[48], d1[32], d2[32];
-
 	if (!is_clear(r, e->value)) {
 		e->clear_since = -1;
 	} else {
@@ -218,13 +234,10 @@ static bool still_latched(struct rule_eval *e, const struct rule *r, int64_t now
 			return false;
 		}
 	}
-	rule__format_value(r, r->clear, c, sizeof(c));
 	if (e->clear_since < 0)
-		snprintf(e->why, sizeof(e->why), "fired; re-arms once the value is back %s %s",
-			 r->above ? "to or below" : "to or above", c);
+		reason(e, EVAL_REASON_LATCHED, 0);
 	else
-		snprintf(e->why, sizeof(e->why), "fired; clear for %s of %s",
-			 dur(now - e->clear_since, d1), dur((int64_t)r->clear_for_ns, d2));
+		reason(e, EVAL_REASON_CLEARING, now - e->clear_since);
 	e->state = RULE_STATE_FIRED;
 	return true;
 }
@@ -239,9 +252,9 @@ static enum eval_verdict fire(struct rule_eval *e, const struct rule *r,
 {
 	char v[48], t[48], d[32];
 
-	snprintf(e->why, sizeof(e->why), "fired: %s %s %s for %s",
-		 rule__format_value(r, e->value, v, sizeof(v)), dir(r),
-		 rule__format_value(r, r->threshold, t, sizeof(t)), dur(now - e->breach_since, d));
+	rule_eval__say(e, "fired: %s %s %s for %s", rule__format_value(r, e->value, v, sizeof(v)),
+		       dir(r), rule__format_value(r, r->threshold, t, sizeof(t)),
+		       dur(now - e->breach_since, d));
 	evaluator__record_fire(e, global, now);
 	e->state = RULE_STATE_FIRED;
 	return r->dry_run || g->dry_run ? EVAL_DRY_RUN : EVAL_FIRE;
@@ -253,32 +266,30 @@ static enum eval_verdict breach_held(struct rule_eval *e, const struct rule *r,
 				     const struct rules_global *g, struct eval_fires *global,
 				     int64_t now)
 {
-	char t[48], d1[32], d2[32], lim[64];
+	char t[48], d[32], lim[64];
 	int64_t held;
 	bool was_limited = e->state == RULE_STATE_LIMITED;
 
 	if (e->breach_since < 0)
 		e->breach_since = now;
 	held = now - e->breach_since;
-	rule__format_value(r, r->threshold, t, sizeof(t));
 	if (held < (int64_t)r->for_ns) {
 		e->state = RULE_STATE_HOLDING;
-		snprintf(e->why, sizeof(e->why), "%s %s for %s of %s", dir(r), t, dur(held, d1),
-			 dur((int64_t)r->for_ns, d2));
+		reason(e, EVAL_REASON_HOLDING, held);
 		return EVAL_NONE;
 	}
 	if (cooling(e, r, now)) {
 		e->state = RULE_STATE_COOLDOWN;
-		snprintf(e->why, sizeof(e->why), "%s %s, but cooling down for %s more", dir(r), t,
-			 dur(e->last_fired + (int64_t)r->cooldown_ns - now, d1));
+		reason(e, EVAL_REASON_COOLING, e->last_fired + (int64_t)r->cooldown_ns - now);
 		return EVAL_NONE;
 	}
 	if (limit_reached(e, r, g, global, now, lim, sizeof(lim))) {
 		e->state = RULE_STATE_LIMITED;
 		if (!was_limited) /* one suppressed capture per breach, not per poll */
 			e->suppressed++;
-		snprintf(e->why, sizeof(e->why), "%s %s for %s, but %s is reached", dir(r), t,
-			 dur(held, d1), lim);
+		rule_eval__say(e, "%s %s for %s, but %s is reached", dir(r),
+			       rule__format_value(r, r->threshold, t, sizeof(t)), dur(held, d),
+			       lim);
 		return EVAL_NONE;
 	}
 	return fire(e, r, g, global, now);
@@ -288,15 +299,13 @@ enum eval_verdict evaluator__observe(struct rule_eval *e, const struct rule *r,
 				     const struct rules_global *g, struct eval_fires *global_fires,
 				     int64_t now, int err, int64_t value)
 {
-	char v[48], t[48], d[32];
-
 	if (err) {
 		e->have_value = false;
 		e->breach_since = -1;
 		e->clear_since = -1;
 		if (e->state != RULE_STATE_FIRED)
 			e->state = RULE_STATE_NO_DATA;
-		snprintf(e->why, sizeof(e->why), "no value: %s", strerror(-err));
+		rule_eval__say(e, "no value: %s", strerror(-err));
 		return EVAL_NONE;
 	}
 	e->have_value = true;
@@ -308,17 +317,55 @@ enum eval_verdict evaluator__observe(struct rule_eval *e, const struct rule *r,
 	if (in_breach(r, value))
 		return breach_held(e, r, g, global_fires, now);
 	e->breach_since = -1;
-	rule__format_value(r, value, v, sizeof(v));
-	rule__format_value(r, r->threshold, t, sizeof(t));
 	if (cooling(e, r, now)) {
 		e->state = RULE_STATE_COOLDOWN;
-		snprintf(e->why, sizeof(e->why), "%s is not %s %s; cooling down for %s more", v,
-			 dir(r), t, dur(e->last_fired + (int64_t)r->cooldown_ns - now, d));
+		reason(e, EVAL_REASON_ARMED_COOLING, e->last_fired + (int64_t)r->cooldown_ns - now);
 	} else {
 		e->state = RULE_STATE_ARMED;
-		snprintf(e->why, sizeof(e->why), "%s is not %s %s", v, dir(r), t);
+		reason(e, EVAL_REASON_ARMED, 0);
 	}
 	return EVAL_NONE;
+}
+
+const char *rule_eval__why(const struct rule_eval *e, const struct rule *r, char *buf, size_t len)
+{
+	char v[48], t[48], d1[32], d2[32];
+
+	if (e->reason == EVAL_REASON_TEXT) {
+		snprintf(buf, len, "%s", e->why);
+		return buf;
+	}
+	rule__format_value(r, e->value, v, sizeof(v));
+	rule__format_value(r, r->threshold, t, sizeof(t));
+	switch (e->reason) {
+	case EVAL_REASON_ARMED:
+		snprintf(buf, len, "%s is not %s %s", v, dir(r), t);
+		break;
+	case EVAL_REASON_ARMED_COOLING:
+		snprintf(buf, len, "%s is not %s %s; cooling down for %s more", v, dir(r), t,
+			 dur(e->reason_ns, d1));
+		break;
+	case EVAL_REASON_HOLDING:
+		snprintf(buf, len, "%s %s for %s of %s", dir(r), t, dur(e->reason_ns, d1),
+			 dur((int64_t)r->for_ns, d2));
+		break;
+	case EVAL_REASON_COOLING:
+		snprintf(buf, len, "%s %s, but cooling down for %s more", dir(r), t,
+			 dur(e->reason_ns, d1));
+		break;
+	case EVAL_REASON_LATCHED:
+		snprintf(buf, len, "fired; re-arms once the value is back %s %s",
+			 r->above ? "to or below" : "to or above",
+			 rule__format_value(r, r->clear, v, sizeof(v)));
+		break;
+	case EVAL_REASON_CLEARING:
+		snprintf(buf, len, "fired; clear for %s of %s", dur(e->reason_ns, d1),
+			 dur((int64_t)r->clear_for_ns, d2));
+		break;
+	case EVAL_REASON_TEXT:
+		break;
+	}
+	return buf;
 }
 
 void evaluator__record_fire(struct rule_eval *e, struct eval_fires *global_fires, int64_t now)

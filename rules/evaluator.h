@@ -47,6 +47,21 @@ struct eval_point {
 	int64_t value;
 };
 
+/* What the last decision was, in figures that rule_eval__why words. A
+ * rule is decided at every poll and its reason read seldom (`trapd
+ * status`, a log line), so the reasons of every poll are worded only
+ * when asked; a fire, a limit and a read error, rare, are worded as they
+ * happen (EVAL_REASON_TEXT). */
+enum eval_reason {
+	EVAL_REASON_TEXT,	   /* the words are in why[] */
+	EVAL_REASON_ARMED,	   /* "50% is not above 80%" */
+	EVAL_REASON_ARMED_COOLING, /* the same, "; cooling down for 59s more" */
+	EVAL_REASON_HOLDING,	   /* "above 80% for 5s of 10s" */
+	EVAL_REASON_COOLING,	   /* "above 80%, but cooling down for 1s more" */
+	EVAL_REASON_LATCHED,	   /* "fired; re-arms once the value is back to or below 60%" */
+	EVAL_REASON_CLEARING,	   /* "fired; clear for 3s of 5s" */
+};
+
 /* The evaluation state of one rule. */
 struct rule_eval {
 	enum rule_state state;
@@ -59,7 +74,9 @@ struct rule_eval {
 	uint64_t fired;	      /* fires (dry-run included) since the daemon started */
 	uint64_t suppressed;  /* breaches held long enough but stopped by a limit */
 	struct eval_fires fires;
-	char why[EVAL_WHY_LEN]; /* why it is not firing, for `trapd status` */
+	enum eval_reason reason; /* why it is not firing (or fired), for `trapd status` */
+	int64_t reason_ns;	 /* the span it names: held, cooldown left, clear */
+	char why[EVAL_WHY_LEN];	 /* the words of EVAL_REASON_TEXT */
 	/* the recent values, oldest first, in a ring of hist_cap points sized
 	 * by what [global] history needs (rule_eval__size_history) */
 	struct eval_point *history;
@@ -97,7 +114,8 @@ void rule_eval__free(struct rule_eval *e);
  * value, or the negative errno of a failed read (the rule waits in
  * NO_DATA; a breach in progress is forgotten). @global_fires counts every
  * rule's fires against @g's limits. Returns what to do now; the caller
- * logs the verdict with e->why (which also says why nothing happens). */
+ * logs the verdict with rule_eval__why (which also says why nothing
+ * happens). */
 enum eval_verdict evaluator__observe(struct rule_eval *e, const struct rule *r,
 				     const struct rules_global *g, struct eval_fires *global_fires,
 				     int64_t now, int err, int64_t value);
@@ -106,6 +124,15 @@ enum eval_verdict evaluator__observe(struct rule_eval *e, const struct rule *r,
  * from evaluator__observe (`trapd arm RULE`): it starts the rule's
  * cooldown and counts against the limits. */
 void evaluator__record_fire(struct rule_eval *e, struct eval_fires *global_fires, int64_t now);
+
+/* rule_eval__why - the reason of @e's last decision over @r, in words:
+ * why @r is not firing, or why it fired. Returns @buf. */
+const char *rule_eval__why(const struct rule_eval *e, const struct rule *r, char *buf, size_t len);
+
+/* rule_eval__say - make @fmt the reason, for what the evaluator does not
+ * see (a signal waiting for its second reading, a read error's text). */
+void rule_eval__say(struct rule_eval *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* eval_fires__count - fires within the last @span_ns before @now. */
 size_t eval_fires__count(const struct eval_fires *f, int64_t now, int64_t span_ns);

@@ -28,6 +28,7 @@
  * it is seen this late (one that loses it, at the next read). */
 #define CGROUP_RELOCATE_NS (10 * (int64_t)NS_PER_SEC)
 #define CENTI 10000ull /* hundredths of a percent in a whole */
+#define PSI_FILE_MAX (PATH_MAX + 32)
 
 /* A process's CPU ticks at the last read; a pid whose starttime changed
  * is another process. */
@@ -59,12 +60,17 @@ struct signal_source {
 		struct cgroup_stat_dirs dirs;
 		bool located; /* dirs are current */
 		int64_t located_ns;
+		/* the CPU quota: configuration, not a counter, so read when
+		 * the cgroup is located, not at every poll */
+		bool quota_read;
+		struct cgroup_stat_counters quota;
 	} * cg;
 	bool have_prev;
 	int64_t prev_ns;
 	struct cgroup_stat_counters prev;
 
 	/* PSI */
+	char *psi_file; /* the pressure file: the host's, or composed at locate */
 	struct psi_ring ring;
 	int trigger_fd;
 
@@ -148,6 +154,11 @@ static int grow_procs(struct signal_source *s, size_t want)
 	return 0;
 }
 
+static const char *psi_resource_name(enum rule_psi_resource r)
+{
+	return r == RULE_PSI_CPU ? "cpu" : r == RULE_PSI_MEMORY ? "memory" : "io";
+}
+
 struct signal_source *signal_source__new(const struct rule *r, const struct signal_env *env)
 {
 	struct signal_source *s = calloc(1, sizeof(*s));
@@ -182,6 +193,11 @@ struct signal_source *signal_source__new(const struct rule *r, const struct sign
 	     (r->signal == RULE_SIGNAL_PSI && r->scope.kind == RULE_SCOPE_CGROUP)) &&
 	    !(s->cg = calloc(1, sizeof(*s->cg))))
 		goto fail;
+	if (r->signal == RULE_SIGNAL_PSI && !(s->psi_file = calloc(1, PSI_FILE_MAX)))
+		goto fail;
+	if (r->signal == RULE_SIGNAL_PSI && r->scope.kind == RULE_SCOPE_SYSTEM)
+		snprintf(s->psi_file, PSI_FILE_MAX, "%s/proc/pressure/%s", s->env.fs_prefix,
+			 psi_resource_name(s->psi_resource));
 	if (is_process_signal(r->signal) &&
 	    grow_procs(s, r->scope.kind == RULE_SCOPE_PROCESS ? SIGNAL_PROCS_MIN : 1))
 		goto fail;
@@ -201,6 +217,7 @@ void signal_source__free(struct signal_source *s)
 	free(s->name);
 	free_pin(&s->pin);
 	free(s->cg);
+	free(s->psi_file);
 	free(s->pids);
 	free(s->procs);
 	free(s->next_procs);
@@ -247,6 +264,10 @@ static int locate(struct signal_source *s, int64_t now, char *err, size_t errlen
 	}
 	cg->located = true;
 	cg->located_ns = now;
+	cg->quota_read = false;
+	if (s->psi_file && cg->dirs.v2[0])
+		snprintf(s->psi_file, PSI_FILE_MAX, "%s/%s.pressure", cg->dirs.v2,
+			 psi_resource_name(s->psi_resource));
 	return 0;
 }
 
@@ -259,15 +280,37 @@ static unsigned int wanted(enum rule_signal sig)
 	return CGROUP_STAT_THROTTLE;
 }
 
-/* locate_and_read - the signal's counters where the cgroup is. */
+static void copy_quota(struct cgroup_stat_counters *to, const struct cgroup_stat_counters *from)
+{
+	to->has_quota = from->has_quota;
+	to->quota_us = from->quota_us;
+	to->period_us = from->period_us;
+	to->quota_mcpu = from->quota_mcpu;
+}
+
+/* locate_and_read - the signal's counters where the cgroup is; its quota
+ * as read when the cgroup was located. */
 static int locate_and_read(struct signal_source *s, int64_t now, struct cgroup_stat_counters *c,
 			   char *err, size_t errlen)
 {
+	struct cgroup_where *cg = s->cg;
+	unsigned int want = wanted(s->signal);
 	int ret = locate(s, now, err, errlen);
 
-	return ret ? ret
-		   : cgroup_stat_read_cached(&s->cg->dirs, s->env.files, wanted(s->signal), c, err,
-					     errlen);
+	if (ret)
+		return ret;
+	if (cg->quota_read)
+		want &= ~CGROUP_STAT_QUOTA;
+	ret = cgroup_stat_read_cached(&cg->dirs, s->env.files, want, c, err, errlen);
+	if (ret || !(wanted(s->signal) & CGROUP_STAT_QUOTA))
+		return ret;
+	if (cg->quota_read) {
+		copy_quota(c, &cg->quota);
+	} else {
+		copy_quota(&cg->quota, c);
+		cg->quota_read = true;
+	}
+	return 0;
 }
 
 /* counters - the cgroup's counters now; -ENODATA when the signal's
@@ -369,23 +412,17 @@ static int read_cgroup(struct signal_source *s, int64_t now, int64_t *value, cha
 	return 0;
 }
 
-static const char *psi_resource_name(enum rule_psi_resource r)
-{
-	return r == RULE_PSI_CPU ? "cpu" : r == RULE_PSI_MEMORY ? "memory" : "io";
-}
-
 /* psi_path - the pressure file: fs_prefix/proc/pressure/RES for the host,
- * the cgroup's v2 directory/RES.pressure for a cgroup (none on v1). */
-static int psi_path(struct signal_source *s, int64_t now, char *path, size_t len, char *err,
+ * the cgroup's v2 directory/RES.pressure for a cgroup (none on v1),
+ * composed when the cgroup is located. */
+static int psi_path(struct signal_source *s, int64_t now, const char **path, char *err,
 		    size_t errlen)
 {
-	const char *res = psi_resource_name(s->psi_resource);
 	int ret;
 
-	if (s->scope == RULE_SCOPE_SYSTEM) {
-		snprintf(path, len, "%s/proc/pressure/%s", s->env.fs_prefix, res);
+	*path = s->psi_file;
+	if (s->scope == RULE_SCOPE_SYSTEM)
 		return 0;
-	}
 	if (s->scope != RULE_SCOPE_CGROUP)
 		return errmsg_fail(err, errlen, -EINVAL, "PSI is read for the system or a cgroup");
 	ret = locate(s, now, err, errlen);
@@ -395,7 +432,6 @@ static int psi_path(struct signal_source *s, int64_t now, char *path, size_t len
 		return errmsg_fail(err, errlen, -ENODATA,
 				   "cgroup %s: in no v2 tree (only cgroup v1, which has no PSI)",
 				   s->name);
-	snprintf(path, len, "%s/%s.pressure", s->cg->dirs.v2, res);
 	return 0;
 }
 
@@ -403,11 +439,11 @@ static int psi_path(struct signal_source *s, int64_t now, char *path, size_t len
 static int psi_line(struct signal_source *s, int64_t now, struct psi_line *line, char *err,
 		    size_t errlen)
 {
-	char path[PATH_MAX + 32];
 	struct psi_stat st;
+	const char *path;
 	int ret;
 
-	ret = psi_path(s, now, path, sizeof(path), err, errlen);
+	ret = psi_path(s, now, &path, err, errlen);
 	if (ret)
 		return ret;
 	ret = psi_read_cached(s->env.files, path, &st, err, errlen);
@@ -429,7 +465,7 @@ static int psi_line(struct signal_source *s, int64_t now, struct psi_line *line,
 
 static int read_psi(struct signal_source *s, int64_t now, int64_t *value, char *err, size_t errlen)
 {
-	struct psi_line l;
+	struct psi_line l = { 0 }; /* set when psi_line returns 0, which gcc cannot tell */
 	int ret;
 
 	ret = psi_line(s, now, &l, err, errlen);
@@ -466,8 +502,8 @@ static int read_psi(struct signal_source *s, int64_t now, int64_t *value, char *
 
 int signal_source__trigger_fd(struct signal_source *s, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 32];
 	uint64_t window_us = s->psi_window_ns / 1000;
+	const char *path;
 	int ret;
 
 	if (s->trigger_fd >= 0)
@@ -479,7 +515,7 @@ int signal_source__trigger_fd(struct signal_source *s, char *err, size_t errlen)
 	if (s->threshold <= 0)
 		return errmsg_fail(err, errlen, -EINVAL,
 				   "a PSI trigger needs a threshold above 0%%");
-	ret = psi_path(s, -1, path, sizeof(path), err, errlen);
+	ret = psi_path(s, -1, &path, err, errlen);
 	if (ret)
 		return ret;
 	/* threshold% of the window is the stall that fires it */

@@ -26,6 +26,14 @@ struct fixture {
 
 static struct fixture fx;
 
+/* why - the rule's reason in words, as `trapd status` shows it. */
+static const char *why(void)
+{
+	static char buf[EVAL_WHY_LEN];
+
+	return rule_eval__why(&fx.eval, &fx.rule, buf, sizeof(buf));
+}
+
 /* A cgroup CPU rule: above 80%, clear at 80%, no for, no cooldown, no
  * limits; each test changes what it is about. */
 static int setup(void **state)
@@ -64,10 +72,10 @@ static void test_fires_at_once_without_for(void **state)
 {
 	assert_int_equal(observe(S(0), PCT(50)), EVAL_NONE);
 	assert_int_equal(fx.eval.state, RULE_STATE_ARMED);
-	assert_string_equal(fx.eval.why, "50% is not above 80%");
+	assert_string_equal(why(), "50% is not above 80%");
 	assert_int_equal(observe(S(1), PCT(81)), EVAL_FIRE);
 	assert_int_equal(fx.eval.state, RULE_STATE_FIRED);
-	assert_string_equal(fx.eval.why, "fired: 81% above 80% for 0s");
+	assert_string_equal(why(), "fired: 81% above 80% for 0s");
 	assert_int_equal(fx.eval.fired, 1);
 	assert_int_equal(fx.eval.last_fired, S(1));
 }
@@ -83,7 +91,7 @@ static void test_breach_must_hold_for(void **state)
 	fx.rule.for_ns = S(10);
 	assert_int_equal(feed(S(0), S(5), PCT(90)), -1);
 	assert_int_equal(fx.eval.state, RULE_STATE_HOLDING);
-	assert_string_equal(fx.eval.why, "above 80% for 5s of 10s");
+	assert_string_equal(why(), "above 80% for 5s of 10s");
 	/* an interruption starts the count again */
 	assert_int_equal(observe(S(6), PCT(70)), EVAL_NONE);
 	assert_int_equal(fx.eval.state, RULE_STATE_ARMED);
@@ -98,7 +106,7 @@ static void test_fired_rule_waits_for_clear_level(void **state)
 	/* staying in breach never fires twice */
 	assert_int_equal(feed(S(1), S(100), PCT(90)), -1);
 	assert_int_equal(fx.eval.state, RULE_STATE_FIRED);
-	assert_string_equal(fx.eval.why, "fired; re-arms once the value is back to or below 60%");
+	assert_string_equal(why(), "fired; re-arms once the value is back to or below 60%");
 	/* hovering between clear and threshold keeps it latched */
 	assert_int_equal(feed(S(101), S(110), PCT(70)), -1);
 	assert_int_equal(feed(S(111), S(120), PCT(85)), -1);
@@ -116,7 +124,7 @@ static void test_clear_must_hold_clear_for(void **state)
 	assert_int_equal(observe(S(0), PCT(90)), EVAL_FIRE);
 	assert_int_equal(feed(S(1), S(4), PCT(10)), -1);
 	assert_int_equal(fx.eval.state, RULE_STATE_FIRED);
-	assert_string_equal(fx.eval.why, "fired; clear for 3s of 5s");
+	assert_string_equal(why(), "fired; clear for 3s of 5s");
 	/* a blip back up restarts the clear count */
 	assert_int_equal(observe(S(5), PCT(90)), EVAL_NONE);
 	assert_int_equal(feed(S(6), S(10), PCT(10)), -1);
@@ -132,11 +140,11 @@ static void test_cooldown_delays_the_next_fire(void **state)
 	assert_int_equal(observe(S(0), PCT(90)), EVAL_FIRE);
 	assert_int_equal(observe(S(1), PCT(10)), EVAL_NONE);
 	assert_int_equal(fx.eval.state, RULE_STATE_COOLDOWN);
-	assert_string_equal(fx.eval.why, "10% is not above 80%; cooling down for 59s more");
+	assert_string_equal(why(), "10% is not above 80%; cooling down for 59s more");
 	/* a new breach during the cooldown waits for it */
 	assert_int_equal(feed(S(2), S(59), PCT(90)), -1);
 	assert_int_equal(fx.eval.state, RULE_STATE_COOLDOWN);
-	assert_string_equal(fx.eval.why, "above 80%, but cooling down for 1s more");
+	assert_string_equal(why(), "above 80%, but cooling down for 1s more");
 	assert_int_equal(observe(S(60), PCT(90)), EVAL_FIRE);
 }
 
@@ -152,7 +160,7 @@ static void test_rule_limit_per_hour(void **state)
 	}
 	assert_int_equal(feed(t, t + S(30), PCT(90)), -1);
 	assert_int_equal(fx.eval.state, RULE_STATE_LIMITED);
-	assert_string_equal(fx.eval.why,
+	assert_string_equal(why(),
 			    "above 80% for 30s, but the rule's limit of 2 per hour is reached");
 	assert_int_equal(fx.eval.suppressed, 1); /* one breach, counted once */
 	/* an hour after the first fire, a still-held breach fires */
@@ -172,7 +180,7 @@ static void test_rule_limit_per_day(void **state)
 	}
 	assert_int_equal(observe(S(5 * 3600), PCT(90)), EVAL_NONE);
 	assert_int_equal(fx.eval.state, RULE_STATE_LIMITED);
-	assert_non_null(strstr(fx.eval.why, "the rule's limit of 3 per day"));
+	assert_non_null(strstr(why(), "the rule's limit of 3 per day"));
 	assert_int_equal(observe(S(24 * 3600) + S(1), PCT(90)), EVAL_FIRE);
 }
 
@@ -180,6 +188,7 @@ static void test_global_limit_spans_rules(void **state)
 {
 	struct rule other = fx.rule;
 	struct rule_eval other_eval;
+	char other_why[EVAL_WHY_LEN];
 
 	rule_eval__init(&other_eval);
 	snprintf(other.name, sizeof(other.name), "db");
@@ -189,7 +198,8 @@ static void test_global_limit_spans_rules(void **state)
 					    0, PCT(95)),
 			 EVAL_NONE);
 	assert_int_equal(other_eval.state, RULE_STATE_LIMITED);
-	assert_non_null(strstr(other_eval.why, "the global limit of 1 per hour"));
+	assert_non_null(strstr(rule_eval__why(&other_eval, &other, other_why, sizeof(other_why)),
+			       "the global limit of 1 per hour"));
 	assert_int_equal(evaluator__observe(&other_eval, &other, &fx.global, &fx.global_fires,
 					    S(3600) + S(1), 0, PCT(95)),
 			 EVAL_FIRE);
@@ -216,13 +226,13 @@ static void test_below_rule(void **state)
 	fx.rule.clear = PCT(20);
 	fx.rule.for_ns = S(3);
 	assert_int_equal(observe(S(0), PCT(50)), EVAL_NONE);
-	assert_string_equal(fx.eval.why, "50% is not below 5%");
+	assert_string_equal(why(), "50% is not below 5%");
 	assert_int_equal(feed(S(1), S(3), PCT(1)), -1);
-	assert_string_equal(fx.eval.why, "below 5% for 2s of 3s");
+	assert_string_equal(why(), "below 5% for 2s of 3s");
 	assert_int_equal(observe(S(4), PCT(1)), EVAL_FIRE);
 	/* back to 10%: between threshold and clear, still latched */
 	assert_int_equal(observe(S(5), PCT(10)), EVAL_NONE);
-	assert_string_equal(fx.eval.why, "fired; re-arms once the value is back to or above 20%");
+	assert_string_equal(why(), "fired; re-arms once the value is back to or above 20%");
 	assert_int_equal(observe(S(6), PCT(20)), EVAL_NONE);
 	assert_int_equal(fx.eval.state, RULE_STATE_ARMED);
 }
@@ -236,7 +246,7 @@ static void test_read_error_forgets_the_breach(void **state)
 			 EVAL_NONE);
 	assert_int_equal(fx.eval.state, RULE_STATE_NO_DATA);
 	assert_false(fx.eval.have_value);
-	assert_string_equal(fx.eval.why, "no value: No such file or directory");
+	assert_string_equal(why(), "no value: No such file or directory");
 	/* the breach starts over once values come back */
 	assert_int_equal(feed(S(10), S(19), PCT(90)), -1);
 	assert_int_equal(observe(S(20), PCT(90)), EVAL_FIRE);

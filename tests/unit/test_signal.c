@@ -365,6 +365,39 @@ static void test_cgroup_moves_between_hierarchies(void **state)
 	signal_source__free(s);
 }
 
+/* usage_at - web.service's cpu.stat in the v2 layout with @usec of CPU. */
+static void usage_at(struct fix *f, long long usec)
+{
+	put(f, "sys/fs/cgroup/system.slice/web.service/cpu.stat", "usage_usec %lld\n", usec);
+}
+
+static void test_cgroup_quota_read_when_located(void **state)
+{
+	struct fix *f = *state;
+	struct signal_source *s;
+	struct rule r;
+
+	/* 0.75 CPU against a limit of half a CPU: 150% */
+	r = rule(RULE_SIGNAL_CPU_QUOTA, RULE_SCOPE_CGROUP, "system.slice/web.service");
+	s = signal_source__new(&r, use(f, "v2"));
+	usage_at(f, 2000000000);
+	expect(f, s, 1 * SEC, -EAGAIN, 0, NULL);
+	usage_at(f, 2000750000);
+	expect(f, s, 2 * SEC, 0, 15000, NULL);
+	/* the limit, configuration and not a counter, is read again when
+	 * the cgroup is looked for again: 10 s after it was found */
+	put(f, "sys/fs/cgroup/system.slice/web.service/cpu.max", "150000 100000\n");
+	usage_at(f, 2001500000);
+	expect(f, s, 3 * SEC, 0, 15000, NULL);
+	usage_at(f, 2007500000);
+	expect(f, s, 11 * SEC, 0, 5000, NULL);
+	put(f, "sys/fs/cgroup/system.slice/web.service/cpu.max", "max 100000\n");
+	usage_at(f, 2008250000);
+	expect(f, s, 12 * SEC, 0, 5000, NULL);
+	expect(f, s, 21 * SEC, -ENODATA, 0, "no CPU quota set");
+	signal_source__free(s);
+}
+
 static void test_psi_averages(void **state)
 {
 	static const struct {
@@ -904,6 +937,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cgroup_no_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_rate_restarts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cgroup_moves_between_hierarchies, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_quota_read_when_located, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_psi_averages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_psi_missing, setup, teardown),

@@ -132,6 +132,7 @@ static void text_latency(struct daemon *d, FILE *f)
 static void text_rules(struct daemon *d, FILE *f, int64_t now)
 {
 	char sig[48], val[48], thr[64], last[48], name[4 * RULE_NAME_MAX], why[4 * EVAL_WHY_LEN];
+	char reason[EVAL_WHY_LEN];
 	size_t i;
 
 	if (!d->guard.watch->n) {
@@ -152,7 +153,8 @@ static void text_rules(struct daemon *d, FILE *f, int64_t now)
 				: "-",
 			rule__format_threshold(r, thr, sizeof(thr)),
 			ago(wr->eval.last_fired, now, last, sizeof(last)),
-			shown(wr->eval.why, why, sizeof(why)),
+			shown(rule_eval__why(&wr->eval, r, reason, sizeof(reason)), why,
+			      sizeof(why)),
 			r->dry_run || d->guard.watch->rules->global.dry_run ? " [dry run]" : "");
 	}
 	text_latency(d, f);
@@ -405,7 +407,7 @@ static void json_rule(struct daemon *d, struct json_writer *w, const struct watc
 {
 	const struct rule *r = wr->rule;
 	enum rule_unit u = rule__unit(r);
-	char sig[48], why[4 * EVAL_WHY_LEN];
+	char sig[48], reason[EVAL_WHY_LEN], why[4 * EVAL_WHY_LEN];
 
 	json_object_begin(w);
 	json_kv_string(w, "name", r->name);
@@ -426,7 +428,9 @@ static void json_rule(struct daemon *d, struct json_writer *w, const struct watc
 		json_null(w);
 	json_kv_u64(w, "fired", wr->eval.fired);
 	json_kv_u64(w, "suppressed", wr->eval.suppressed);
-	json_kv_string(w, "why", shown(wr->eval.why, why, sizeof(why)));
+	json_kv_string(w, "why",
+		       shown(rule_eval__why(&wr->eval, r, reason, sizeof(reason)), why,
+			     sizeof(why)));
 	json_key(w, "psi_trigger");
 	json_bool(w, wr->trigger_fd >= 0);
 	json_key(w, "dry_run");

@@ -203,6 +203,7 @@ void watch__open_triggers(struct watch *w)
 static void log_change(struct watched_rule *wr, enum eval_verdict v, const char *old_err)
 {
 	const struct rule *r = wr->rule;
+	char why[EVAL_WHY_LEN];
 
 	if (v == EVAL_FIRE)
 		log_info("rule %s fired: %s", r->name, wr->eval.why + strlen("fired: "));
@@ -212,10 +213,11 @@ static void log_change(struct watched_rule *wr, enum eval_verdict v, const char 
 	else if (wr->err[0] && strcmp(wr->err, old_err))
 		log_warn("rule %s: %s", r->name, wr->err);
 	else if (wr->eval.state != wr->logged && wr->eval.state == RULE_STATE_LIMITED)
-		log_warn("rule %s: not capturing: %s", r->name, wr->eval.why);
+		log_warn("rule %s: not capturing: %s", r->name,
+			 rule_eval__why(&wr->eval, r, why, sizeof(why)));
 	else if (wr->eval.state != wr->logged && wr->eval.state != RULE_STATE_NO_DATA)
 		log_debug("rule %s: %s: %s", r->name, rule_state__name(wr->eval.state),
-			  wr->eval.why);
+			  rule_eval__why(&wr->eval, r, why, sizeof(why)));
 	wr->logged = wr->eval.state;
 }
 
@@ -234,7 +236,7 @@ void watch__observe(struct watch *w, struct watched_rule *wr, int64_t now, watch
 		e = signal_source__read(wr->src, now, &value, wr->err, sizeof(wr->err));
 	if (e == -EAGAIN) { /* a rate's first reading, a window too thin: nothing to judge */
 		if (wr->err[0])
-			snprintf(wr->eval.why, sizeof(wr->eval.why), "waiting: %s", wr->err);
+			rule_eval__say(&wr->eval, "waiting: %s", wr->err);
 		wr->err[0] = '\0';
 		return;
 	}
@@ -243,7 +245,7 @@ void watch__observe(struct watch *w, struct watched_rule *wr, int64_t now, watch
 	v = evaluator__observe(&wr->eval, wr->rule, &w->rules->global, &w->global_fires, now, e,
 			       value);
 	if (e)
-		snprintf(wr->eval.why, sizeof(wr->eval.why), "no value: %s", wr->err);
+		rule_eval__say(&wr->eval, "no value: %s", wr->err);
 	log_change(wr, v, old_err);
 	if (v != EVAL_NONE && fn)
 		fn(wr, v, now, ctx);
