@@ -11,13 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-#define DATAGRAM_MAX 8192
-#define DRAIN_MAX 256 /* datagrams one look reads: a busier host has changed */
+#define DATAGRAM_MAX 1024 /* a process event comes in under 100 bytes */
+#define BATCH 32	  /* datagrams one recvmmsg reads */
+#define DRAIN_MAX 256	  /* datagrams one look reads: a busier host has changed */
 
 struct proc_events {
 	int fd;
+	/* a fork-heavy host sends thousands of events a second, one datagram
+	 * each: they are read BATCH to a system call */
+	struct mmsghdr msg[BATCH];
+	struct iovec iov[BATCH];
+	struct sockaddr_nl from[BATCH];
+	unsigned char buf[BATCH][DATAGRAM_MAX] __attribute__((aligned(NLMSG_ALIGNTO)));
 };
 
 /* counts - whether @ev can change what a scan of processes by name finds. */
@@ -100,41 +108,67 @@ int proc_events__open(struct proc_events **out)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
 	struct proc_events *e;
-	int fd, ret;
+	int fd, ret, i;
 
 	*out = NULL;
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_CONNECTOR);
 	if (fd < 0)
 		return -errno;
 	ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : listen_to(fd);
-	e = ret ? NULL : malloc(sizeof(*e));
+	e = ret ? NULL : calloc(1, sizeof(*e));
 	if (!e) {
 		close(fd);
 		return ret ? ret : -ENOMEM;
 	}
 	e->fd = fd;
+	for (i = 0; i < BATCH; i++) {
+		e->iov[i] = (struct iovec){ .iov_base = e->buf[i], .iov_len = DATAGRAM_MAX };
+		e->msg[i].msg_hdr.msg_iov = &e->iov[i];
+		e->msg[i].msg_hdr.msg_iovlen = 1;
+		e->msg[i].msg_hdr.msg_name = &e->from[i];
+	}
 	*out = e;
 	return 0;
 }
 
-bool proc_events__changed(struct proc_events *e)
+/* batch_changed - whether the @n datagrams just read hold an event that
+ * counts: of the kernel (port id 0) and no one else's; one cut short
+ * counts, unread. */
+static bool batch_changed(struct proc_events *e, int n)
 {
-	unsigned char buf[DATAGRAM_MAX] __attribute__((aligned(NLMSG_ALIGNTO)));
-	struct sockaddr_nl from;
-	socklen_t fl;
 	bool any = false;
-	ssize_t n;
 	int i;
 
-	for (i = 0; i < DRAIN_MAX; i++) {
-		fl = sizeof(from);
-		n = recvfrom(e->fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
+	for (i = 0; i < n; i++) {
+		const struct msghdr *h = &e->msg[i].msg_hdr;
+
+		if (h->msg_namelen != sizeof(e->from[i]) || e->from[i].nl_pid != 0)
+			continue;
+		if (h->msg_flags & MSG_TRUNC)
+			any = true;
+		else
+			any |= proc_events_parse(e->buf[i], e->msg[i].msg_len);
+	}
+	return any;
+}
+
+bool proc_events__changed(struct proc_events *e)
+{
+	bool any = false;
+	int read = 0, n, i;
+
+	while (read < DRAIN_MAX) {
+		for (i = 0; i < BATCH; i++)
+			e->msg[i].msg_hdr.msg_namelen = sizeof(e->from[i]);
+		n = recvmmsg(e->fd, e->msg, BATCH, MSG_DONTWAIT, NULL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return any || errno == ENOBUFS;	    /* EAGAIN: drained */
-		if (fl == sizeof(from) && from.nl_pid == 0) /* the kernel's, no one else's */
-			any |= proc_events_parse(buf, (size_t)n);
+			return any || errno == ENOBUFS; /* EAGAIN: drained */
+		any |= batch_changed(e, n);
+		read += n;
+		if (n < BATCH) /* nothing more was queued */
+			return any;
 	}
 	return true; /* more than a look reads: surely something changed */
 }

@@ -11,8 +11,9 @@
  * Only new processes (a fork that makes a thread group, not a thread),
  * exec, comm changes of a group leader, uid and gid changes and exits of
  * a group leader count; the socket is drained at each look, without
- * blocking, and a socket the kernel overflowed (ENOBUFS: events lost)
- * counts as a change.
+ * blocking, 32 datagrams to a system call (a fork-heavy host sends
+ * thousands a second), and a socket the kernel overflowed (ENOBUFS:
+ * events lost) counts as a change.
  *
  * Opening needs CAP_NET_ADMIN in the initial namespaces; where it fails
  * (a container, no connector in the kernel) the caller scans at every
