@@ -154,6 +154,38 @@ static void test_file_without_dwarf(void **state)
 	close(fd);
 }
 
+/* Every function of a unit, in an order unlike its DIEs' and its
+ * addresses', among them functions in a C++ namespace (a container the
+ * unit's index looks into): each address is named by its own function,
+ * looked up through the index the first lookup made. */
+static void test_each_function_of_a_unit(void **state)
+{
+	static const char *const names[] = { "_ZN7cxxspin5churnEi", "main", "_ZN7cxxspin3runEd",
+					     "_ZN7cxxspin5churnEi" };
+	int fd = open(artifact("cxxspin"), O_RDONLY | O_CLOEXEC);
+	struct elfsym *e = elfsym__open(artifact("cxxspin"));
+	struct inlines_frame f[8];
+	struct inlines *in;
+	uint64_t bytes, start;
+	unsigned i, n;
+
+	assert_true(fd >= 0);
+	assert_non_null(e);
+	in = inlines__open_fd(fd, UINT64_MAX, &bytes);
+	close(fd);
+	assert_non_null(in);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_int_equal(elfsym__find(e, names[i], &start), 0);
+		n = inlines__lookup(in, start + 1, f, 8);
+		assert_true(n >= 1);
+		assert_string_equal(f[n - 1].name, names[i]);
+	}
+	/* an address no function holds */
+	assert_int_equal(inlines__lookup(in, 1, f, 8), 0);
+	inlines__free(in);
+	elfsym__free(e);
+}
+
 /* read_file - the whole workload in a malloc'd buffer. */
 static unsigned char *read_file(const char *path, size_t *len)
 {
@@ -208,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_chain_deeper_than_max_keeps_the_outermost),
 		cmocka_unit_test(test_byte_limit_refuses),
 		cmocka_unit_test(test_file_without_dwarf),
+		cmocka_unit_test(test_each_function_of_a_unit),
 		cmocka_unit_test(test_damaged_dwarf_gives_nothing_worse),
 	};
 

@@ -30,11 +30,41 @@ struct cache_slot {
 
 #define CACHE_EMPTY (~0u)
 
+/* The functions of one compilation unit by address: the code scopes a
+ * lookup meets first (its functions, and those inside namespaces and
+ * classes). A unit's DIEs are in file order, a function's children
+ * before its next sibling, so a lookup that walked the unit from its
+ * start passed every DIE before the function holding the address: for
+ * the unit of CPython's eval loop, tens of thousands at every address
+ * the cache did not hold. The index is made at the unit's first lookup
+ * by one such walk; later lookups search it and walk only the function
+ * found. At most INDEX_MAX entries a file: past it, units are walked. */
+#define INDEX_MAX (1u << 18)
+
+struct unit_scope {
+	uint64_t lo, hi; /* [lo, hi): one of the scope's address ranges */
+	Dwarf_Off die;
+};
+
+struct unit_index {
+	Dwarf_Off unit;	      /* the unit's DIE */
+	struct unit_scope *s; /* by lo */
+	uint32_t n;
+	bool whole; /* false: the walk stopped at a bound; walk at each lookup */
+};
+
 struct inlines {
 	Elf *elf;
 	Dwarf *dw;
 	uint64_t bytes;		  /* of DWARF sections read */
 	struct cache_slot *cache; /* CACHE_SLOTS, allocated at the first lookup */
+	struct unit_index *units; /* by unit offset */
+	size_t nunits, cap_units;
+	uint32_t indexed; /* entries in all indexes */
+	/* the units' own ranges, for a file without .debug_aranges: made at
+	 * the first lookup by one pass over the units (die is the unit's) */
+	bool units_ranged;
+	struct unit_index unit_ranges;
 	pthread_mutex_t lock;
 };
 
@@ -201,6 +231,10 @@ void inlines__free(struct inlines *in)
 	dwarf_end(in->dw);
 	elf_end(in->elf);
 	free(in->cache);
+	for (size_t i = 0; i < in->nunits; i++)
+		free(in->units[i].s);
+	free(in->units);
+	free(in->unit_ranges.s);
 	pthread_mutex_destroy(&in->lock);
 	free(in);
 }
@@ -212,7 +246,10 @@ uint64_t inlines__bytes(const struct inlines *in)
 
 size_t inlines__memory(const struct inlines *in)
 {
-	return in ? sizeof(*in) + in->bytes + CACHE_SLOTS * sizeof(struct cache_slot) : 0;
+	return in ? sizeof(*in) + in->bytes + CACHE_SLOTS * sizeof(struct cache_slot) +
+			       in->cap_units * sizeof(struct unit_index) +
+			       (size_t)in->indexed * sizeof(struct unit_scope)
+		  : 0;
 }
 
 /* --- lookups --- */
@@ -224,25 +261,14 @@ static bool is_skeleton(Dwarf_Die *cu)
 	return dwarf_hasattr(cu, DW_AT_dwo_name) || dwarf_hasattr(cu, DW_AT_GNU_dwo_name);
 }
 
-/* find_cu - the compilation unit holding @pc: from .debug_aranges when
- * the file has it, else by scanning the units' ranges. */
-static bool find_cu(Dwarf *dw, uint64_t pc, Dwarf_Die *cu)
+/* has_aranges - whether the file has .debug_aranges for libdw to find
+ * a unit by (most toolchains write them). */
+static bool has_aranges(Dwarf *dw)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	uint32_t i;
+	Dwarf_Aranges *ar;
+	size_t n = 0;
 
-	if (dwarf_addrdie(dw, pc, cu))
-		return !is_skeleton(cu);
-	for (i = 0; i < INLINES_MAX_CUS; i++) {
-		if (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL))
-			return false;
-		if (dwarf_offdie(dw, off + hsize, cu) && !is_skeleton(cu) &&
-		    dwarf_haspc(cu, pc) == 1)
-			return true;
-		off = next;
-	}
-	return false;
+	return dwarf_getaranges(dw, &ar, &n) == 0 && n > 0;
 }
 
 /* Scopes that hold code and may hold the ones inlined into them. */
@@ -260,19 +286,19 @@ static bool is_container(int tag)
 	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_module;
 }
 
-/* find_scopes - the functions whose code holds @pc in @cu, outermost
- * first, into @chain (INLINES_MAX_NEST). Depth first without recursion:
+/* walk_scopes - the functions whose code holds @pc, outermost first,
+ * into @chain (INLINES_MAX_NEST), from @first on: a unit's first child,
+ * or the function its index found. Depth first without recursion:
  * it[level] is the DIE being looked at on each level; once a code scope
  * holds @pc its siblings are never looked at again (floor). */
-static unsigned find_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *chain)
+static unsigned walk_scopes(const Dwarf_Die *first, uint64_t pc, Dwarf_Die *chain)
 {
 	Dwarf_Die it[INLINES_MAX_NEST];
 	unsigned level = 0, floor = 0, n = 0;
 	uint32_t visits = 0;
 	int tag;
 
-	if (dwarf_child(cu, &it[0]) != 0)
-		return 0;
+	it[0] = *first;
 	for (;;) {
 		if (++visits > INLINES_MAX_VISITS)
 			return 0;
@@ -297,6 +323,176 @@ static unsigned find_scopes(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *chain)
 			level--;
 		}
 	}
+}
+
+/* index_scope - add @die's address ranges to @u (room for INDEX_MAX in
+ * the file). False when full. */
+static bool index_scope(struct inlines *in, struct unit_index *u, Dwarf_Die *die, uint32_t *cap)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	struct unit_scope *t;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (lo >= hi)
+			continue;
+		if (in->indexed >= INDEX_MAX)
+			return false;
+		if (u->n == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			t = reallocarray(u->s, *cap, sizeof(*t));
+			if (!t)
+				return false;
+			u->s = t;
+		}
+		u->s[u->n++] = (struct unit_scope){ lo, hi, dwarf_dieoffset(die) };
+		in->indexed++;
+	}
+	return true;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct unit_scope *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* build_index - one walk of @cu's DIEs into @u: the code scopes at its
+ * top and inside its containers, not what they hold. */
+static void build_index(struct inlines *in, Dwarf_Die *cu, struct unit_index *u)
+{
+	Dwarf_Die it[INLINES_MAX_NEST];
+	unsigned level = 0;
+	uint32_t visits = 0, cap = 0;
+	int tag;
+
+	if (dwarf_child(cu, &it[0]) != 0) {
+		u->whole = true;
+		return;
+	}
+	for (;;) {
+		if (++visits > INLINES_MAX_VISITS)
+			return;
+		tag = dwarf_tag(&it[level]);
+		if (is_code_scope(tag)) {
+			if (!index_scope(in, u, &it[level], &cap))
+				return;
+		} else if (is_container(tag) && level + 1 < INLINES_MAX_NEST &&
+			   dwarf_child(&it[level], &it[level + 1]) == 0) {
+			level++;
+			continue;
+		}
+		while (dwarf_siblingof(&it[level], &it[level]) != 0) {
+			if (level == 0) {
+				qsort(u->s, u->n, sizeof(*u->s), by_lo);
+				u->whole = true;
+				return;
+			}
+			level--;
+		}
+	}
+}
+
+/* unit_index - @cu's index, made at its first lookup; NULL without
+ * memory (the unit is then walked). */
+static struct unit_index *unit_index(struct inlines *in, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t lo = 0, hi = in->nunits, mid;
+	struct unit_index *t;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (in->units[mid].unit == off)
+			return &in->units[mid];
+		if (in->units[mid].unit < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (in->nunits == in->cap_units) {
+		size_t cap = in->cap_units ? in->cap_units * 2 : 16;
+
+		t = reallocarray(in->units, cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		in->units = t;
+		in->cap_units = cap;
+	}
+	memmove(&in->units[lo + 1], &in->units[lo], (in->nunits - lo) * sizeof(*in->units));
+	in->nunits++;
+	in->units[lo] = (struct unit_index){ .unit = off };
+	build_index(in, cu, &in->units[lo]);
+	return &in->units[lo];
+}
+
+/* indexed_scope - the DIE of the function in @u whose range holds @pc. */
+static bool indexed_scope(Dwarf *dw, const struct unit_index *u, uint64_t pc, Dwarf_Die *die)
+{
+	size_t lo = 0, hi = u->n, mid;
+
+	while (lo < hi) { /* the first entry starting after @pc */
+		mid = lo + (hi - lo) / 2;
+		if (u->s[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges do not nest at a unit's top; a few back, in case they overlap */
+	for (hi = lo; hi > 0 && lo - hi < 8; hi--)
+		if (pc < u->s[hi - 1].hi)
+			return dwarf_offdie(dw, u->s[hi - 1].die, die) != NULL;
+	return false;
+}
+
+/* range_units - @in->unit_ranges: every unit's address ranges, from
+ * one pass over at most INLINES_MAX_CUS units. */
+static void range_units(struct inlines *in)
+{
+	struct unit_index *u = &in->unit_ranges;
+	Dwarf_Off off = 0, next;
+	uint32_t i, cap = 0;
+	Dwarf_Die cu;
+	size_t hsize;
+
+	in->units_ranged = true;
+	for (i = 0; i < INLINES_MAX_CUS; i++) {
+		if (dwarf_nextcu(in->dw, off, &next, &hsize, NULL, NULL, NULL))
+			break;
+		if (dwarf_offdie(in->dw, off + hsize, &cu) && !is_skeleton(&cu) &&
+		    !index_scope(in, u, &cu, &cap))
+			return;
+		off = next;
+	}
+	qsort(u->s, u->n, sizeof(*u->s), by_lo);
+	u->whole = true;
+}
+
+/* find_cu - the compilation unit holding @pc: from .debug_aranges when
+ * the file has them, else from the units' own ranges, gathered once. */
+static bool find_cu(struct inlines *in, uint64_t pc, Dwarf_Die *cu)
+{
+	if (has_aranges(in->dw))
+		return dwarf_addrdie(in->dw, pc, cu) && !is_skeleton(cu);
+	if (!in->units_ranged)
+		range_units(in);
+	return in->unit_ranges.whole && indexed_scope(in->dw, &in->unit_ranges, pc, cu);
+}
+
+/* find_scopes - the functions whose code holds @pc in @cu, outermost
+ * first, into @chain (INLINES_MAX_NEST): through the unit's index, or a
+ * walk of the whole unit when it has none. */
+static unsigned find_scopes(struct inlines *in, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *chain)
+{
+	struct unit_index *u = unit_index(in, cu);
+	Dwarf_Die first;
+
+	if (u && u->whole)
+		return indexed_scope(in->dw, u, pc, &first) ? walk_scopes(&first, pc, chain) : 0;
+	if (dwarf_child(cu, &first) != 0)
+		return 0;
+	return walk_scopes(&first, pc, chain);
 }
 
 static const char *die_string(Dwarf_Die *die, unsigned at)
@@ -394,8 +590,8 @@ unsigned inlines__lookup(struct inlines *in, uint64_t vaddr, struct inlines_fram
 		memcpy(out, c->f, n * sizeof(*out));
 		goto out;
 	}
-	if (find_cu(in->dw, vaddr, &cu))
-		n = find_scopes(&cu, vaddr, chain);
+	if (find_cu(in, vaddr, &cu))
+		n = find_scopes(in, &cu, vaddr, chain);
 	if (n)
 		n = fill_chain(&cu, vaddr, chain, n, out, max);
 	/* A chain cut to @max is not the answer for a larger one. */

@@ -617,6 +617,10 @@ static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct
 
 	if (!might_be_python(e, f, exe))
 		return;
+	if (f->ent && atomic_load_explicit(&f->ent->not_python, memory_order_relaxed)) {
+		f->not_python = true;
+		return;
+	}
 	fd = mapped_file_open(s->proc_root, pm->pid, e);
 	if (fd < 0)
 		return;
@@ -624,6 +628,8 @@ static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct
 	close(fd);
 	if (err == -ENOENT) {
 		f->not_python = true;
+		if (f->ent)
+			atomic_store_explicit(&f->ent->not_python, true, memory_order_relaxed);
 		return;
 	}
 	if (err) {

@@ -27,6 +27,8 @@
 #ifndef TRAPD_SYMCACHE_H
 #define TRAPD_SYMCACHE_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +49,10 @@ struct symcache_entry {
 	 * chains; NULL otherwise (a debug file's DWARF is not read yet). */
 	struct inlines *inl;
 	int load_errno; /* why @elf is NULL */
+	/* Probed and found no CPython interpreter (no _PyRuntime): the probe
+	 * reads every symbol of the file, 100 ms for node's, so once a file,
+	 * not once a capture. Set and read by any capture's thread. */
+	atomic_bool not_python;
 	/* private */
 	struct symcache_id *ids;
 	size_t nids;
