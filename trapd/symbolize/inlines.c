@@ -261,16 +261,6 @@ static bool is_skeleton(Dwarf_Die *cu)
 	return dwarf_hasattr(cu, DW_AT_dwo_name) || dwarf_hasattr(cu, DW_AT_GNU_dwo_name);
 }
 
-/* has_aranges - whether the file has .debug_aranges for libdw to find
- * a unit by (most toolchains write them). */
-static bool has_aranges(Dwarf *dw)
-{
-	Dwarf_Aranges *ar;
-	size_t n = 0;
-
-	return dwarf_getaranges(dw, &ar, &n) == 0 && n > 0;
-}
-
 /* Scopes that hold code and may hold the ones inlined into them. */
 static bool is_code_scope(int tag)
 {
@@ -469,12 +459,14 @@ static void range_units(struct inlines *in)
 	u->whole = true;
 }
 
-/* find_cu - the compilation unit holding @pc: from .debug_aranges when
- * the file has them, else from the units' own ranges, gathered once. */
+/* find_cu - the compilation unit holding @pc: from .debug_aranges, else
+ * (no aranges, or none for the units of another toolchain: clang writes
+ * none by default) from the units' own ranges, gathered once rather
+ * than read again at every address no unit holds. */
 static bool find_cu(struct inlines *in, uint64_t pc, Dwarf_Die *cu)
 {
-	if (has_aranges(in->dw))
-		return dwarf_addrdie(in->dw, pc, cu) && !is_skeleton(cu);
+	if (dwarf_addrdie(in->dw, pc, cu))
+		return !is_skeleton(cu);
 	if (!in->units_ranged)
 		range_units(in);
 	return in->unit_ranges.whole && indexed_scope(in->dw, &in->unit_ranges, pc, cu);
