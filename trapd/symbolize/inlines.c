@@ -348,6 +348,12 @@ static int by_lo(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+static void sort_scopes(struct unit_index *u)
+{
+	if (u->n) /* an empty index has no array, and qsort takes none */
+		qsort(u->s, u->n, sizeof(*u->s), by_lo);
+}
+
 /* build_index - one walk of @cu's DIEs into @u: the code scopes at its
  * top and inside its containers, not what they hold. */
 static void build_index(struct inlines *in, Dwarf_Die *cu, struct unit_index *u)
@@ -375,7 +381,7 @@ static void build_index(struct inlines *in, Dwarf_Die *cu, struct unit_index *u)
 		}
 		while (dwarf_siblingof(&it[level], &it[level]) != 0) {
 			if (level == 0) {
-				qsort(u->s, u->n, sizeof(*u->s), by_lo);
+				sort_scopes(u);
 				u->whole = true;
 				return;
 			}
@@ -455,7 +461,7 @@ static void range_units(struct inlines *in)
 			return;
 		off = next;
 	}
-	qsort(u->s, u->n, sizeof(*u->s), by_lo);
+	sort_scopes(u);
 	u->whole = true;
 }
 
