@@ -242,6 +242,32 @@ static void test_debug_file_found_through_the_cache(void **state)
 	symcache__free(c);
 }
 
+/* A unit's function index is made at its first inline lookup, after the
+ * load: the cache counts it when the entry comes back, and a bound it
+ * now exceeds evicts the entry at the next trim. */
+static void test_inline_index_is_counted(void **state)
+{
+	struct symcache *c = symcache__new(64 << 20);
+	struct symcache_entry *e = get(c, copy("symtest-pie", "a"));
+	struct inlines_frame f[4];
+	struct symcache_stats before, after;
+	uint64_t addr;
+
+	(void)state;
+	assert_non_null(e->inl);
+	symcache__get_stats(c, &before);
+	assert_int_equal(elfsym__find(e->elf, "hot_function", &addr), 0);
+	assert_true(inlines__lookup(e->inl, addr + 1, f, 4) >= 1);
+	symcache__put(c, e);
+	symcache__get_stats(c, &after);
+	assert_true(after.bytes > before.bytes);
+	symcache__set_limit(c, before.bytes); /* what it held at load */
+	expect_stats(c, 1, 0, 0, 1, 0);
+	symcache__get_stats(c, &after);
+	assert_int_equal(after.bytes, 0);
+	symcache__free(c);
+}
+
 /* A budget too small for a file's symbol table skips the table (its
  * .dynsym is tried instead), counts the refusal, and the cut entry is
  * never handed to a later capture, which loads the file whole. */
@@ -325,6 +351,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_budget_cut_entry_is_not_shared, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_budget_charged_for_a_load, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inline_index_is_counted, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

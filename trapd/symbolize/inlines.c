@@ -244,12 +244,18 @@ uint64_t inlines__bytes(const struct inlines *in)
 	return in ? in->bytes : 0;
 }
 
-size_t inlines__memory(const struct inlines *in)
+size_t inlines__memory(struct inlines *in)
 {
-	return in ? sizeof(*in) + in->bytes + CACHE_SLOTS * sizeof(struct cache_slot) +
-			       in->cap_units * sizeof(struct unit_index) +
-			       (size_t)in->indexed * sizeof(struct unit_scope)
-		  : 0;
+	size_t n;
+
+	if (!in)
+		return 0;
+	pthread_mutex_lock(&in->lock);
+	n = sizeof(*in) + in->bytes + CACHE_SLOTS * sizeof(struct cache_slot) +
+	    in->cap_units * sizeof(struct unit_index) +
+	    (size_t)in->indexed * sizeof(struct unit_scope);
+	pthread_mutex_unlock(&in->lock);
+	return n;
 }
 
 /* --- lookups --- */

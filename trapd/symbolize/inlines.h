@@ -73,7 +73,10 @@ unsigned inlines__lookup(struct inlines *in, uint64_t vaddr, struct inlines_fram
 /* inlines__bytes - the bytes of DWARF sections @in read (0 for NULL). */
 uint64_t inlines__bytes(const struct inlines *in);
 
-/* inlines__memory - about how many bytes @in holds. */
-size_t inlines__memory(const struct inlines *in);
+/* inlines__memory - about how many bytes @in holds now. It grows after
+ * the file is opened: a unit's first lookup makes an index of its
+ * functions (at most 2^18 entries, 6 MiB, a file). Safe while other
+ * threads look up. */
+size_t inlines__memory(struct inlines *in);
 
 #endif

@@ -222,7 +222,21 @@ static void find_inlines(struct symcache_entry *e, int fd, struct symbudget *b)
 		symbudget__refuse(b, SYMBUDGET_BYTES);
 		e->partial = true; /* another capture's budget may allow it */
 	}
-	e->bytes += inlines__memory(e->inl);
+	e->inl_bytes = inlines__memory(e->inl);
+	e->bytes += e->inl_bytes;
+}
+
+/* recount_inlines - charge @c for what @e's inline chains grew to since
+ * last counted: a unit's function index is made at its first lookup. */
+static void recount_inlines(struct symcache *c, struct symcache_entry *e)
+{
+	size_t now = inlines__memory(e->inl);
+
+	if (now <= e->inl_bytes)
+		return;
+	e->bytes += now - e->inl_bytes;
+	c->bytes += now - e->inl_bytes;
+	e->inl_bytes = now;
 }
 
 /* load - a new entry for the file open at @fd. */
@@ -338,7 +352,8 @@ void symcache__put(struct symcache *c, struct symcache_entry *e)
 	if (!c || !e)
 		return;
 	pthread_mutex_lock(&c->lock);
-	if (e && e->refs)
+	recount_inlines(c, e);
+	if (e->refs)
 		e->refs--;
 	pthread_mutex_unlock(&c->lock);
 }

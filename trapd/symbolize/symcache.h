@@ -59,7 +59,8 @@ struct symcache_entry {
 	uint32_t refs;
 	uint64_t last_use;
 	size_t bytes;
-	bool partial; /* cut by a budget: never shared */
+	size_t inl_bytes; /* of @bytes, @inl's: it grows with lookups */
+	bool partial;	  /* cut by a budget: never shared */
 };
 
 struct symcache_stats {
@@ -93,8 +94,9 @@ void symcache__set_limit(struct symcache *c, size_t max_bytes);
 struct symcache_entry *symcache__get(struct symcache *c, int fd,
 				     const struct debugfile_search *where, const char *path);
 
-/* symcache__put - drop a reference from symcache__get. Nothing is evicted
- * here: call symcache__trim after giving back a batch. */
+/* symcache__put - drop a reference from symcache__get, counting again
+ * what the entry holds (its DWARF indexes grow with lookups). Nothing is
+ * evicted here: call symcache__trim after giving back a batch. */
 void symcache__put(struct symcache *c, struct symcache_entry *e);
 
 /* symcache__trim - evict unreferenced entries, least recently used first,
