@@ -486,6 +486,36 @@ EOF
 	return $rc
 }
 
+# A process the recorder has seen execs Debian's xz, whose code is in a
+# library its loader maps after the exec: the history names that code
+# by its library (liblzma, stripped: by its FDE), not by raw addresses.
+test_daemon_history_names_what_a_process_execs() {
+	need_root_bpf || return
+	local rc=0 cap shell
+	command -v xz >/dev/null || { fail "no xz (xz-utils)"; return 1; }
+	{
+		write_global 'history_frequency = 99Hz' 'history_window = 10s' \
+			'manual_duration = 500ms'
+		printf '[rule quiet]\nsignal = psi.cpu.some\nabove = 99%%\nduration = 1s\n'
+	} >rules.ini
+	start_daemon || return 1
+	# the shell spins a few tenths of a second first, so the recorder samples it before the exec
+	start_bg shell sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i + 1)); done;
+		exec xz -T1 -6 -c /dev/urandom' sh
+	sleep 4
+	"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm"; rc=1; }
+	wait_for 10 has_captures 1 || { fail "no capture after arm: $(cat daemon.log)"; rc=1; }
+	kill_bg
+	cap=$(ls spool/*.pb.zst 2>/dev/null | head -1)
+	[ -n "$cap" ] && "$TRAPD" report "$cap" --phase before --folded before.folded >/dev/null ||
+		{ fail "report --phase before"; stop_daemon; return 1; }
+	grep -q '^sh;' before.folded || { fail "the shell before its exec was not sampled"; rc=1; }
+	grep -q '^xz;.*liblzma' before.folded ||
+		{ fail "xz's library is not named: $(grep '^xz;' before.folded | head -3)"; rc=1; }
+	stop_daemon
+	return $rc
+}
+
 # trapd top in a terminal (tmux): a burner's hot function appears within
 # 2 s of its start, and the screen is redrawn; --once for scripts; a
 # daemon without the recorder says how to turn it on.

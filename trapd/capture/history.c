@@ -200,16 +200,23 @@ static void snap(struct history *h, uint32_t pid)
 	symbolizer__snapshot(h->sym, (int)pid);
 }
 
+/* on_event - a process the sampler announces: new, or exec'd. An exec is
+ * announced before the new image's loader has mapped its libraries, so
+ * the maps read now hold the executable alone: the pid is read now and
+ * left unmarked, to be read again at the drain of its first second. */
 static void on_event(const struct sampler_event *ev, void *ctx)
 {
 	struct history *h = ctx;
 	size_t i;
 
-	if (ev->kind == SAMPLER_EVENT_EXEC)
-		for (i = 0; i < h->nsnapped; i++)
-			if (h->snapped[i] == ev->pid)
-				h->snapped[i] = h->snapped[--h->nsnapped];
-	snap(h, ev->pid);
+	if (ev->kind != SAMPLER_EVENT_EXEC) {
+		snap(h, ev->pid);
+		return;
+	}
+	for (i = 0; i < h->nsnapped; i++)
+		if (h->snapped[i] == ev->pid)
+			h->snapped[i] = h->snapped[--h->nsnapped];
+	symbolizer__snapshot(h->sym, (int)ev->pid);
 }
 
 static int snap_record(const struct sampler_record *rec, void *ctx)
