@@ -39,13 +39,12 @@ struct fixture {
 	struct profile_diff d;
 };
 
-/* compare - NEW against BASE, CPU time measured (@base_cpu, @new_cpu) or
- * estimated (0), with @max_regress_pct. */
-static void compare(struct fixture *fx, const struct fn_count *base, size_t nbase,
-		    const struct fn_count *new_fns, size_t nnew, double base_cpu, double new_cpu,
-		    double max_regress_pct)
+/* compare_with - NEW against BASE, CPU time measured (@base_cpu,
+ * @new_cpu) or estimated (0), with options @o. */
+static void compare_with(struct fixture *fx, const struct fn_count *base, size_t nbase,
+			 const struct fn_count *new_fns, size_t nnew, double base_cpu,
+			 double new_cpu, const struct profile_diff_options *o)
 {
-	struct profile_diff_options o = PROFILE_DIFF_OPTIONS_INIT;
 	struct profile_diff_side bs = { .cpu_ns = base_cpu, .period_ns = PERIOD_NS };
 	struct profile_diff_side ns = { .cpu_ns = new_cpu, .period_ns = PERIOD_NS };
 	struct profile *b = profile_of(base, nbase), *n = profile_of(new_fns, nnew);
@@ -56,8 +55,18 @@ static void compare(struct fixture *fx, const struct fn_count *base, size_t nbas
 	assert_int_equal(stacktree__add_profile(fx->t, b, STACKTREE_BASE), 0);
 	profile__free(b);
 	profile__free(n);
+	assert_int_equal(profile_diff__compare(fx->t, &bs, &ns, o, &fx->d), 0);
+}
+
+/* compare - compare_with the default options but @max_regress_pct. */
+static void compare(struct fixture *fx, const struct fn_count *base, size_t nbase,
+		    const struct fn_count *new_fns, size_t nnew, double base_cpu, double new_cpu,
+		    double max_regress_pct)
+{
+	struct profile_diff_options o = PROFILE_DIFF_OPTIONS_INIT;
+
 	o.max_regress_pct = max_regress_pct;
-	assert_int_equal(profile_diff__compare(fx->t, &bs, &ns, &o, &fx->d), 0);
+	compare_with(fx, base, nbase, new_fns, nnew, base_cpu, new_cpu, &o);
 }
 
 static void release(struct fixture *fx)
@@ -226,6 +235,45 @@ static void test_headline_no_regression(void **state)
 	release(&fx);
 }
 
+/* Two parts of one capture (its phases): each side is its own whole, so
+ * the reports compare shares and claim no change of time between them. */
+static void test_parts_of_one_capture_compare_shares(void **state)
+{
+	static const char shares_head[] =
+		"Regression: 2 functions' shares grew significantly past +10 %.\n"
+		"Shares of each side compared; samples 10000 -> 11200\n\n";
+	static const char none_head[] =
+		"No regression: no function's share grew significantly past +10 %.\n"
+		"Shares of each side compared; samples 10000 -> 10000\n\n";
+	struct profile_diff_options o = PROFILE_DIFF_OPTIONS_INIT;
+	struct fixture fx;
+	char *out;
+
+	(void)state;
+	o.shares_only = true;
+	compare_with(&fx, fixed_base, N_OF(fixed_base), fixed_new, N_OF(fixed_new), 1e11, 1e11, &o);
+	out = text_of(&fx.d, 0);
+	assert_true(strncmp(out, shares_head, sizeof(shares_head) - 1) == 0);
+	assert_null(strstr(out, "CPU time:"));
+	assert_non_null(strstr(out, " Both sides are parts of one capture, each its own whole"));
+	assert_null(strstr(out, "run-to-run"));
+	free(out);
+	out = markdown_of(&fx.d, "phase before", "phase during", 0);
+	assert_non_null(strstr(out, "### trapd: **Regression**: 2 functions' shares grew "
+				    "significantly past +10 %.\n"));
+	assert_non_null(strstr(out, "| samples | 10000 | 11200 | |\n"));
+	assert_null(strstr(out, "| CPU time"));
+	assert_null(strstr(out, "| runs |"));
+	free(out);
+	release(&fx);
+	compare_with(&fx, fixed_base, N_OF(fixed_base), fixed_base, N_OF(fixed_base), 1e11, 1e11,
+		     &o);
+	out = text_of(&fx.d, 0);
+	assert_true(strncmp(out, none_head, sizeof(none_head) - 1) == 0);
+	free(out);
+	release(&fx);
+}
+
 static void test_markdown_escapes_names(void **state)
 {
 	struct fixture fx;
@@ -378,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_text_truncates_long_names),
 		cmocka_unit_test(test_top_limits_rows),
 		cmocka_unit_test(test_write_error_is_eio),
+		cmocka_unit_test(test_parts_of_one_capture_compare_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -247,13 +247,13 @@ static const char *side_label(const char *phase, const struct profile_where *w, 
 /* one_capture - both sides are samples of one capture: each side is its
  * own whole (the same CPU time for both), so functions compare by their
  * share of their side; the sides are named by their conditions. */
-static void one_capture(const struct diff_cmd *c, struct diff_capture *base,
-			struct diff_capture *new_cap, struct diff_outputs *outs,
-			char labels[2][256])
+static void one_capture(struct diff_cmd *c, struct diff_capture *base, struct diff_capture *new_cap,
+			struct diff_outputs *outs, char labels[2][256])
 {
 	const struct profile *p = new_cap->profile;
 	double ns = (double)profile__total(p) * (double)(p->period_ns > 0 ? p->period_ns : 1);
 	base->cpu_ns = new_cap->cpu_ns = ns > 0 ? ns : 1;
+	c->opts.shares_only = true;
 	outs->base_label = side_label(c->base_phase, &c->base_where, labels[0]);
 	outs->new_label = side_label(c->phase, &c->where, labels[1]);
 }

@@ -87,7 +87,15 @@ static void headline(FILE *out, const struct profile_diff *d, const char *before
 	char chg[CHANGE_LEN];
 
 	fmt_change(d->cpu_change, chg, sizeof(chg));
-	if (!d->regressed)
+	if (d->opts.shares_only && !d->regressed)
+		fprintf(out,
+			"%sNo regression%s: no function's share grew significantly past +%.4g %%.\n",
+			before, after, d->opts.max_regress_pct);
+	else if (d->opts.shares_only)
+		fprintf(out, "%sRegression%s: %zu function%s grew significantly past +%.4g %%.\n",
+			before, after, d->nregressed, d->nregressed == 1 ? "'s share" : "s' shares",
+			d->opts.max_regress_pct);
+	else if (!d->regressed)
 		fprintf(out,
 			"%sNo regression%s: %s %s, no function grew significantly past "
 			"+%.4g %%.\n",
@@ -115,6 +123,11 @@ static void method(FILE *out, const struct profile_diff *d, const char *prefix)
 		"side's samples).",
 		prefix, d->opts.max_regress_pct, d->p_threshold, d->opts.alpha, d->ntested,
 		d->opts.min_share_pct);
+	if (d->opts.shares_only) {
+		fprintf(out, " Both sides are parts of one capture, each its own whole: a "
+			     "function's test is of its share of its side's samples.\n");
+		return;
+	}
 	if (isnan(d->cpu_p_value))
 		fprintf(out,
 			" With one run a side the run-to-run noise of the %s is not "
@@ -168,12 +181,18 @@ int diff_report__text(FILE *out, const struct profile_diff *d, size_t top)
 	char b[UNITS_DURATION_SHORT_LEN], n[UNITS_DURATION_SHORT_LEN], chg[CHANGE_LEN];
 
 	headline(out, d, "", "");
-	fprintf(out, "%s: %s -> %s (%s)%s, %zu -> %zu run%s; %s %" PRId64 " -> %" PRId64 "\n",
-		time_name(d), fmt_cpu(d->base_cpu_ns, b, sizeof(b)),
-		fmt_cpu(d->new_cpu_ns, n, sizeof(n)), fmt_change(d->cpu_change, chg, sizeof(chg)),
-		d->cpu_measured ? "" : ", estimated from samples", d->base_runs, d->new_runs,
-		d->new_runs == 1 ? "" : "s", d->opts.time_name ? "ns" : "samples", d->base_samples,
-		d->new_samples);
+	if (d->opts.shares_only)
+		fprintf(out, "Shares of each side compared; %s %" PRId64 " -> %" PRId64 "\n",
+			d->opts.time_name ? "ns" : "samples", d->base_samples, d->new_samples);
+	else
+		fprintf(out,
+			"%s: %s -> %s (%s)%s, %zu -> %zu run%s; %s %" PRId64 " -> %" PRId64 "\n",
+			time_name(d), fmt_cpu(d->base_cpu_ns, b, sizeof(b)),
+			fmt_cpu(d->new_cpu_ns, n, sizeof(n)),
+			fmt_change(d->cpu_change, chg, sizeof(chg)),
+			d->cpu_measured ? "" : ", estimated from samples", d->base_runs,
+			d->new_runs, d->new_runs == 1 ? "" : "s",
+			d->opts.time_name ? "ns" : "samples", d->base_samples, d->new_samples);
 	text_section(out, d, "Grew most", true, top);
 	text_section(out, d, "Shrank most", false, top);
 	fputc('\n', out);
@@ -269,13 +288,16 @@ int diff_report__markdown(FILE *out, const struct profile_diff *d, const char *b
 	fputs(" | new: ", out);
 	md_code(out, new_name ? new_name : "NEW");
 	fputs(" | change |\n| --- | ---: | ---: | ---: |\n", out);
-	fprintf(out, "| %s%s | %s | %s | %s%s%s |\n", time_name(d),
-		d->cpu_measured ? "" : " (from samples)", fmt_cpu(d->base_cpu_ns, b, sizeof(b)),
-		fmt_cpu(d->new_cpu_ns, n, sizeof(n)), bold ? "**" : "",
-		fmt_change(d->cpu_change, chg, sizeof(chg)), bold ? "**" : "");
+	if (!d->opts.shares_only)
+		fprintf(out, "| %s%s | %s | %s | %s%s%s |\n", time_name(d),
+			d->cpu_measured ? "" : " (from samples)",
+			fmt_cpu(d->base_cpu_ns, b, sizeof(b)), fmt_cpu(d->new_cpu_ns, n, sizeof(n)),
+			bold ? "**" : "", fmt_change(d->cpu_change, chg, sizeof(chg)),
+			bold ? "**" : "");
 	fprintf(out, "| %s | %" PRId64 " | %" PRId64 " | |\n", d->opts.time_name ? "ns" : "samples",
 		d->base_samples, d->new_samples);
-	fprintf(out, "| runs | %zu | %zu | |\n", d->base_runs, d->new_runs);
+	if (!d->opts.shares_only)
+		fprintf(out, "| runs | %zu | %zu | |\n", d->base_runs, d->new_runs);
 	md_section(out, d, "Functions that grew", true, top);
 	md_section(out, d, "Functions that shrank", false, top);
 	fputc('\n', out);

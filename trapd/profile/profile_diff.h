@@ -57,6 +57,10 @@ struct profile_diff_options {
 	 * code that waited: report_functions_waiting), for views of time
 	 * off the CPU, whose every stack ends in the scheduler */
 	bool waits;
+	/* both sides are parts of one capture (its phases, or its samples
+	 * under conditions): each is its own whole and only shares compare;
+	 * the reports say so and show no time change between the sides */
+	bool shares_only;
 };
 
 #define PROFILE_DIFF_OPTIONS_INIT                                                                  \
