@@ -200,19 +200,17 @@ static void snap(struct history *h, uint32_t pid)
 	symbolizer__snapshot(h->sym, (int)pid);
 }
 
-/* on_event - a process the sampler announces: new, or exec'd. An exec is
- * announced before the new image's loader has mapped its libraries, so
- * the maps read now hold the executable alone: the pid is read now and
- * left unmarked, to be read again at the drain of its first second. */
+/* on_event - a process the sampler announces: new, or exec'd. Either may
+ * be announced before its loader has mapped the image's libraries (an
+ * exec always is; a new process when its first sample fell in its
+ * loader), so the maps read now may hold the executable alone: the pid
+ * is read now and left unmarked, to be read again at the drain of the
+ * second its samples are in. */
 static void on_event(const struct sampler_event *ev, void *ctx)
 {
 	struct history *h = ctx;
 	size_t i;
 
-	if (ev->kind != SAMPLER_EVENT_EXEC) {
-		snap(h, ev->pid);
-		return;
-	}
 	for (i = 0; i < h->nsnapped; i++)
 		if (h->snapped[i] == ev->pid)
 			h->snapped[i] = h->snapped[--h->nsnapped];
