@@ -488,6 +488,46 @@ static size_t count_of(const char *s, const char *needle)
 	return n;
 }
 
+/* By self: a frame is coloured by its function's self share over the
+ * whole tree, so sides whose stacks were walked differently still
+ * compare (the history's shallow frame-pointer stacks against a window's
+ * DWARF ones). BASE: parse and render as leaves right under the process,
+ * half each; NEW: both under main and lib, 75 and 25 %. By total, both
+ * leaves are on paths the base lacks: new, full red. */
+static void test_diff_by_self_compares_functions_across_paths(void **state)
+{
+	struct flamegraph_options o = FLAMEGRAPH_OPTIONS_INIT;
+	struct profile *base = profile__new(), *new_p = profile__new();
+	char *svg;
+
+	assert_non_null(base);
+	assert_non_null(new_p);
+	fx_stack(base, "app", 100, 50, "parse", NULL);
+	fx_stack(base, "app", 100, 50, "render", NULL);
+	fx_stack(new_p, "app", 100, 75, "main", "lib", "parse", NULL);
+	fx_stack(new_p, "app", 100, 25, "main", "lib", "render", NULL);
+	o.diff = true;
+	svg = diff_svg_of(new_p, base, 1, &o);
+	assert_fill(svg, "render", 255, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL);
+	free(svg);
+	o.by_self = true;
+	svg = diff_svg_of(new_p, base, 1, &o);
+	xmllint_check(svg);
+	assert_fill(svg, "parse", 255, FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL);
+	assert_fill(svg, "render", FLAMEGRAPH_DIFF_FULL, FLAMEGRAPH_DIFF_FULL, 255);
+	assert_fill(svg, "main", 255, 255, 255);
+	assert_fill(svg, "lib", 255, 255, 255);
+	assert_fill(svg, "app", 255, 255, 255);
+	assert_non_null(
+		strstr(svg,
+		       "<title>parse (self 75 samples, 75.00%; was 50.00%, +25.00 pp)</title>"));
+	assert_non_null(strstr(svg, "self share (samples as the leaf) grew"));
+	assert_null(strstr(svg, "new, not in base"));
+	free(svg);
+	profile__free(base);
+	profile__free(new_p);
+}
+
 /* A profile against itself, or against three copies of itself (same
  * shares, other counts): every frame white, every change +0.00 pp. */
 static void test_diff_of_itself_is_neutral(void **state)
@@ -609,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_diff_shade_rejects_bad_input),
 		cmocka_unit_test(test_diff_svg_colours_and_tooltips),
 		cmocka_unit_test(test_diff_of_itself_is_neutral),
+		cmocka_unit_test(test_diff_by_self_compares_functions_across_paths),
 		cmocka_unit_test(test_diff_keeps_the_interactive_parts),
 	};
 

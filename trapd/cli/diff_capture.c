@@ -191,8 +191,10 @@ static int fill_svg(FILE *f, void *ctx)
 
 	snprintf(title, sizeof(title), "trapd diff: %s -> %s", j->base_label, j->new_label);
 	o.title = title;
-	o.subtitle = "widths: NEW's samples; red: share grew since BASE, blue: shrank";
 	o.diff = true;
+	/* parts of one capture judged by self (phases: the history's stacks
+	 * are walked by frame pointers, the window's maybe by DWARF) */
+	o.by_self = j->d->opts.shares_only && !j->d->opts.by_total;
 	ret = flamegraph_write(f, j->tree, &o);
 	return ret == -EIO && errno ? -errno : ret;
 }

@@ -7,7 +7,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "trapd/profile/report.h"
 
 #define FRAME_H 16
 #define FONT_SIZE 12
@@ -30,6 +33,12 @@ struct fg_ctx {
 	double avail;	  /* pixels across, padding excluded */
 	unsigned height;
 	bool diff;
+	bool by_self; /* diff by self share (flamegraph_options) */
+	/* by self: each function's self samples over the whole tree, by
+	 * name and kind (a frame is coloured by its function's change, as
+	 * the diff's table judges it, whatever path it is on) */
+	struct report_row *funcs;
+	size_t nfuncs;
 	bool time_ns;	    /* counts are nanoseconds */
 	int64_t base_total; /* the base side's root total */
 	double max_delta;   /* the largest |delta| among the frames drawn */
@@ -146,15 +155,49 @@ static double share_of(int64_t v, int64_t all)
 	return all > 0 ? (double)v / (double)all : 0;
 }
 
+static int func_cmp(const void *x, const void *y)
+{
+	const struct report_row *a = x, *b = y;
+	int d = strcmp(a->name, b->name);
+
+	return d ? d : (int)a->kind - (int)b->kind;
+}
+
+/* func_of - the function row of frame @n, when the graph is by self. */
+static const struct report_row *func_of(const struct fg_ctx *c, const struct stacktree_node *n)
+{
+	struct report_row key = { .name = n->name, .kind = n->kind };
+
+	if (!c->nfuncs || n->depth < 2)
+		return NULL;
+	return bsearch(&key, c->funcs, c->nfuncs, sizeof(key), func_cmp);
+}
+
+/* diff_new, diff_base - what @n's colour compares: its total, or when the
+ * graph is by self its function's self samples. */
+static int64_t diff_new(const struct fg_ctx *c, const struct stacktree_node *n)
+{
+	const struct report_row *f = c->by_self ? func_of(c, n) : NULL;
+
+	return !c->by_self ? n->total : f ? f->self : n->self;
+}
+
+static int64_t diff_base(const struct fg_ctx *c, const struct stacktree_node *n)
+{
+	const struct report_row *f = c->by_self ? func_of(c, n) : NULL;
+
+	return !c->by_self ? n->base_total : f ? f->base_self : n->base_self;
+}
+
 /* diff_delta - the change of @n's share of all samples from base to new. */
 static double diff_delta(const struct fg_ctx *c, const struct stacktree_node *n)
 {
-	return share_of(n->total, c->total) - share_of(n->base_total, c->base_total);
+	return share_of(diff_new(c, n), c->total) - share_of(diff_base(c, n), c->base_total);
 }
 
-static bool diff_is_new(const struct stacktree_node *n)
+static bool diff_is_new(const struct fg_ctx *c, const struct stacktree_node *n)
 {
-	return n->total > 0 && n->base_total <= 0;
+	return diff_new(c, n) > 0 && diff_base(c, n) <= 0;
 }
 
 /* max_abs_delta - the largest |delta| of @n and the callees drawn. */
@@ -179,7 +222,7 @@ static void diff_fill(const struct fg_ctx *c, const struct stacktree_node *n, ch
 	 * of counts cannot give; the frame would stay white. */
 	unsigned char rgb[3] = { 255, 255, 255 };
 
-	flamegraph_diff_shade(diff_delta(c, n), c->max_delta, diff_is_new(n), rgb);
+	flamegraph_diff_shade(diff_delta(c, n), c->max_delta, diff_is_new(c, n), rgb);
 	snprintf(buf, len, "rgb(%d,%d,%d)", rgb[0], rgb[1], rgb[2]);
 }
 
@@ -204,9 +247,11 @@ static void write_diff_title(const struct fg_ctx *c, const struct stacktree_node
 	double pp = 100.0 * diff_delta(c, n);
 
 	fputs(" (", c->out);
-	write_amount(c, n->total);
-	fprintf(c->out, ", %.2f%%; ", 100.0 * share_of(n->total, c->total));
-	if (diff_is_new(n)) {
+	if (c->by_self)
+		fputs("self ", c->out);
+	write_amount(c, diff_new(c, n));
+	fprintf(c->out, ", %.2f%%; ", 100.0 * share_of(diff_new(c, n), c->total));
+	if (diff_is_new(c, n)) {
 		fputs("new, not in base)</title>", c->out);
 		return;
 	}
@@ -214,7 +259,7 @@ static void write_diff_title(const struct fg_ctx *c, const struct stacktree_node
 	if (pp > -0.005 && pp < 0.005)
 		pp = 0.0;
 	fprintf(c->out, "was %.2f%%, %+.2f pp)</title>",
-		100.0 * share_of(n->base_total, c->base_total), pp);
+		100.0 * share_of(diff_base(c, n), c->base_total), pp);
 }
 
 static unsigned drawn_depth(const struct fg_ctx *c, const struct stacktree_node *n)
@@ -418,6 +463,10 @@ static const char diff_legend[] =
 	"<tspan style=\"fill: #c00000\">red</tspan>: share of all samples grew from base, "
 	"<tspan style=\"fill: #0030c0\">blue</tspan>: shrank; widths are the new profile, "
 	"frames only in base are not drawn";
+static const char diff_self_legend[] =
+	"<tspan style=\"fill: #c00000\">red</tspan>: self share (samples as the leaf) grew "
+	"from base, <tspan style=\"fill: #0030c0\">blue</tspan>: shrank, white: no leaf; "
+	"widths are the new profile";
 
 static void write_head(struct fg_ctx *c, unsigned width, const struct flamegraph_options *o)
 {
@@ -448,7 +497,7 @@ static void write_head(struct fg_ctx *c, unsigned width, const struct flamegraph
 		fprintf(c->out,
 			"<text id=\"legend\" x=\"%u\" y=\"%d\" "
 			"style=\"fill: #555; text-anchor: middle\">%s</text>\n",
-			width / 2, y + SUBTITLE_PAD, diff_legend);
+			width / 2, y + SUBTITLE_PAD, c->by_self ? diff_self_legend : diff_legend);
 	fprintf(c->out,
 		"<text id=\"unzoom\" class=\"ctl hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"ctl\" x=\"%u\" y=\"24\" "
@@ -487,12 +536,18 @@ int flamegraph_write(FILE *out, const struct stacktree *t, const struct flamegra
 	c.height = top_pad + depths * FRAME_H + BOTTOM_PAD;
 	if (o->diff) {
 		c.diff = true;
+		c.by_self = o->by_self;
 		c.base_total = t->root->base_total;
+		if (c.by_self && report_functions(t, &c.funcs, &c.nfuncs))
+			return -ENOMEM;
+		if (c.nfuncs)
+			qsort(c.funcs, c.nfuncs, sizeof(*c.funcs), func_cmp);
 		c.max_delta = max_abs_delta(&c, t->root);
 	}
 	write_head(&c, o->width, o);
 	write_frames(&c, t->root, 0);
 	write_tail(&c, o->width);
+	free(c.funcs);
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;

@@ -63,12 +63,18 @@ struct flamegraph_options {
 	double min_pct;	      /* omit frames under this % of all samples, 0 .. 100 */
 	bool diff;	      /* colour by the change from the base side */
 	bool time_ns;	      /* counts are nanoseconds (a time view): tooltips say times */
+	/* with @diff: colour a frame by the change of its self share (its
+	 * samples as the leaf), not its total: for sides whose stacks were
+	 * walked differently, where only leaves compare; a frame that is no
+	 * leaf on either side is white */
+	bool by_self;
 };
 
 #define FLAMEGRAPH_OPTIONS_INIT                                                                    \
 	{                                                                                          \
 		.title = NULL, .subtitle = NULL, .width = FLAMEGRAPH_DEFAULT_WIDTH,                \
-		.min_pct = FLAMEGRAPH_DEFAULT_MIN_PCT, .diff = false, .time_ns = false             \
+		.min_pct = FLAMEGRAPH_DEFAULT_MIN_PCT, .diff = false, .time_ns = false,            \
+		.by_self = false                                                                   \
 	}
 
 /* The other two channels of a fully saturated red or blue: not 0, so the
