@@ -76,9 +76,13 @@ unwind_perf_entry_share() {
 
 # Debian's xz (stripped, no frame pointers, liblzma with only .dynsym):
 # walks reach the entry as often as perf --call-graph dwarf's do on the
-# same input, and the library's self share is within 2 points of perf's
+# same input, and the library's self share is within 3 points of perf's
 # (perf cannot name liblzma's static functions either, so functions are
-# compared by the object they are in).
+# compared by the object they are in). The two are separate runs of some
+# 1,500 samples each: sampling alone spreads their difference by about
+# 0.7 points, and this VM's kernel time moves from run to run (CI of
+# 1b661eb: 94.7 against 96.99 %; here 95.2 to 96.8 against 95.2 to
+# 95.9). Frames left unnamed would take the share far below.
 test_unwind_debian_xz_against_perf_dwarf() {
 	need_root_bpf || return
 	command -v xz >/dev/null || { skip "needs xz"; return 77; }
@@ -95,7 +99,7 @@ test_unwind_debian_xz_against_perf_dwarf() {
 	perf_entry=$(unwind_perf_entry_share perf.data)
 	echo "    walks reaching the entry: trapd $entry %, perf $perf_entry %; liblzma self: trapd $ours %, perf $theirs %"
 	[ "$entry" -ge 95 ] || { fail "$entry % reached an entry: $(grep -A14 '"unwind"' xz.json)"; return 1; }
-	within "$ours" "$theirs" 2 || { fail "liblzma self share: trapd $ours %, perf $theirs %"; return 1; }
+	within "$ours" "$theirs" 3 || { fail "liblzma self share: trapd $ours %, perf $theirs %"; return 1; }
 }
 
 # Debian's python3.11 (no frame pointers): the interpreter's native frames
