@@ -35,8 +35,8 @@ struct fg_ctx {
 	bool diff;
 	bool by_self; /* diff by self share (flamegraph_options) */
 	/* by self: each function's self samples over the whole tree, by
-	 * name and kind (a frame is coloured by its function's change, as
-	 * the diff's table judges it, whatever path it is on) */
+	 * name and kind, as trapd report lists them (a frame is coloured by
+	 * its function's change, whatever path it is on) */
 	struct report_row *funcs;
 	size_t nfuncs;
 	bool time_ns;	    /* counts are nanoseconds */
@@ -173,37 +173,38 @@ static const struct report_row *func_of(const struct fg_ctx *c, const struct sta
 	return bsearch(&key, c->funcs, c->nfuncs, sizeof(key), func_cmp);
 }
 
-/* diff_new, diff_base - what @n's colour compares: its total, or when the
- * graph is by self its function's self samples. */
-static int64_t diff_new(const struct fg_ctx *c, const struct stacktree_node *n)
-{
-	const struct report_row *f = c->by_self ? func_of(c, n) : NULL;
+/* What a frame's colour compares, base to new: the frame's total, or
+ * when the graph is by self its function's self samples (one lookup). */
+struct diff_counts {
+	int64_t now, was;
+};
 
-	return !c->by_self ? n->total : f ? f->self : n->self;
+static struct diff_counts diff_counts_of(const struct fg_ctx *c, const struct stacktree_node *n)
+{
+	const struct report_row *f;
+
+	if (!c->by_self)
+		return (struct diff_counts){ n->total, n->base_total };
+	f = func_of(c, n);
+	return f ? (struct diff_counts){ f->self, f->base_self }
+		 : (struct diff_counts){ n->self, n->base_self };
 }
 
-static int64_t diff_base(const struct fg_ctx *c, const struct stacktree_node *n)
+/* diff_delta - the change of @d's share of all samples from base to new. */
+static double diff_delta(const struct fg_ctx *c, struct diff_counts d)
 {
-	const struct report_row *f = c->by_self ? func_of(c, n) : NULL;
-
-	return !c->by_self ? n->base_total : f ? f->base_self : n->base_self;
+	return share_of(d.now, c->total) - share_of(d.was, c->base_total);
 }
 
-/* diff_delta - the change of @n's share of all samples from base to new. */
-static double diff_delta(const struct fg_ctx *c, const struct stacktree_node *n)
+static bool diff_is_new(struct diff_counts d)
 {
-	return share_of(diff_new(c, n), c->total) - share_of(diff_base(c, n), c->base_total);
-}
-
-static bool diff_is_new(const struct fg_ctx *c, const struct stacktree_node *n)
-{
-	return diff_new(c, n) > 0 && diff_base(c, n) <= 0;
+	return d.now > 0 && d.was <= 0;
 }
 
 /* max_abs_delta - the largest |delta| of @n and the callees drawn. */
 static double max_abs_delta(const struct fg_ctx *c, const struct stacktree_node *n)
 {
-	double m = fabs(diff_delta(c, n)), cm;
+	double m = fabs(diff_delta(c, diff_counts_of(c, n))), cm;
 	uint32_t i;
 
 	for (i = 0; i < n->nchildren; i++) {
@@ -216,13 +217,13 @@ static double max_abs_delta(const struct fg_ctx *c, const struct stacktree_node 
 	return m;
 }
 
-static void diff_fill(const struct fg_ctx *c, const struct stacktree_node *n, char *buf, size_t len)
+static void diff_fill(const struct fg_ctx *c, struct diff_counts d, char *buf, size_t len)
 {
 	/* The shade fails only for NaN or a negative maximum, which shares
 	 * of counts cannot give; the frame would stay white. */
 	unsigned char rgb[3] = { 255, 255, 255 };
 
-	flamegraph_diff_shade(diff_delta(c, n), c->max_delta, diff_is_new(c, n), rgb);
+	flamegraph_diff_shade(diff_delta(c, d), c->max_delta, diff_is_new(d), rgb);
 	snprintf(buf, len, "rgb(%d,%d,%d)", rgb[0], rgb[1], rgb[2]);
 }
 
@@ -239,27 +240,28 @@ static void write_amount(const struct fg_ctx *c, int64_t n)
 		fprintf(c->out, "%.1f us", (double)n / 1e3);
 }
 
-/* write_diff_title - the tail of @n's <title> in a differential graph:
- * " (N samples, P%; was B%, +D pp)", or "; new, not in base" when base
- * has no samples of it. The script cuts the name at the last " (". */
-static void write_diff_title(const struct fg_ctx *c, const struct stacktree_node *n)
+/* write_diff_title - the tail of a frame's <title> in a differential
+ * graph, from its counts @d: " (N samples, P%; was B%, +D pp)", or
+ * "; new, not in base" when base has no samples of it. The script cuts
+ * the name at the last " (". */
+static void write_diff_title(const struct fg_ctx *c, struct diff_counts d)
 {
-	double pp = 100.0 * diff_delta(c, n);
+	double pp = 100.0 * diff_delta(c, d);
 
 	fputs(" (", c->out);
 	if (c->by_self)
 		fputs("self ", c->out);
-	write_amount(c, diff_new(c, n));
-	fprintf(c->out, ", %.2f%%; ", 100.0 * share_of(diff_new(c, n), c->total));
-	if (diff_is_new(c, n)) {
+	write_amount(c, d.now);
+	fprintf(c->out, ", %.2f%%; ", 100.0 * share_of(d.now, c->total));
+	if (diff_is_new(d)) {
 		fputs("new, not in base)</title>", c->out);
 		return;
 	}
 	/* No "-0.00 pp" for a change that rounds away. */
 	if (pp > -0.005 && pp < 0.005)
 		pp = 0.0;
-	fprintf(c->out, "was %.2f%%, %+.2f pp)</title>",
-		100.0 * share_of(diff_base(c, n), c->base_total), pp);
+	fprintf(c->out, "was %.2f%%, %+.2f pp)</title>", 100.0 * share_of(d.was, c->base_total),
+		pp);
 }
 
 static unsigned drawn_depth(const struct fg_ctx *c, const struct stacktree_node *n)
@@ -306,17 +308,18 @@ static void write_frame(struct fg_ctx *c, const struct stacktree_node *n, int64_
 	double w = c->total > 0 ? (double)n->total * c->scale : c->avail;
 	double y = c->height - BOTTOM_PAD - (double)(n->depth + 1) * FRAME_H;
 	double share = c->total > 0 ? 100.0 * (double)n->total / (double)c->total : 0;
+	struct diff_counts d = c->diff ? diff_counts_of(c, n) : (struct diff_counts){ 0, 0 };
 	char fill[48];
 
 	if (c->diff)
-		diff_fill(c, n, fill, sizeof(fill));
+		diff_fill(c, d, fill, sizeof(fill));
 	else
 		frame_fill(n, fill, sizeof(fill));
 	fprintf(c->out, "<g data-o=\"%" PRId64 "\" data-v=\"%" PRId64 "\" data-d=\"%u\"><title>",
 		offset, n->total, (unsigned)n->depth);
 	xml_put(c->out, n->name);
 	if (c->diff) {
-		write_diff_title(c, n);
+		write_diff_title(c, d);
 	} else {
 		fputs(" (", c->out);
 		write_amount(c, n->total);
