@@ -94,6 +94,7 @@ static void test_batches_beyond_one_run(void **state)
 	char(*names)[KNAMES_NAME_LEN] = calloc(n, KNAMES_NAME_LEN);
 	uint64_t *addrs = calloc(n, sizeof(*addrs)), base = kallsyms_addr("vfs_read");
 	struct knames *k = open_or_skip();
+	struct knames_stats st;
 
 	if (!k) {
 		free(names);
@@ -101,11 +102,56 @@ static void test_batches_beyond_one_run(void **state)
 		skip();
 		return;
 	}
+	/* distinct addresses: none is named from the table */
 	for (i = 0; i < n; i++)
-		addrs[i] = i % 2 ? base + 4 : 0x2000;
+		addrs[i] = i % 2 ? base + 4 + i / 2 : 0x2000 + 16 * i;
 	assert_int_equal(knames__resolve(k, addrs, n, names), 0);
 	for (i = 0; i < n; i++)
 		assert_string_equal(names[i], i % 2 ? "vfs_read" : "");
+	knames__stats(k, &st);
+	assert_int_equal(st.runs, 4);
+	assert_int_equal(st.resolved, n);
+	knames__free(k);
+	free(names);
+	free(addrs);
+}
+
+/* An address named once is named again from the table, without a run;
+ * a full table is emptied and fills again. */
+static void test_names_are_kept(void **state)
+{
+	uint32_t n = 4096, i;
+	char(*names)[KNAMES_NAME_LEN] = calloc(n, KNAMES_NAME_LEN);
+	uint64_t *addrs = calloc(n, sizeof(*addrs)), base = kallsyms_addr("vfs_read");
+	struct knames *k = open_or_skip();
+	struct knames_stats st;
+
+	if (!k) {
+		free(names);
+		free(addrs);
+		skip();
+		return;
+	}
+	addrs[0] = base + 4;
+	addrs[1] = 0x2000;
+	assert_int_equal(knames__resolve(k, addrs, 2, names), 0);
+	memset(names, 'x', 2 * KNAMES_NAME_LEN);
+	assert_int_equal(knames__resolve(k, addrs, 2, names), 0);
+	assert_string_equal(names[0], "vfs_read");
+	assert_string_equal(names[1], "");
+	knames__stats(k, &st);
+	assert_int_equal(st.runs, 1);
+	assert_int_equal(st.resolved, 2);
+	assert_int_equal(st.cached, 2);
+	/* more addresses than the table holds */
+	for (i = 0; i < n; i++)
+		addrs[i] = 0x3000 + 16 * i;
+	assert_int_equal(knames__resolve(k, addrs, n, names), 0);
+	knames__stats(k, &st);
+	assert_true(st.cache_clears >= 1);
+	addrs[0] = base + 4;
+	assert_int_equal(knames__resolve(k, addrs, 1, names), 0);
+	assert_string_equal(names[0], "vfs_read");
 	knames__free(k);
 	free(names);
 	free(addrs);
@@ -154,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_parse_forms),
 		cmocka_unit_test(test_names_match_kallsyms),
 		cmocka_unit_test(test_batches_beyond_one_run),
+		cmocka_unit_test(test_names_are_kept),
 		cmocka_unit_test(test_symbolizer_uses_the_hook),
 	};
 

@@ -709,6 +709,46 @@ static void test_snapshots_accumulate_newest_wins(void **state)
 	tree_remove(&t);
 }
 
+/* What the recorder asks before reading a process's maps again: whether
+ * every frame of a stack lies in what was read. */
+static void test_maps_hold_a_stack_in_what_was_read(void **state)
+{
+	char nopie[PATH_MAX], line[PATH_MAX + 128];
+	uint64_t ips[3] = { 0x401100, 0x401200, 0 };
+	struct symbolizer *s;
+	struct stat st;
+	struct tree t;
+
+	(void)state;
+	assert_non_null(realpath(artifact("symtest-nopie"), nopie));
+	assert_int_equal(stat(nopie, &st), 0);
+	tree_make(&t, 78);
+	text_line(line, sizeof(line), nopie, (uint64_t)st.st_ino, 0x401000, 0x402000, 0x1000);
+	tree_write(&t, line);
+	s = symbolizer__new(t.root);
+	assert_non_null(s);
+	/* never read: nothing holds */
+	assert_false(symbolizer__maps_hold(s, 78, ips, 2));
+	assert_int_equal(symbolizer__snapshot(s, 78), 0);
+	assert_true(symbolizer__maps_hold(s, 78, ips, 2));
+	/* a stack with no user frame needs nothing */
+	assert_true(symbolizer__maps_hold(s, 78, ips, 0));
+	/* the walk's end (a 0 word) is not a frame */
+	assert_true(symbolizer__maps_hold(s, 78, ips, 3));
+	/* a caller in a library mapped after the read: read again */
+	ips[1] = 0x7f0000001234;
+	assert_false(symbolizer__maps_hold(s, 78, ips, 2));
+	/* a return address one past the end of a mapping is its last call */
+	ips[1] = 0x402000;
+	assert_true(symbolizer__maps_hold(s, 78, ips, 2));
+	/* ...but a leaf there is outside it */
+	ips[0] = 0x402000;
+	assert_false(symbolizer__maps_hold(s, 78, ips, 1));
+	assert_false(symbolizer__maps_hold(s, 79, ips, 0));
+	symbolizer__free(s);
+	tree_remove(&t);
+}
+
 /* copy_file - copy @from to @to with mode 0755. */
 static void copy_file(const char *from, const char *to)
 {
@@ -963,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_tree_wrong_inode_deleted_and_pseudo),
 		cmocka_unit_test(test_jit_map_read_after_exit),
 		cmocka_unit_test(test_snapshots_accumulate_newest_wins),
+		cmocka_unit_test(test_maps_hold_a_stack_in_what_was_read),
 		cmocka_unit_test(test_live_deleted_binary_through_map_files),
 		cmocka_unit_test(test_container_root_and_symlink_escape),
 		cmocka_unit_test(test_kernel_frames_from_fixture),

@@ -39,6 +39,10 @@
 /* Processes snapshotted in one generation, remembered to read each once;
  * past this they are read again at each second they appear in. */
 #define SNAPPED_MAX 4096
+/* Processes that exec'd since they were last read, to read again at the
+ * drain their samples are in: the old image's mappings, kept to name the
+ * samples before the exec, could hold the new image's addresses. */
+#define EXECD_MAX 256
 /* The most seconds history__recent merges (a live view asks for a few). */
 #define RECENT_SECONDS_MAX 60
 
@@ -78,6 +82,8 @@ struct history {
 	int over;
 	uint32_t snapped[SNAPPED_MAX];
 	size_t nsnapped;
+	uint32_t execd[EXECD_MAX];
+	size_t nexecd;
 	struct cgroup_names cgroups; /* names of cgroups, kept for a generation */
 	pthread_t thread;
 	bool running;
@@ -182,19 +188,49 @@ static int new_generation(struct history *h)
 	symbolizer__free(h->sym);
 	h->sym = sym;
 	h->generation = clock_mono_ns();
-	h->nsnapped = 0;
+	h->nsnapped = h->nexecd = 0;
 	cgroup_names__release(&h->cgroups);
 	return 0;
 }
 
-/* snap - read @pid's maps, once per generation while the set has room. */
-static void snap(struct history *h, uint32_t pid)
+static bool has_pid(const uint32_t *pids, size_t n, uint32_t pid)
 {
 	size_t i;
 
-	for (i = 0; i < h->nsnapped; i++)
-		if (h->snapped[i] == pid)
-			return;
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* take_pid - remove @pid from the set @pids of *@n; whether it was in. */
+static bool take_pid(uint32_t *pids, size_t *n, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		if (pids[i] == pid) {
+			pids[i] = pids[--*n];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* snap - read the maps of @rec's process, once per generation while the
+ * set has room: a process seen for the first time in this generation; one
+ * that exec'd; one announced before its loader mapped its libraries, when
+ * a frame falls outside the mappings read then. When all its frames are
+ * in them, reading again could name nothing more. */
+static void snap(struct history *h, const struct sampler_record *rec)
+{
+	uint32_t pid = rec->key->pid;
+
+	if (has_pid(h->snapped, h->nsnapped, pid))
+		return;
+	if (!take_pid(h->execd, &h->nexecd, pid) &&
+	    symbolizer__maps_hold(h->sym, (int)pid, rec->user_ips, rec->user_len))
+		return;
 	if (h->nsnapped < SNAPPED_MAX)
 		h->snapped[h->nsnapped++] = pid;
 	symbolizer__snapshot(h->sym, (int)pid);
@@ -204,22 +240,27 @@ static void snap(struct history *h, uint32_t pid)
  * be announced before its loader has mapped the image's libraries (an
  * exec always is; a new process when its first sample fell in its
  * loader), so the maps read now may hold the executable alone: the pid
- * is read now and left unmarked, to be read again at the drain of the
- * second its samples are in. */
+ * is read now and left unmarked, for snap to read again when its samples
+ * need it. */
 static void on_event(const struct sampler_event *ev, void *ctx)
 {
 	struct history *h = ctx;
-	size_t i;
 
-	for (i = 0; i < h->nsnapped; i++)
-		if (h->snapped[i] == ev->pid)
-			h->snapped[i] = h->snapped[--h->nsnapped];
-	symbolizer__snapshot(h->sym, (int)ev->pid);
+	take_pid(h->snapped, &h->nsnapped, ev->pid);
+	if (symbolizer__snapshot(h->sym, (int)ev->pid) == -ESRCH) {
+		/* gone already (a short-lived process): no read will find it */
+		if (h->nsnapped < SNAPPED_MAX)
+			h->snapped[h->nsnapped++] = ev->pid;
+		return;
+	}
+	if (ev->kind == SAMPLER_EVENT_EXEC && h->nexecd < EXECD_MAX &&
+	    !has_pid(h->execd, h->nexecd, ev->pid))
+		h->execd[h->nexecd++] = ev->pid;
 }
 
 static int snap_record(const struct sampler_record *rec, void *ctx)
 {
-	snap(ctx, rec->key->pid);
+	snap(ctx, rec);
 	return 0;
 }
 
@@ -289,6 +330,15 @@ static void lower(struct history *h, double share)
 		 "%g%%",
 		 (unsigned long long)from, (unsigned long long)h->freq_hz, share, h->o.max_pct);
 	log_warn("history: %s", why);
+	/* What status and the sidecar keep: from the frequency asked for,
+	 * through every step (each measured anew: a host that starts more
+	 * processes costs more a sample, and a lowering may need another). */
+	if (from != h->o.freq_hz)
+		snprintf(why, sizeof(why),
+			 "lowered from %llu to %llu Hz, last from %llu Hz: it took %.3f%% of the "
+			 "host, over max_overhead %g%%",
+			 (unsigned long long)h->o.freq_hz, (unsigned long long)h->freq_hz,
+			 (unsigned long long)from, share, h->o.max_pct);
 	pthread_mutex_lock(&h->lock);
 	h->st.freq_hz = h->freq_hz;
 	h->st.lowered++;

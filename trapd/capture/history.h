@@ -75,7 +75,7 @@ struct history_stats {
 	uint64_t bpf_ns_per_second;
 	uint64_t interrupts_per_second;
 	uint64_t lowered;   /* times the frequency was lowered to keep the budget */
-	char decision[160]; /* the last of them, in words; "" if none */
+	char decision[160]; /* them, from the frequency asked for, in words; "" if none */
 };
 
 /* history__open - load the recorder's sampler, arm it and start its

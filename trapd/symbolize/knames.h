@@ -22,9 +22,20 @@ void knames__free(struct knames *k);
 /* knames__resolve - name @n addresses (any number): names[i] gets
  * "function" or "function [module]", or "" when no symbol contains
  * addrs[i]. The address is looked up as given (callers subtract 1 from
- * return addresses). Returns 0 or a negative errno. */
+ * return addresses). Names found are kept (a bounded table), so an
+ * address seen before costs no run of the program. One thread at a time.
+ * Returns 0 or a negative errno. */
 int knames__resolve(struct knames *k, const uint64_t *addrs, uint32_t n,
 		    char (*names)[KNAMES_NAME_LEN]);
+
+struct knames_stats {
+	uint64_t resolved;     /* addresses the program named */
+	uint64_t cached;       /* addresses named from the table */
+	uint64_t runs;	       /* runs of the program */
+	uint64_t cache_clears; /* times the table was full and emptied */
+};
+
+void knames__stats(const struct knames *k, struct knames_stats *out);
 
 /* knames__parse - "vfs_read+0x10/0x360 [mod]" -> "vfs_read [mod]" into
  * @out; "" when @in is not a symbol (a bare address). Exposed for tests. */

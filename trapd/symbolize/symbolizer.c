@@ -958,6 +958,19 @@ uint32_t symbolizer__walked_frames(const struct symbolizer *s, int pid, const ui
 	return kept;
 }
 
+bool symbolizer__maps_hold(const struct symbolizer *s, int pid, const uint64_t *ips, uint32_t n)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	uint32_t i, kept = symbolizer__user_frames(ips, n);
+
+	if (!pm)
+		return false;
+	for (i = 0; i < kept; i++)
+		if (!find_map(pm, i ? ips[i] - 1 : ips[i]))
+			return false;
+	return true;
+}
+
 /* lookup_addr - a return address points after its call; the call belongs
  * to the byte before it. */
 static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)

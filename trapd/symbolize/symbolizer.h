@@ -20,6 +20,7 @@
 #ifndef TRAPD_SYMBOLIZER_H
 #define TRAPD_SYMBOLIZER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "trapd/profile/profile.h"
@@ -78,6 +79,12 @@ uint32_t symbolizer__user_frames(const uint64_t *ips, uint32_t n);
  * be named). */
 uint32_t symbolizer__walked_frames(const struct symbolizer *s, int pid, const uint64_t *ips,
 				   uint32_t n);
+
+/* symbolizer__maps_hold - whether @pid was read before and every frame
+ * of its user stack @ips[0..n) (leaf first, as symbolizer__user_frames
+ * keeps them) lies in one of the mappings read: if so, reading its maps
+ * again could name nothing more. */
+bool symbolizer__maps_hold(const struct symbolizer *s, int pid, const uint64_t *ips, uint32_t n);
 
 /* symbolizer__name - the name of the function holding @addr in @pid (for
  * a return address, pass it minus one), NULL if unknown; valid until the
