@@ -37,7 +37,8 @@
 
 #define SEC 1000000000ll
 /* Processes snapshotted in one generation, remembered to read each once;
- * past this they are read again at each second they appear in. */
+ * past this one is read again at each second a frame of its falls
+ * outside what was read. */
 #define SNAPPED_MAX 4096
 /* Processes that exec'd since they were last read, to read again at the
  * drain their samples are in: the old image's mappings, kept to name the
