@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,32 +89,57 @@ static void test_names_match_kallsyms(void **state)
 	knames__free(k);
 }
 
+/* Many addresses to name at once, and the resolver to name them. */
+struct many {
+	char (*names)[KNAMES_NAME_LEN];
+	uint64_t *addrs;
+	struct knames *k;
+};
+
+/* many_open - room for @n addresses and a resolver; false when the
+ * resolver cannot be had here (the test is skipped, nothing is held). */
+static bool many_open(struct many *m, uint32_t n)
+{
+	m->names = calloc(n, KNAMES_NAME_LEN);
+	m->addrs = calloc(n, sizeof(*m->addrs));
+	assert_non_null(m->names);
+	assert_non_null(m->addrs);
+	m->k = open_or_skip();
+	if (m->k)
+		return true;
+	free(m->names);
+	free(m->addrs);
+	return false;
+}
+
+static void many_free(struct many *m)
+{
+	knames__free(m->k);
+	free(m->names);
+	free(m->addrs);
+}
+
 static void test_batches_beyond_one_run(void **state)
 {
 	uint32_t n = 3 * KNAMES_BATCH + 5, i;
-	char(*names)[KNAMES_NAME_LEN] = calloc(n, KNAMES_NAME_LEN);
-	uint64_t *addrs = calloc(n, sizeof(*addrs)), base = kallsyms_addr("vfs_read");
-	struct knames *k = open_or_skip();
+	uint64_t base = kallsyms_addr("vfs_read");
 	struct knames_stats st;
+	struct many m;
 
-	if (!k) {
-		free(names);
-		free(addrs);
+	if (!many_open(&m, n)) {
 		skip();
 		return;
 	}
 	/* distinct addresses: none is named from the table */
 	for (i = 0; i < n; i++)
-		addrs[i] = i % 2 ? base + 4 + i / 2 : 0x2000 + 16 * i;
-	assert_int_equal(knames__resolve(k, addrs, n, names), 0);
+		m.addrs[i] = i % 2 ? base + 4 + i / 2 : 0x2000 + 16 * i;
+	assert_int_equal(knames__resolve(m.k, m.addrs, n, m.names), 0);
 	for (i = 0; i < n; i++)
-		assert_string_equal(names[i], i % 2 ? "vfs_read" : "");
-	knames__stats(k, &st);
+		assert_string_equal(m.names[i], i % 2 ? "vfs_read" : "");
+	knames__stats(m.k, &st);
 	assert_int_equal(st.runs, 4);
 	assert_int_equal(st.resolved, n);
-	knames__free(k);
-	free(names);
-	free(addrs);
+	many_free(&m);
 }
 
 /* An address named once is named again from the table, without a run;
@@ -121,40 +147,35 @@ static void test_batches_beyond_one_run(void **state)
 static void test_names_are_kept(void **state)
 {
 	uint32_t n = 4096, i;
-	char(*names)[KNAMES_NAME_LEN] = calloc(n, KNAMES_NAME_LEN);
-	uint64_t *addrs = calloc(n, sizeof(*addrs)), base = kallsyms_addr("vfs_read");
-	struct knames *k = open_or_skip();
+	uint64_t base = kallsyms_addr("vfs_read");
 	struct knames_stats st;
+	struct many m;
 
-	if (!k) {
-		free(names);
-		free(addrs);
+	if (!many_open(&m, n)) {
 		skip();
 		return;
 	}
-	addrs[0] = base + 4;
-	addrs[1] = 0x2000;
-	assert_int_equal(knames__resolve(k, addrs, 2, names), 0);
-	memset(names, 'x', 2 * KNAMES_NAME_LEN);
-	assert_int_equal(knames__resolve(k, addrs, 2, names), 0);
-	assert_string_equal(names[0], "vfs_read");
-	assert_string_equal(names[1], "");
-	knames__stats(k, &st);
+	m.addrs[0] = base + 4;
+	m.addrs[1] = 0x2000;
+	assert_int_equal(knames__resolve(m.k, m.addrs, 2, m.names), 0);
+	memset(m.names, 'x', 2 * KNAMES_NAME_LEN);
+	assert_int_equal(knames__resolve(m.k, m.addrs, 2, m.names), 0);
+	assert_string_equal(m.names[0], "vfs_read");
+	assert_string_equal(m.names[1], "");
+	knames__stats(m.k, &st);
 	assert_int_equal(st.runs, 1);
 	assert_int_equal(st.resolved, 2);
 	assert_int_equal(st.cached, 2);
 	/* more addresses than the table holds */
 	for (i = 0; i < n; i++)
-		addrs[i] = 0x3000 + 16 * i;
-	assert_int_equal(knames__resolve(k, addrs, n, names), 0);
-	knames__stats(k, &st);
+		m.addrs[i] = 0x3000 + 16 * i;
+	assert_int_equal(knames__resolve(m.k, m.addrs, n, m.names), 0);
+	knames__stats(m.k, &st);
 	assert_true(st.cache_clears >= 1);
-	addrs[0] = base + 4;
-	assert_int_equal(knames__resolve(k, addrs, 1, names), 0);
-	assert_string_equal(names[0], "vfs_read");
-	knames__free(k);
-	free(names);
-	free(addrs);
+	m.addrs[0] = base + 4;
+	assert_int_equal(knames__resolve(m.k, m.addrs, 1, m.names), 0);
+	assert_string_equal(m.names[0], "vfs_read");
+	many_free(&m);
 }
 
 static int resolve_cb(void *ctx, const uint64_t *addrs, uint32_t n,

@@ -204,6 +204,13 @@ static bool has_pid(const uint32_t *pids, size_t n, uint32_t pid)
 	return false;
 }
 
+/* add_pid - put @pid into the set @pids of *@n while it has room (@max). */
+static void add_pid(uint32_t *pids, size_t *n, size_t max, uint32_t pid)
+{
+	if (*n < max)
+		pids[(*n)++] = pid;
+}
+
 /* take_pid - remove @pid from the set @pids of *@n; whether it was in. */
 static bool take_pid(uint32_t *pids, size_t *n, uint32_t pid)
 {
@@ -232,8 +239,7 @@ static void snap(struct history *h, const struct sampler_record *rec)
 	if (!take_pid(h->execd, &h->nexecd, pid) &&
 	    symbolizer__maps_hold(h->sym, (int)pid, rec->user_ips, rec->user_len))
 		return;
-	if (h->nsnapped < SNAPPED_MAX)
-		h->snapped[h->nsnapped++] = pid;
+	add_pid(h->snapped, &h->nsnapped, SNAPPED_MAX, pid);
 	symbolizer__snapshot(h->sym, (int)pid);
 }
 
@@ -250,13 +256,11 @@ static void on_event(const struct sampler_event *ev, void *ctx)
 	take_pid(h->snapped, &h->nsnapped, ev->pid);
 	if (symbolizer__snapshot(h->sym, (int)ev->pid) == -ESRCH) {
 		/* gone already (a short-lived process): no read will find it */
-		if (h->nsnapped < SNAPPED_MAX)
-			h->snapped[h->nsnapped++] = ev->pid;
+		add_pid(h->snapped, &h->nsnapped, SNAPPED_MAX, ev->pid);
 		return;
 	}
-	if (ev->kind == SAMPLER_EVENT_EXEC && h->nexecd < EXECD_MAX &&
-	    !has_pid(h->execd, h->nexecd, ev->pid))
-		h->execd[h->nexecd++] = ev->pid;
+	if (ev->kind == SAMPLER_EVENT_EXEC && !has_pid(h->execd, h->nexecd, ev->pid))
+		add_pid(h->execd, &h->nexecd, EXECD_MAX, ev->pid);
 }
 
 static int snap_record(const struct sampler_record *rec, void *ctx)

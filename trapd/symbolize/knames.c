@@ -98,8 +98,8 @@ struct knames *knames__open(void)
 	k->cache = calloc(CACHE_SLOTS, sizeof(*k->cache));
 	k->skel = knames_bpf__open_and_load();
 	if (!k->skel) {
-		free(k->cache);
 		err = errno;
+		free(k->cache);
 		free(k);
 		errno = err;
 		return NULL;

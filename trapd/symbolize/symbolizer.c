@@ -944,38 +944,43 @@ uint32_t symbolizer__user_frames(const uint64_t *ips, uint32_t n)
 	return i;
 }
 
-uint32_t symbolizer__walked_frames(const struct symbolizer *s, int pid, const uint64_t *ips,
-				   uint32_t n)
-{
-	const struct pid_maps *pm = pid_find(s, pid);
-	uint32_t i, kept = symbolizer__user_frames(ips, n);
-
-	if (!pm || !pm->n)
-		return kept;
-	for (i = 1; i < kept; i++)
-		if (!find_map(pm, ips[i] - 1))
-			return i;
-	return kept;
-}
-
-bool symbolizer__maps_hold(const struct symbolizer *s, int pid, const uint64_t *ips, uint32_t n)
-{
-	const struct pid_maps *pm = pid_find(s, pid);
-	uint32_t i, kept = symbolizer__user_frames(ips, n);
-
-	if (!pm)
-		return false;
-	for (i = 0; i < kept; i++)
-		if (!find_map(pm, i ? ips[i] - 1 : ips[i]))
-			return false;
-	return true;
-}
-
 /* lookup_addr - a return address points after its call; the call belongs
  * to the byte before it. */
 static uint64_t lookup_addr(const uint64_t *ips, uint32_t i)
 {
 	return i && ips[i] ? ips[i] - 1 : ips[i];
+}
+
+/* first_unmapped - the first of frames @ips[@from..@kept) outside every
+ * mapping of @pm, @kept when all lie in one. */
+static uint32_t first_unmapped(const struct pid_maps *pm, const uint64_t *ips, uint32_t from,
+			       uint32_t kept)
+{
+	uint32_t i;
+
+	for (i = from; i < kept; i++)
+		if (!find_map(pm, lookup_addr(ips, i)))
+			return i;
+	return kept;
+}
+
+uint32_t symbolizer__walked_frames(const struct symbolizer *s, int pid, const uint64_t *ips,
+				   uint32_t n)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	uint32_t kept = symbolizer__user_frames(ips, n);
+
+	if (!pm || !pm->n)
+		return kept;
+	return first_unmapped(pm, ips, 1, kept);
+}
+
+bool symbolizer__maps_hold(const struct symbolizer *s, int pid, const uint64_t *ips, uint32_t n)
+{
+	const struct pid_maps *pm = pid_find(s, pid);
+	uint32_t kept = symbolizer__user_frames(ips, n);
+
+	return pm && first_unmapped(pm, ips, 0, kept) == kept;
 }
 
 /* fde_name - for code of @m that no symbol covers: "FILE+0xOFF" with the
