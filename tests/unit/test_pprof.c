@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@
 #include "trapd/profile/profile.h"
 
 #define PERIOD_NS 10101010
+/* The first Go release whose pprof counts samples without a location in
+ * its -tags report (1.19.8 leaves them out; 1.20.14 to 1.26.8 count them,
+ * each tried with GOTOOLCHAIN). */
+#define GO_TAGS_STACKLESS 20
 
 /* --- a profile with every feature trapd writes --- */
 
@@ -323,10 +328,38 @@ static void test_profile_without_runs_encodes_as_before(void **state)
 
 /* --- go tool pprof, the reference reader --- */
 
+/* go_minor - the minor release of the `go` on PATH (26 for go1.26.8),
+ * printed once so that a failure names the reader it ran; 0 when `go
+ * version` says something else. */
+static int go_minor(void)
+{
+	static int minor = -1;
+	char line[256] = "";
+	FILE *f;
+
+	if (minor >= 0)
+		return minor;
+	minor = 0;
+	f = popen("go version 2>&1", "r");
+	if (f) {
+		if (fgets(line, sizeof(line), f)) {
+			const char *v = strstr(line, "go1.");
+
+			if (v)
+				minor = (int)strtol(v + 4, NULL, 10);
+		}
+		pclose(f);
+	}
+	print_message("[ go       ] %s", line[0] ? line : "go version printed nothing\n");
+	return minor;
+}
+
 static bool go_available(void)
 {
-	if (system("command -v go >/dev/null 2>&1") == 0)
+	if (system("command -v go >/dev/null 2>&1") == 0) {
+		go_minor();
 		return true;
+	}
 	if (getenv("CI") && strcmp(getenv("CI"), "true") == 0)
 		fail_msg("the Go toolchain is needed (CI=true)");
 	return false;
@@ -375,6 +408,98 @@ static void assert_contains(const char *haystack, const char *needle)
 		fail_msg("\"%s\" not found in:\n%s", needle, haystack);
 }
 
+/* assert_line_has - some line of @out holds each of the NULL-ended @parts,
+ * in order. pprof's releases differ in what stands between the fields of
+ * a line (Go 1.19 prints a location as "file:line", Go 1.26 as
+ * "file:line:column"), not in the fields. */
+static void assert_line_has(const char *out, const char *const *parts)
+{
+	const char *line = out;
+
+	while (*line) {
+		const char *end = strchrnul(line, '\n'), *at = line;
+		size_t i;
+
+		for (i = 0; parts[i]; i++) {
+			at = memmem(at, (size_t)(end - at), parts[i], strlen(parts[i]));
+			if (!at)
+				break;
+			at += strlen(parts[i]);
+		}
+		if (!parts[i])
+			return;
+		line = *end ? end + 1 : end;
+	}
+	fail_msg("no line holds \"%s\"... in order in:\n%s", parts[0], out);
+}
+
+/* pprof_ns - the duration pprof printed at @s ("3ms", "3.0ms", "181.82ms",
+ * "1.5s", "20us"), in nanoseconds; -1 when it is none. Releases differ in
+ * how many digits they print, not in the value. */
+static double pprof_ns(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 },  { "us", 1e3 },    { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
+		      { "s", 1e9 }, { "mins", 60e9 }, { "hrs", 3600e9 } };
+	char *end;
+	double v = strtod(s, &end);
+	size_t i;
+
+	if (end == s)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t n = strlen(units[i].unit);
+
+		if (strncmp(end, units[i].unit, n) == 0 && !isalpha((unsigned char)end[n]))
+			return v * units[i].ns;
+	}
+	return -1;
+}
+
+/* assert_ns_near - @got (as printed, at most 4 significant digits) is
+ * @want_ns to within the printed precision. */
+static void assert_ns_near(double got, double want_ns, const char *what)
+{
+	if (got < 0 || got < want_ns * 0.995 || got > want_ns * 1.005)
+		fail_msg("%s: %.0f ns printed, %.0f ns expected", what, got, want_ns);
+}
+
+/* tag_ns - the total pprof -tags printed for @value ("  3.0ms (60.00%):
+ * sleeping"): the duration at the start of the line that ends with
+ * ": @value". */
+static double tag_ns(const char *out, const char *value)
+{
+	const char *line = out;
+
+	while (*line) {
+		const char *end = strchrnul(line, '\n'), *colon;
+		size_t n = strlen(value);
+
+		colon = end - n - 2 >= line ? end - n - 2 : NULL;
+		if (colon && colon[0] == ':' && colon[1] == ' ' && !memcmp(colon + 2, value, n)) {
+			while (*line == ' ' || *line == '\t')
+				line++;
+			return pprof_ns(line);
+		}
+		line = *end ? end + 1 : end;
+	}
+	fail_msg("pprof -tags shows no \"%s\":\n%s", value, out);
+	return -1;
+}
+
+/* after_ns - the duration printed right after @label in @out ("Total
+ * samples = " or "call: Total "). */
+static double after_ns(const char *out, const char *label)
+{
+	const char *at = strstr(out, label);
+
+	if (!at)
+		fail_msg("\"%s\" not found in:\n%s", label, out);
+	return pprof_ns(at + strlen(label));
+}
+
 /* encode_to_tmp - @p's encoding, gzip'd into a new directory @dir (a
  * mkdtemp template); the file's path in @path. */
 static void encode_to_tmp(const struct profile *p, char *dir, char *path, size_t len)
@@ -417,14 +542,15 @@ static void test_go_tool_pprof_reads_our_encoding(void **state)
 	assert_contains(out, "cgroup:[/system.slice/app.service] comm:[app]");
 	assert_contains(out, "pid:[1234] tid:[1235]");
 	assert_contains(out, "comm:[worker]");
-	assert_contains(out, "burn /usr/bin/app:0 s=0(_Z4burnv)");
+	/* burn, in /usr/bin/app at line 0, its symbol _Z4burnv */
+	assert_line_has(out, (const char *[]){ " burn /usr/bin/app:0", " s=0(_Z4burnv)", NULL });
 	assert_contains(out, "__libc_start_call_main");
 	assert_contains(out, "schedule");
 	assert_contains(out, "/usr/bin/app deadbeefcafef00d0123456789abcdef01234567 [FN]");
 	free(out);
 
 	out = run_pprof("-top -symbolize=none", path);
-	assert_contains(out, "Total samples = 181.82ms");
+	assert_ns_near(after_ns(out, "Total samples = "), 18.0 * PERIOD_NS, "-top's total");
 	assert_contains(out, "burn");
 	free(out);
 
@@ -510,10 +636,12 @@ static void test_go_tool_pprof_reads_off_cpu(void **state)
 	free(out);
 	out = run_pprof("-top -symbolize=none -sample_index=off_cpu", path);
 	assert_contains(out, "Type: off_cpu");
-	assert_contains(out, "Total samples = 5ms");
+	assert_ns_near(after_ns(out, "Total samples = "), 5e6, "-top's off-CPU total");
 	free(out);
 	out = run_pprof("-tags -symbolize=none -sample_index=off_cpu", path);
-	assert_contains(out, "3.0ms (60.00%): sleeping");
+	assert_ns_near(tag_ns(out, "sleeping"), 3e6, "state sleeping");
+	assert_ns_near(tag_ns(out, "uninterruptible"), 2e6, "state uninterruptible");
+	assert_contains(out, "(60.00%): sleeping");
 	free(out);
 
 	profile__free(p);
@@ -565,16 +693,25 @@ static void test_go_tool_pprof_filters_by_call(void **state)
 {
 	char dir[] = "/tmp/trapd-test-pprof-XXXXXX", path[128], *out;
 	struct profile *p;
+	double outside;
 
 	if (!go_available())
 		skip();
 	p = build_profile();
 	label_calls(p);
 	encode_to_tmp(p, dir, path, sizeof(path));
+	/* Every sample carries its label, the one without a stack (5
+	 * periods, swapper) too: outside is 3 + 1 + 5 periods. pprof before
+	 * Go 1.20 (GO_TAGS_STACKLESS) leaves samples without a location out of
+	 * its -tags report, which sees 3 + 1 of outside; -top and -raw of
+	 * those releases count the stackless one as any other. */
 	out = run_pprof("-tags -symbolize=none", path);
-	assert_contains(out, "call: Total 131.3ms");
-	assert_contains(out, "70.7ms (53.85%): slow");
-	assert_contains(out, "20.2ms (15.38%): fast");
+	assert_ns_near(tag_ns(out, "slow"), 7.0 * PERIOD_NS, "call slow");
+	assert_ns_near(tag_ns(out, "fast"), 2.0 * PERIOD_NS, "call fast");
+	outside = go_minor() >= GO_TAGS_STACKLESS ? 9 : 4;
+	assert_ns_near(tag_ns(out, "outside"), outside * PERIOD_NS, "call outside");
+	assert_ns_near(after_ns(out, "call: Total "), (7 + 2 + outside) * PERIOD_NS,
+		       "call's total");
 	free(out);
 	/* the slow sample is burn <- main <- __libc_start_call_main */
 	out = run_pprof("-top -symbolize=none -tagfocus=call=slow", path);
