@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,6 +44,9 @@ struct sampler {
 	int ncpus;		 /* CPUs sampled */
 	int npossible;		 /* for per-CPU map values */
 	uint64_t freq_hz;	 /* the perf events' frequency (sampler__retarget changes it) */
+	uint64_t dither_state;	 /* sampler__dither's generator; 0 until its first draw */
+	double *dither_u;	 /* per CPU: the last draw, which the next call mirrors */
+	bool dither_mirror;	 /* the next call uses -dither_u */
 	uint32_t record;	 /* SAMPLER_RECORD_* of the next window */
 	uint32_t copy_max;	 /* stack copy bytes the copies ring was sized for; 0: none */
 	struct ring_buffer *rb;
@@ -216,7 +220,8 @@ static int attach_cpus(struct sampler *s, uint64_t freq_hz, char *err, size_t er
 	}
 	s->pfds = calloc(n, sizeof(*s->pfds));
 	s->links = calloc(n, sizeof(*s->links));
-	if (!s->pfds || !s->links)
+	s->dither_u = calloc(n, sizeof(*s->dither_u));
+	if (!s->pfds || !s->links || !s->dither_u)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		int fd = open_cpu_clock(cpus[i], freq_hz), e;
@@ -509,6 +514,7 @@ void sampler__free(struct sampler *s)
 	}
 	free(s->links);
 	free(s->pfds);
+	free(s->dither_u);
 	for (i = 0; i < 2; i++)
 		bpf_link__destroy(s->call_links[i]);
 	ring_buffer__free(s->rb);
@@ -545,6 +551,51 @@ static int set_period(struct sampler *s, uint64_t freq_hz, char *err, size_t err
 	}
 	s->freq_hz = freq_hz;
 	return 0;
+}
+
+/* next_dither_draw - a uniform draw in [0, 1) from xorshift64*, seeded
+ * from the kernel's random bytes (the clock where they are not to be had):
+ * the draws need to be unrelated to what is sampled, not secret. */
+static double next_dither_draw(struct sampler *s)
+{
+	uint64_t x = s->dither_state;
+
+	if (!x) {
+		if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != (ssize_t)sizeof(x) || !x)
+			x = (uint64_t)clock_mono_ns() | 1;
+	}
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	s->dither_state = x;
+	return (double)((x * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+}
+
+int sampler__dither(struct sampler *s)
+{
+	int i, err = 0;
+
+	if (!(s->record & SAMPLER_RECORD_CPU))
+		return 0;
+	for (i = 0; i < s->ncpus; i++) {
+		/* A rate drawn uniformly around the frequency keeps the mean
+		 * rate the frequency (sampler.h says why it is raised). */
+		double u = s->dither_mirror ? -s->dither_u[i]
+					    : (2.0 * next_dither_draw(s) - 1.0) * SAMPLER_DITHER;
+		double rate = (double)s->freq_hz * (1.0 + u) * (1.0 + 0.5 / SAMPLER_DITHER_PERIODS);
+		__u64 period = (__u64)(1e9 / rate);
+
+		s->dither_u[i] = u;
+		if (ioctl(s->pfds[i], PERF_EVENT_IOC_PERIOD, &period) && !err)
+			err = -errno;
+	}
+	s->dither_mirror = !s->dither_mirror;
+	return err;
+}
+
+uint64_t sampler__dither_every_ns(const struct sampler *s)
+{
+	return SAMPLER_DITHER_PERIODS * (1000000000ull / s->freq_hz);
 }
 
 int sampler__retarget(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)

@@ -72,6 +72,7 @@ struct session {
 	int64_t late_ns;      /* how long after the deadline the window closed */
 	int64_t next_refresh; /* next re-read of cgroup v1 members */
 	int64_t next_spill;   /* next sample_dump__spill */
+	int64_t next_dither;  /* next sampler__dither */
 	const char *end_reason;
 	bool widened;
 	char widened_why[WIDENED_MAX];
@@ -404,6 +405,7 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	s->deadline = s->duration_ns ? now + (int64_t)s->duration_ns : 0;
 	s->next_refresh = now + V1_REFRESH_NS;
 	s->next_spill = now + SPILL_CHECK_NS;
+	s->next_dither = now;
 	return 0;
 }
 
@@ -494,6 +496,13 @@ bool session__tick(struct session *s, int64_t now)
 				 strerror(-e));
 		s->next_spill = now + SPILL_CHECK_NS;
 	}
+	if (!s->stopped && now >= s->next_dither) {
+		int e = sampler__dither(s->sampler);
+
+		if (e)
+			log_debug("drawing the sampling periods anew: %s", strerror(-e));
+		s->next_dither = now + (int64_t)sampler__dither_every_ns(s->sampler);
+	}
 	if (follows_members(s) && now >= s->next_refresh) {
 		target_watch(&s->target, s->sampler);
 		s->next_refresh = now + V1_REFRESH_NS;
@@ -514,6 +523,8 @@ int session__timeout_ms(const struct session *s, int64_t now)
 		wait = resnap;
 	if (s->started && !s->stopped && (wait < 0 || s->next_spill - now < wait))
 		wait = s->next_spill > now ? s->next_spill - now : 0;
+	if (s->started && !s->stopped && (wait < 0 || s->next_dither - now < wait))
+		wait = s->next_dither > now ? s->next_dither - now : 0;
 	if (s->started && follows_members(s)) {
 		refresh = s->next_refresh > now ? s->next_refresh - now : 0;
 		if (wait < 0 || refresh < wait)
