@@ -165,6 +165,32 @@ fleet_bad_sidecars() {
 		$((FLEET_N - 2)) ] || { fail "the others are not all listed"; return 1; }
 }
 
+# fleet_oversized_sidecar KEY - a sidecar of 4.2 MB (120,000 labels:
+# valid JSON, larger than any capture's) planted at KEY by whoever can
+# write to the store is named and left out, the rest listed and merged
+# (it made ls and merge exit 1 for every filter that held its host).
+fleet_oversized_sidecar() {
+	local left
+	left=$(json_field bad.json listing.left_out) || return 1
+	"$FLEET_PY" - "store/$1.json" <<'PY' || { fail "cannot plant the sidecar"; return 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["labels"] = {"label%06d" % i: "v" * 16 for i in range(120000)}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	timeout 60 "$TRAPD" captures ls store --json >big.json 2>big.err ||
+		{ fail "ls beside a 4.2 MB sidecar exited $?: $(head -c 600 big.err)"; return 1; }
+	[ "$(json_field big.json listing.left_out)" = $((left + 1)) ] ||
+		{ fail "the oversized sidecar is not left out: $(head -c 600 big.err)"; return 1; }
+	grep -q "$1: sidecar of [0-9]* bytes, over the" big.err ||
+		{ fail "the oversized sidecar is not named: $(head -c 600 big.err)"; return 1; }
+	timeout 60 "$TRAPD" merge store --group-by host -o big-merge >big-merge.out 2>big-merge.err ||
+		{ fail "merge beside a 4.2 MB sidecar exited $?: $(head -c 600 big-merge.err)"; return 1; }
+	grep -q "$1: sidecar of" big-merge.err ||
+		{ fail "merge does not name the oversized sidecar: $(head -c 600 big-merge.err)"; return 1; }
+	ls big-merge/*.pb.zst >/dev/null 2>&1 || { fail "merge wrote nothing: $(cat big-merge.out)"; return 1; }
+}
+
 test_fleet_directory_store() {
 	need_root_bpf || return
 	fleet_fixture || return
@@ -178,6 +204,7 @@ test_fleet_directory_store() {
 	k1=$(json_field ls.json captures.3.key) && k2=$(json_field ls.json captures.4.key) || return 1
 	rm "store/$k1.json" && printf '{"format": "trapd-capture/1", "window": ' >"store/$k2.json"
 	fleet_bad_sidecars "$k1" "$k2" || return
+	fleet_oversized_sidecar "$(json_field ls.json captures.6.key)" || return
 	# a link planted in the store is never followed
 	ln -s /etc "store/web-1/2026/11/evil" && ln -s /etc/passwd "store/web-1/2026/11/23/$(printf 'a%.0s' {1..64}).json"
 	"$TRAPD" captures ls store --host web-1 --json >link.json 2>link.err ||

@@ -273,28 +273,42 @@ static int describe(struct walk *w, struct fleet_capture *c, char *err, size_t e
 
 	if (!c->has_sidecar) {
 		problem_text = "no sidecar (.json): left out";
+	} else if (c->sidecar_size > FLEET_SIDECAR_MAX) {
+		/* No capture trapd writes comes near: one host's store must not
+		 * deny the view of every other */
+		snprintf(what, sizeof(what),
+			 "sidecar of %llu bytes, over the %u a capture's may have: left out",
+			 (unsigned long long)c->sidecar_size, FLEET_SIDECAR_MAX);
+		problem_text = what;
 	} else {
 		e = fleet_fetch__sidecar(w->s, w->cache, c->key, c->sidecar_etag, &text, &len,
 					 &cached, why, sizeof(why));
-		if (e == -ENOENT)
+		if (e == -ENOENT) {
 			problem_text = "its sidecar is gone: left out";
-		else if (e)
+		} else if (e == -EFBIG) {
+			/* larger than its listing said */
+			snprintf(what, sizeof(what),
+				 "sidecar over the %u bytes a capture's may have: left out",
+				 FLEET_SIDECAR_MAX);
+			problem_text = what;
+			e = 0;
+		} else if (e) {
 			snprintf(err, errlen, "reading the sidecar of %.300s%.300s: %.380s",
 				 w->s->url_base, c->key, why);
-		else if (fleet_capture__from_sidecar(c, text, len, why, sizeof(why)))
+		} else if (fleet_capture__from_sidecar(c, text, len, why, sizeof(why))) {
 			problem_text = what;
-		if (problem_text == what)
 			snprintf(what, sizeof(what), "sidecar unreadable (%s): left out", why);
+		}
 	}
-	free(text);
 	pthread_mutex_lock(&w->lock);
-	if (c->has_sidecar && !e && cached)
+	if (text && cached)
 		w->cat->sidecars_cached++;
-	else if (c->has_sidecar && !e)
+	else if (text)
 		w->cat->sidecars_read++;
 	if (problem_text)
 		problem(w->cat, c->key, problem_text);
 	pthread_mutex_unlock(&w->lock);
+	free(text);
 	return e == -ENOENT ? 0 : e ? -EIO : 0;
 }
 
