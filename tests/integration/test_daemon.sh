@@ -558,6 +558,40 @@ test_daemon_top_shows_a_burner_in_a_terminal() {
 	return $rc
 }
 
+# A local user names a process with a terminal's escape sequences (an
+# OSC that retitles the terminal, a CSI that clears it): trapd top's
+# screen carries none of their bytes, and the terminal keeps its title.
+test_daemon_top_cleans_names_a_process_chose() {
+	need_root_bpf || return
+	command -v tmux >/dev/null || { skip "no tmux"; return; }
+	local rc=0 evil session=trapd-top-esc-$$ pid i title
+	evil="$PWD/$(printf '\033]0;PWN\a\033[2J')"
+	write_global 'history_frequency = 49Hz' 'history_window = 10s' >rules.ini
+	start_daemon || return 1
+	cp "$WORKLOADS/burner" "$evil" && chmod 755 "$PWD" "$evil" || return 1
+	start_bg pid setpriv --reuid=nobody --regid=nogroup --clear-groups "$evil" 30
+	tmux new-session -d -s "$session" -x 120 -y 40 "$TRAPD top -S $PWD/ctl.sock --by process"
+	for i in $(seq 30); do # 3 s
+		sleep 0.1
+		tmux capture-pane -p -t "$session" >screen.txt 2>/dev/null
+		grep -q 'PWN' screen.txt && break
+	done
+	grep -q "?\\]0;PWN??\\[2J\\[$pid\\]" screen.txt ||
+		{ fail "the process is not on the screen, cleaned: $(cat screen.txt)"; rc=1; }
+	title=$(tmux display-message -p -t "$session" '#{pane_title}')
+	[ "$title" != PWN ] || { fail "the process's name retitled the terminal"; rc=1; }
+	tmux kill-session -t "$session" 2>/dev/null
+	"$TRAPD" top -S ctl.sock --once --by process >once.txt 2>&1 ||
+		{ fail "top --once: $(cat once.txt)"; rc=1; }
+	LC_ALL=C grep -q "$(printf '[\033\007]')" once.txt &&
+		{ fail "an ESC or BEL byte reached top's output: $(od -c once.txt | head)"; rc=1; }
+	grep -q "PWN??\\[2J\\[$pid\\]" once.txt || { fail "top --once lacks the process: $(cat once.txt)"; rc=1; }
+	stop_daemon
+	kill_bg
+	rm -f "$evil"
+	return $rc
+}
+
 # The overhead budget: a recorder asked for 999 Hz on a busy host with
 # max_overhead 0.5% is lowered until its measured share fits; a manual
 # capture asked for 100 kHz is capped to fit max_capture_overhead, and

@@ -58,12 +58,19 @@ static void header(FILE *out, const struct profile *p)
 		n, cpu_pct(p, n) / 100.0);
 }
 
-/* clip - @s cut to @width columns (bytes; names are ASCII, mostly). */
+/* clip - @s, which a process may have chosen (its name, a function's,
+ * a cgroup's), cleaned as every table cleans names (stacktree__clean_name:
+ * no byte of an escape sequence reaches the terminal) and cut to @width
+ * columns (bytes; names are ASCII, mostly), in @buf. */
 static const char *clip(const char *s, size_t width, char *buf, size_t len)
 {
-	if (strlen(s) <= width)
-		return s;
-	snprintf(buf, len, "%.*s~", (int)(width ? width - 1 : 0), s);
+	char clean[STACKTREE_MAX_NAME];
+
+	stacktree__clean_name(clean, sizeof(clean), s);
+	if (strlen(clean) <= width)
+		snprintf(buf, len, "%.*s", (int)(len - 1), clean);
+	else
+		snprintf(buf, len, "%.*s~", (int)(width ? width - 1 : 0), clean);
 	return buf;
 }
 
