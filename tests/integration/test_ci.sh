@@ -27,19 +27,29 @@ ci_baseline() {
 # Unchanged code, three runs a side, as on a shared runner: a single run
 # of ciwork moves by +-5 % here (/usr/bin/time, 10 runs: 1.42 to 1.56 s),
 # so one run a side would cross +10 % now and then, rightly by the rules.
+# With --runs 3 the gate's false alarms are documented at 1 in 100 at most
+# (README, "trapd ci": 0 in 40 measured); this test fails when 2 of its 5
+# comparisons are false alarms. The chance of that at 1 in 100 is
+# 1 - 0.99^5 - 5 x 0.01 x 0.99^4 = 0.00098, under 1 in 1,000 a CI run; a
+# gate that raises 1 false alarm in 10 fails it 8 times in 100.
 test_ci_unchanged_runs_never_regress() {
 	need_root_bpf || return
-	local rc=0 i st
+	local rc=0 i st alarms=0
 	"$TRAPD" ci -F "$CI_FREQ" --runs 3 -o base -- "$WORKLOADS/ciwork" "$CI_ITER" >base.log 2>&1 ||
 		{ fail "the baseline runs failed: $(cat base.log)"; return 1; }
 	for i in 1 2 3 4 5; do
 		"$TRAPD" ci -F "$CI_FREQ" --runs 3 --baseline base/profile.pb.zst -o "run$i" -- \
 			"$WORKLOADS/ciwork" "$CI_ITER" >"run$i.log" 2>&1
 		st=$?
-		[ "$st" -eq 0 ] || { fail "unchanged run $i exited $st: $(cat "run$i.log")"; rc=1; }
+		case $st in
+		0) ;;
+		3) alarms=$((alarms + 1)); echo "    false alarm in run $i: $(grep -A1 '^Regression' "run$i.log" | tr '\n' ' ')" ;;
+		*) fail "unchanged run $i exited $st: $(cat "run$i.log")"; rc=1 ;;
+		esac
 	done
 	echo "    $(grep -h '^CPU time' run*.log | awk '{ print $6 }' | tr -d '(),' | tr '\n' ' ')"
-	grep -q "^### trapd: \*\*No regression\*\*" run1/summary.md ||
+	[ "$alarms" -le 1 ] || { fail "$alarms false alarms in 5 comparisons of unchanged code"; rc=1; }
+	grep -q "^### trapd: \*\*No regression\*\*" run1/summary.md run2/summary.md ||
 		{ fail "summary.md does not say there is no regression: $(head -3 run1/summary.md)"; rc=1; }
 	no_ci_cgroups || rc=1
 	return $rc

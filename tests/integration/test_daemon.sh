@@ -302,6 +302,32 @@ test_daemon_control_socket_refuses_non_root() {
 	return $rc
 }
 
+# Started from a script (no terminal, no journal, and here no syslog
+# daemon either), a daemon that cannot start says why on stderr: its
+# messages went to syslog, which dropped them, and it exited 2 in silence.
+test_daemon_start_errors_reach_stderr_without_a_terminal() {
+	need_root_bpf || return
+	command -v setpriv >/dev/null || { skip "no setpriv"; return; }
+	local rc=0 st
+	printf '[rule typo]\nsignal = cpu\nabove = 50%%\nfor = 1s\nduraton = 5s\n' >typo.ini
+	(unset JOURNAL_STREAM; "$TRAPD" daemon -c typo.ini </dev/null >out.txt 2>err.txt)
+	st=$?
+	[ "$st" -eq 2 ] || { fail "a rules file with a typo: exit $st, expected 2"; rc=1; }
+	grep -q 'typo.ini:5: .*duraton' err.txt ||
+		{ fail "the typo is not on stderr: '$(cat err.txt)'"; rc=1; }
+	(unset JOURNAL_STREAM; "$TRAPD" daemon -c typo.ini --log syslog </dev/null >out.txt 2>err.txt)
+	grep -q 'typo.ini:5: .*duraton' err.txt ||
+		{ fail "--log syslog: the typo is not on stderr too: '$(cat err.txt)'"; rc=1; }
+	write_global >rules.ini
+	chmod 755 "$PWD" "$(dirname "$PWD")" && chmod 644 rules.ini
+	(unset JOURNAL_STREAM; setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TRAPD" daemon -c rules.ini </dev/null >out.txt 2>err.txt)
+	st=$?
+	[ "$st" -ne 0 ] && grep -q 'error:' err.txt ||
+		{ fail "as nobody: exit $st with '$(cat err.txt)' on stderr"; rc=1; }
+	return $rc
+}
+
 test_daemon_sigterm_writes_running_capture() {
 	need_root_bpf || return
 	local rc=0 st

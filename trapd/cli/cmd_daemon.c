@@ -23,7 +23,9 @@ static void usage(FILE *out)
 		     "  -c, --config RULES  the rules file (docs/rules.md); check it first with\n"
 		     "                      'trapd check -c RULES'\n"
 		     "      --log WHERE     stderr, syslog, or auto (default): stderr on a\n"
-		     "                      terminal or under systemd's journal, syslog otherwise\n"
+		     "                      terminal, under systemd's journal or where no syslog\n"
+		     "                      daemon listens, syslog otherwise; errors reach\n"
+		     "                      stderr whichever is chosen\n"
 		     "  -h, --help          this text\n\n"
 		     "Signals:\n"
 		     "  SIGHUP   reload RULES; a file with errors is rejected, the old rules stay\n"
@@ -36,14 +38,15 @@ static void usage(FILE *out)
 }
 
 /* use_syslog - auto: stderr when someone reads it (a terminal, or the
- * journal, which sets JOURNAL_STREAM for the services it captures). */
+ * journal, which sets JOURNAL_STREAM for the services it captures) or
+ * when no syslog daemon listens (what is sent to none is lost). */
 static bool use_syslog(const char *where)
 {
 	if (!strcmp(where, "syslog"))
 		return true;
 	if (!strcmp(where, "stderr"))
 		return false;
-	return !isatty(STDERR_FILENO) && !getenv("JOURNAL_STREAM");
+	return !isatty(STDERR_FILENO) && !getenv("JOURNAL_STREAM") && log_syslog_listening();
 }
 
 int cmd_daemon(int argc, char **argv)

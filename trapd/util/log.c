@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -51,6 +53,19 @@ void log_use_syslog(const char *ident)
 {
 	openlog(ident, LOG_PID, LOG_DAEMON);
 	to_syslog = true;
+}
+
+bool log_syslog_listening(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX, .sun_path = "/dev/log" };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	close(fd);
+	return ok;
 }
 
 static int syslog_priority(enum log_level level)
@@ -102,7 +117,8 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	}
 	if (to_syslog) {
 		syslog(syslog_priority(level), "%s", line);
-		return;
+		if (level != LOG_LVL_ERROR)
+			return;
 	}
 	/* asked again for every line: a line written is rare enough, and a
 	 * test (or a caller) may change stderr or NO_COLOR on the way */

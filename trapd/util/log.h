@@ -35,8 +35,15 @@ enum log_level log_get_level(void);
  * Every part of trapd that colours its output asks this. */
 bool log_use_colour(int fd);
 
-/* log_use_syslog - send messages to syslog under @ident from now on. */
+/* log_use_syslog - send messages to syslog under @ident from now on.
+ * Errors go to stderr as well: whoever started the program (a script, a
+ * unit's ExecStart) reads there why it stopped, whether or not a syslog
+ * daemon keeps what is sent to it. */
 void log_use_syslog(const char *ident);
+
+/* log_syslog_listening - whether a syslog daemon listens on /dev/log (a
+ * host without one drops what syslog(3) sends, silently). */
+bool log_syslog_listening(void);
 
 /* log_keep_first_error - while @on, the first error message is kept (see
  * log_first_error) instead of written; later errors, and every other
