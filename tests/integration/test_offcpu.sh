@@ -17,16 +17,24 @@ share_of() {
 }
 
 # state_share PPROF THREAD STATE - percent of THREAD's off-CPU time spent
-# in STATE, as go tool pprof reads the capture's state labels.
+# in STATE, as go tool pprof reads the capture's state labels: the
+# state's time over the sum of the states' times. The times, not the
+# percentages pprof prints beside them: Go 1.19 gives those of the
+# focused samples, Go 1.26 of the whole profile.
 state_share() {
 	go tool pprof -sample_index=off_cpu -tagfocus="comm=$2" -tags "$1" 2>/dev/null |
 		awk -v s="$3" '
+			function ns(v,   n, u) {
+				n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+				if (u == "ns") return n; if (u == "us" || u == "\302\265s") return n * 1e3
+				if (u == "ms") return n * 1e6; if (u == "s") return n * 1e9
+				if (u == "mins") return n * 60e9; if (u == "hrs") return n * 3600e9
+				return -1
+			}
 			/^ state:/ { in_state = 1; next }
 			/^ [a-z]+:/ { in_state = 0 }
-			in_state && $NF == s && match($0, /\( *[0-9.]+%\)/) {
-				v = substr($0, RSTART + 1, RLENGTH - 3); gsub(/ /, "", v); print v; found = 1
-			}
-			END { if (!found) print 0 }'
+			in_state && $2 ~ /^\(/ { t = ns($1); if (t > 0) { all += t; if ($NF == s) mine += t } }
+			END { if (all > 0) printf "%.2f\n", 100 * mine / all; else print 0 }'
 }
 
 # frames_of FOLDED THREAD - every frame of THREAD's stacks, one per line.
