@@ -55,12 +55,23 @@ test_ci_unchanged_runs_never_regress() {
 	return $rc
 }
 
+# A 30 % slower compute_hash (40 % of the work) takes 46.4 % of the
+# samples instead of 40 %: one run a side tests that share, whose error
+# is the samples' (binomial, now that the sampling period is drawn and no
+# longer strides evenly across a steady loop, which made it smaller by
+# chance of the loop's length). At 1,300 samples a side (CI_ITER) the
+# test's z is about 3.0 against the 2.71 it needs, a pass about 6 times
+# in 10 (a CI run missed it: 40.7 -> 45.2 %). At 6,600 (CI_ITER_AB) z is
+# about 6.7, and a miss (z under 2.71, 4 standard errors short) has a
+# chance of 3 in 100,000 a run.
+CI_ITER_AB=6000
 test_ci_slower_function_fails_and_is_named() {
 	need_root_bpf || return
 	local rc=0 st first
-	ci_baseline || return 1
+	"$TRAPD" ci -F "$CI_FREQ" -o base -- "$WORKLOADS/ciwork" "$CI_ITER_AB" >base.log 2>&1 ||
+		{ fail "the baseline run failed: $(cat base.log)"; return 1; }
 	"$TRAPD" ci -F "$CI_FREQ" --baseline base/profile.pb.zst -o slow -- \
-		"$WORKLOADS/ciwork" -s 30 "$CI_ITER" >slow.log 2>&1
+		"$WORKLOADS/ciwork" -s 30 "$CI_ITER_AB" >slow.log 2>&1
 	st=$?
 	[ "$st" -eq 3 ] || { fail "a 30 % slower compute_hash exited $st, expected 3: $(cat slow.log)"; rc=1; }
 	first=$(awk -F'|' '/^#### Functions that grew/ { on = 1; next }
