@@ -59,11 +59,12 @@ test_ci_unchanged_runs_never_regress() {
 # samples instead of 40 %: one run a side tests that share, whose error
 # is the samples' (binomial, now that the sampling period is drawn and no
 # longer strides evenly across a steady loop, which made it smaller by
-# chance of the loop's length). At 1,300 samples a side (CI_ITER) the
-# test's z is about 3.0 against the 2.71 it needs, a pass about 6 times
-# in 10 (a CI run missed it: 40.7 -> 45.2 %). At 6,600 (CI_ITER_AB) z is
-# about 6.7, and a miss (z under 2.71, 4 standard errors short) has a
-# chance of 3 in 100,000 a run.
+# chance of the loop's length). The log of the share's ratio, 0.149,
+# has a standard error of about 1.63 / sqrt(samples a side): at 1,300
+# (CI_ITER) the test's z is about 3.3 against the 2.71 it needs, a pass
+# about 7 times in 10 (a CI run missed it: 40.7 -> 45.2 %). At 6,600
+# (CI_ITER_AB) z is about 7.4, and a miss (4.7 standard errors short) has
+# a chance of about 1 in a million a run.
 CI_ITER_AB=6000
 test_ci_slower_function_fails_and_is_named() {
 	need_root_bpf || return
