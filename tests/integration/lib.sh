@@ -44,6 +44,16 @@ kill_bg() {
 	BG_PIDS=()
 }
 
+# total_share FOLDED FUNCTION - percent (one decimal) of FOLDED's weight
+# with FUNCTION anywhere on the stack; frames may hold spaces
+# ("spin (inlined)").
+total_share() {
+	awk -v fn="$2" '{
+		n = $NF; total += n; stack = ";" $0 ";"; sub(/ [0-9]+;$/, ";", stack)
+		if (index(stack, ";" fn ";")) hit += n
+	} END { if (total == 0) print "0.0"; else printf "%.1f\n", 100 * hit / total }' "$1"
+}
+
 # self_share FOLDED FUNCTION - percentage (one decimal) of samples whose
 # leaf frame is FUNCTION in a folded-stacks file, as perf counts self time:
 # the functions inlined into it ("NAME (inlined)" frames below it) are it.

@@ -20,15 +20,6 @@ rule_capture() {
 	CAP=$(only_capture)
 }
 
-# total_share FOLDED FUNCTION - percent of FOLDED's weight with FUNCTION
-# on the stack.
-total_share() {
-	awk -v f="$2" '{ n = split($1, fr, ";"); on = 0
-		for (i = 1; i <= n; i++) if (fr[i] == f) on = 1
-		all += $NF; if (on) in_f += $NF }
-		END { printf "%.1f\n", all ? 100 * in_f / all : 0 }' "$1"
-}
-
 # calls_rule NAME SIGNAL DURATION LINES... - a latency rule whose capture
 # lasts DURATION.
 calls_rule() {

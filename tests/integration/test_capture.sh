@@ -23,15 +23,6 @@ test_capture_pid_shares() {
 	grep -q "\"pid\": $pid" cap.json || { fail "sidecar lacks the target pid"; return 1; }
 }
 
-# stack_share FOLDED FN - percent of the samples with FN anywhere in
-# their stack.
-stack_share() {
-	awk -v fn="$2" '{
-		n = $NF; total += n; stack = ";" $0 ";"; sub(/ [0-9]+;$/, ";", stack)
-		if (index(stack, ";" fn ";")) hit += n
-	} END { if (total == 0) print "0.0"; else printf "%.1f\n", 100 * hit / total }' "$1"
-}
-
 # A loop that keeps step with the sampling clock (each iteration exactly
 # one period, its first tenth in step_first) is where a fixed period
 # aliases worst: every sample fell at the same point of the iteration,
@@ -45,8 +36,8 @@ test_capture_does_not_alias_with_a_loop_in_step() {
 	"$TRAPD" capture -F 499 -d 3s -o cap.pb.zst -- "$WORKLOADS/lockstep" 499 3.5 10 \
 		>/dev/null 2>capture.err || { fail "capture failed: $(cat capture.err)"; return 1; }
 	"$TRAPD" report cap.pb.zst --folded cap.folded >/dev/null || { fail "report failed"; return 1; }
-	first=$(stack_share cap.folded step_first)
-	rest=$(stack_share cap.folded step_rest)
+	first=$(total_share cap.folded step_first)
+	rest=$(total_share cap.folded step_rest)
 	echo "    step_first $first %, step_rest $rest % (10 and 90 expected)"
 	within "$first" 10 4 && within "$rest" 90 5 ||
 		{ fail "the samples alias with the loop: step_first $first %, step_rest $rest %"; return 1; }

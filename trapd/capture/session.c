@@ -160,17 +160,22 @@ static void resnap_due(struct session *s, int64_t now)
 }
 
 /* resnap_wait - ns until the next re-snapshot is due, or -1. */
+/* sooner - @wait (ns from @now, < 0: nothing due) or the wait until @due
+ * (0 once it has passed), whichever ends first. */
+static int64_t sooner(int64_t wait, int64_t due, int64_t now)
+{
+	int64_t w = due > now ? due - now : 0;
+
+	return wait < 0 || w < wait ? w : wait;
+}
+
 static int64_t resnap_wait(const struct session *s, int64_t now)
 {
 	int64_t wait = -1;
 	unsigned i;
 
-	for (i = 0; i < s->nresnap; i++) {
-		int64_t w = s->resnap[i].due > now ? s->resnap[i].due - now : 0;
-
-		if (wait < 0 || w < wait)
-			wait = w;
-	}
+	for (i = 0; i < s->nresnap; i++)
+		wait = sooner(wait, s->resnap[i].due, now);
 	return wait;
 }
 
@@ -512,24 +517,21 @@ bool session__tick(struct session *s, int64_t now)
 
 int session__timeout_ms(const struct session *s, int64_t now)
 {
-	int64_t wait = -1, refresh, resnap;
+	int64_t wait = -1, resnap;
 
 	if (s->end_reason)
 		return 0;
 	if (s->deadline)
-		wait = s->deadline > now ? s->deadline - now : 0;
+		wait = sooner(wait, s->deadline, now);
 	resnap = resnap_wait(s, now);
-	if (resnap >= 0 && (wait < 0 || resnap < wait))
-		wait = resnap;
-	if (s->started && !s->stopped && (wait < 0 || s->next_spill - now < wait))
-		wait = s->next_spill > now ? s->next_spill - now : 0;
-	if (s->started && !s->stopped && (wait < 0 || s->next_dither - now < wait))
-		wait = s->next_dither > now ? s->next_dither - now : 0;
-	if (s->started && follows_members(s)) {
-		refresh = s->next_refresh > now ? s->next_refresh - now : 0;
-		if (wait < 0 || refresh < wait)
-			wait = refresh;
+	if (resnap >= 0)
+		wait = sooner(wait, now + resnap, now);
+	if (s->started && !s->stopped) {
+		wait = sooner(wait, s->next_spill, now);
+		wait = sooner(wait, s->next_dither, now);
 	}
+	if (s->started && follows_members(s))
+		wait = sooner(wait, s->next_refresh, now);
 	if (wait < 0)
 		return -1;
 	wait = (wait + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
