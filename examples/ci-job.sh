@@ -22,7 +22,7 @@ BASELINES=${BASELINES:-.trapd-baselines}
 BRANCH=${BRANCH:-$(git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)}
 MAIN=${MAIN_BRANCH:-main}
 NAME=${BENCH_NAME:-bench}	# one baseline per benchmark
-RUNS=${RUNS:-3}			# runs a side: the spread between them counts
+RUNS=${RUNS:-3}			# runs a side: more samples for the tests
 OUT=${OUT:-trapd-ci-out}	# the job's artifacts: capture, summary.md, diff.svg
 
 [ $# -gt 0 ] || { echo "usage: $0 CMD ARGS" >&2; exit 2; }

@@ -77,13 +77,16 @@ static void release(struct fixture *fx)
 
 /* The fixed diff: parse +30 % and fresh (new) regressed, a|b -40 %
  * improved; render -5 %, x`y``z +8 % and the long name +14 %, none of
- * them significant; the run +12 %, measured. */
+ * them significant; steady unchanged, the machine's factor (the median
+ * of the functions' time ratios, by their shares: +3.2 %, the samples'
+ * growth beside the run's measured +12 %). */
 static const struct fn_count fixed_base[] = {
 	{ "parse", 4000 },
 	{ "render", 3000 },
 	{ "a|b", 1500 },
 	{ "x`y``z", 1000 },
 	{ "std::vector<int>::_M_realloc_insert<int const&>", 500 },
+	{ "steady", 4000 },
 };
 static const struct fn_count fixed_new[] = {
 	{ "parse", 5200 },
@@ -92,12 +95,24 @@ static const struct fn_count fixed_new[] = {
 	{ "x`y``z", 1080 },
 	{ "std::vector<int>::_M_realloc_insert<int const&>", 570 },
 	{ "fresh", 600 },
+	{ "steady", 4000 },
 };
 
 static void fixed(struct fixture *fx, double max_regress_pct)
 {
 	compare(fx, fixed_base, N_OF(fixed_base), fixed_new, N_OF(fixed_new), 1e11, 1.12e11,
 		max_regress_pct);
+}
+
+/* fixed_judged - the fixed diff, the run's CPU time judged too. */
+static void fixed_judged(struct fixture *fx, double max_regress_pct)
+{
+	struct profile_diff_options o = PROFILE_DIFF_OPTIONS_INIT;
+
+	o.max_regress_pct = max_regress_pct;
+	o.judge_cpu_time = true;
+	compare_with(fx, fixed_base, N_OF(fixed_base), fixed_new, N_OF(fixed_new), 1e11, 1.12e11,
+		     &o);
 }
 
 static char *text_of(const struct profile_diff *d, size_t top)
@@ -157,7 +172,7 @@ static void test_headline_cpu_regressed(void **state)
 	struct fixture fx;
 	char *out;
 
-	fixed(&fx, PROFILE_DIFF_DEFAULT_MAX_REGRESS);
+	fixed_judged(&fx, PROFILE_DIFF_DEFAULT_MAX_REGRESS);
 	out = text_of(&fx.d, 0);
 	assert_memory_equal(out, want, sizeof(want) - 1);
 	free(out);
@@ -177,7 +192,7 @@ static void test_headline_functions_regressed(void **state)
 	struct fixture fx;
 	char *out;
 
-	fixed(&fx, 15);
+	fixed_judged(&fx, 15);
 	assert_int_equal(fx.d.cpu_verdict, PROFILE_DIFF_SAME);
 	out = text_of(&fx.d, 0);
 	assert_memory_equal(out, want, sizeof(want) - 1);
@@ -194,7 +209,7 @@ static void test_headline_one_function_regressed(void **state)
 	static const struct fn_count base[] = { { "hot", 4000 }, { "rest", 6000 } };
 	static const struct fn_count new_fns[] = { { "hot", 5200 }, { "rest", 6000 } };
 	static const char want[] =
-		"Regression: CPU time +12.0 % (threshold +10 %); 1 function regressed.\n";
+		"Regression: 1 function grew significantly past +10 % (CPU time +12.0 %).\n";
 	struct fixture fx;
 	char *out;
 
@@ -212,13 +227,13 @@ static void test_headline_no_regression(void **state)
 {
 	static const char want[] =
 		"No regression: CPU time +0.0 %, no function grew significantly past +10 %.\n"
-		"CPU time: 1.67m -> 1.67m (+0.0 %), 1 -> 1 run; samples 10000 -> 10000\n"
+		"CPU time: 1.67m -> 1.67m (+0.0 %), 1 -> 1 run; samples 14000 -> 14000\n"
 		"\n"
-		"A change is a regression when it is over +10 % and significant: p < 0.002 "
-		"(alpha 0.01 over the 5 functions with at least 1 % of a side's samples). With "
-		"one run a side the run-to-run noise of the CPU time is not measured: the "
-		"threshold alone judges it, and a function's test is of its share of the "
-		"samples (--runs N measures the noise).\n";
+		"A change is a regression when it is over +10 % and significant: p < 0.0017 "
+		"(alpha 0.01 over the 6 functions with at least 1 % of a side's samples). A "
+		"function's change is its time's over the typical function's (+0.0 %): what "
+		"moved them all alike, the machine's speed, is not its. The CPU time is shown, "
+		"not judged (--judge-cpu-time).\n";
 	struct fixture fx;
 	char *out;
 
@@ -241,10 +256,10 @@ static void test_parts_of_one_capture_compare_shares(void **state)
 {
 	static const char shares_head[] =
 		"Regression: 2 functions' shares grew significantly past +10 %.\n"
-		"Shares of each side compared; samples 10000 -> 11200\n\n";
+		"Shares of each side compared; samples 14000 -> 15200\n\n";
 	static const char none_head[] =
 		"No regression: no function's share grew significantly past +10 %.\n"
-		"Shares of each side compared; samples 10000 -> 10000\n\n";
+		"Shares of each side compared; samples 14000 -> 14000\n\n";
 	struct profile_diff_options o = PROFILE_DIFF_OPTIONS_INIT;
 	struct fixture fx;
 	char *out;
@@ -261,7 +276,7 @@ static void test_parts_of_one_capture_compare_shares(void **state)
 	out = markdown_of(&fx.d, "phase before", "phase during", 0);
 	assert_non_null(strstr(out, "### trapd: **Regression**: 2 functions' shares grew "
 				    "significantly past +10 %.\n"));
-	assert_non_null(strstr(out, "| samples | 10000 | 11200 | |\n"));
+	assert_non_null(strstr(out, "| samples | 14000 | 15200 | |\n"));
 	assert_null(strstr(out, "| CPU time"));
 	assert_null(strstr(out, "| runs |"));
 	free(out);
@@ -282,7 +297,7 @@ static void test_markdown_escapes_names(void **state)
 	fixed(&fx, PROFILE_DIFF_DEFAULT_MAX_REGRESS);
 	out = markdown_of(&fx.d, "v1|x\n", "`tick", 0);
 	/* '|' escaped inside the code span (GitHub splits cells on it). */
-	assert_non_null(strstr(out, "\n| `a\\|b` | -40.0 % | 15.00 % | 8.04 % |"));
+	assert_non_null(strstr(out, "\n| `a\\|b` | -40.0 % | 10.71 % | 5.92 % |"));
 	assert_null(strstr(out, "`a|b`"));
 	/* The fence is one backtick longer than the longest run inside. */
 	assert_non_null(strstr(out, "\n| ```x`y``z``` | "));
@@ -310,14 +325,14 @@ static void test_text_truncates_long_names(void **state)
 	release(&fx);
 }
 
-/* Five functions grew, three shrank. */
+/* Five functions grew, three shrank; "steady" holds the machine's factor. */
 static const struct fn_count top_base[] = {
-	{ "g1", 1000 }, { "g2", 1000 }, { "g3", 1000 }, { "g4", 1000 },
-	{ "g5", 1000 }, { "s1", 1000 }, { "s2", 1000 }, { "s3", 1000 },
+	{ "g1", 1000 }, { "g2", 1000 }, { "g3", 1000 }, { "g4", 1000 },	    { "g5", 1000 },
+	{ "s1", 1000 }, { "s2", 1000 }, { "s3", 1000 }, { "steady", 7000 },
 };
 static const struct fn_count top_new[] = {
-	{ "g1", 1500 }, { "g2", 1400 }, { "g3", 1300 }, { "g4", 1200 },
-	{ "g5", 1100 }, { "s1", 500 },	{ "s2", 600 },	{ "s3", 700 },
+	{ "g1", 1500 }, { "g2", 1400 }, { "g3", 1300 }, { "g4", 1200 },	    { "g5", 1100 },
+	{ "s1", 500 },	{ "s2", 600 },	{ "s3", 700 },	{ "steady", 7000 },
 };
 
 static void test_top_limits_rows(void **state)
@@ -326,7 +341,7 @@ static void test_top_limits_rows(void **state)
 	char *out;
 
 	/* Measured CPU equal on both sides: a function's change is its share's. */
-	compare(&fx, top_base, 8, top_new, 8, 1e11, 1e11, 10);
+	compare(&fx, top_base, N_OF(top_base), top_new, N_OF(top_new), 1e11, 1e11, 10);
 	out = text_of(&fx.d, 2);
 	assert_non_null(strstr(out, "\nGrew most (self CPU time):\n"));
 	assert_non_null(strstr(out, "\nShrank most (self CPU time):\n"));
@@ -390,13 +405,13 @@ static void test_time_view_and_total_words(void **state)
 	struct fixture fx;
 	char *out;
 
-	compare(&fx, fixed_base, N_OF(fixed_base), fixed_new, N_OF(fixed_new), 1e11, 1.12e11, 10);
+	fixed_judged(&fx, 10);
 	fx.d.opts.time_name = "off-CPU time";
 	fx.d.opts.by_total = true;
 	out = text_of(&fx.d, 3);
 	assert_non_null(strstr(out, "Regression: off-CPU time +12.0 %"));
 	assert_non_null(strstr(out, "\noff-CPU time: "));
-	assert_non_null(strstr(out, "; ns 10000 -> "));
+	assert_non_null(strstr(out, "; ns 14000 -> "));
 	assert_non_null(strstr(out, "Grew most (total off-CPU time):"));
 	assert_non_null(strstr(out, "TOTAL SHARE"));
 	assert_non_null(strstr(out, " NS "));

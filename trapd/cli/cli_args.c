@@ -69,6 +69,10 @@ int cli_parse_comparison(const char *option, const char *s, struct profile_diff_
 		return cli_parse_number(s, option, 0, 100, &o->min_share_pct);
 	if (!strcmp(option, "--alpha"))
 		return cli_parse_number(s, option, 1e-12, 0.5, &o->alpha);
+	if (!strcmp(option, "--judge-cpu-time")) {
+		o->judge_cpu_time = true;
+		return 0;
+	}
 	if (!strcmp(option, "--by")) {
 		if (strcmp(s, "self") && strcmp(s, "total")) {
 			log_error("bad --by '%s': expected self or total", s);

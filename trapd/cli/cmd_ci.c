@@ -69,6 +69,7 @@ enum {
 	OPT_STACK_COPY,
 	OPT_VIEW,
 	OPT_BY,
+	OPT_JUDGE_CPU_TIME,
 };
 
 static void usage(FILE *out)
@@ -77,7 +78,7 @@ static void usage(FILE *out)
 		"Usage: trapd ci [--baseline FILE] [--max-regress PCT] [-o DIR] [--runs N]\n"
 		"                [-F HZ] [--unwind MODE] [--stack-copy SIZE] [--top N]\n"
 		"                [--min-share PCT] [--alpha A] [--view cpu|offcpu|wall]\n"
-		"                [--by self|total]\n"
+		"                [--by self|total] [--judge-cpu-time]\n"
 		"                -- CMD ARGS\n"
 		"       trapd ci -c RULES [-o DIR] -- CMD ARGS\n\n"
 		"Run CMD (a benchmark or a test) in a cgroup of its own, sample all of it,\n"
@@ -94,11 +95,12 @@ static void usage(FILE *out)
 		"Each rule's frequency, unwind and stack_copy say how it samples.\n\n"
 		"Options:\n"
 		"      --baseline FILE    the capture to compare with (a previous run's %s)\n"
-		"      --max-regress PCT  growth of the run's CPU time, or of one function's,\n"
+		"      --max-regress PCT  growth of one function's time beside the others'\n"
+		"                         (or of the run's CPU time, --judge-cpu-time)\n"
 		"                         allowed before it is a regression (default %g)\n"
 		"  -o, --output DIR       where the files go (default %s)\n"
-		"      --runs N           run CMD N times (default 1): the spread between\n"
-		"                         runs then counts in the comparison\n"
+		"      --runs N           run CMD N times (default 1): more samples, and\n"
+		"                         the spread of the runs' CPU times measured\n"
 		"  -F, --frequency HZ     samples per second per CPU (default %d)\n"
 		"      --unwind MODE      how user stacks are walked: dwarf (copies of the\n"
 		"                         stack top unwound with the programs' .eh_frame;\n"
@@ -117,6 +119,10 @@ static void usage(FILE *out)
 		"                         baseline must have been recorded with it\n"
 		"      --by M             judge each function's self time (self, the\n"
 		"                         default) or its total time (with what it calls)\n"
+		"      --judge-cpu-time   also fail when the whole run's CPU time grew past\n"
+		"                         --max-regress (with --runs, significantly): only\n"
+		"                         on a machine whose speed holds from run to run;\n"
+		"                         otherwise it is shown, not judged\n"
 		"      --cgroup-parent P  make the run's cgroup under P (default: the cgroup\n"
 		"                         trapd runs in)\n"
 		"  -c, --config RULES     watch CMD with these rules instead (see above)\n"
@@ -155,6 +161,8 @@ static const char *comparison_option(int opt)
 		return "--view";
 	case OPT_BY:
 		return "--by";
+	case OPT_JUDGE_CPU_TIME:
+		return "--judge-cpu-time";
 	case 'F':
 		return "-F";
 	default:
@@ -194,6 +202,8 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 		return cli_parse_comparison("--min-share", optarg, &c->opts);
 	case OPT_ALPHA:
 		return cli_parse_comparison("--alpha", optarg, &c->opts);
+	case OPT_JUDGE_CPU_TIME:
+		return cli_parse_comparison("--judge-cpu-time", NULL, &c->opts);
 	case OPT_RUNS:
 		if (cli_parse_count(optarg, "--runs", NULL, 1, RUN_RECORD_MAX_RUNS, &v))
 			return -EINVAL;
@@ -235,6 +245,7 @@ static int parse_args(struct ci_cmd *c, int argc, char **argv)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "view", required_argument, NULL, OPT_VIEW },
 		{ "by", required_argument, NULL, OPT_BY },
+		{ "judge-cpu-time", no_argument, NULL, OPT_JUDGE_CPU_TIME },
 		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },

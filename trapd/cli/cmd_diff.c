@@ -49,6 +49,7 @@ enum {
 	OPT_WHERE,
 	OPT_BASE_WHERE,
 	OPT_BY,
+	OPT_JUDGE_CPU_TIME,
 	OPT_VIEW,
 	OPT_PHASE,
 	OPT_BASE_PHASE,
@@ -60,15 +61,17 @@ static void usage(FILE *out)
 		"Usage: trapd diff BASE NEW [--top N] [--svg OUT] [--markdown OUT]\n"
 		"                  [--max-regress PCT] [--min-share PCT] [--alpha A]\n"
 		"                  [--base-where LABEL=VALUE]... [--where LABEL=VALUE]...\n"
-		"                  [--by self|total] [--view cpu|offcpu|wall]\n"
+		"                  [--by self|total] [--view cpu|offcpu|wall] [--judge-cpu-time]\n"
 		"                  [--base-phase P] [--phase P]\n"
 		"       trapd diff CAPTURE --base-where LABEL=VALUE --where LABEL=VALUE\n"
 		"       trapd diff CAPTURE --base-phase before --phase during\n\n"
 		"Compare capture NEW with capture BASE (trapd captures, or any gzip or plain\n"
-		"pprof CPU profiles): the CPU time of the whole run, and each function's self\n"
-		"CPU time (its share of the samples times the run's CPU time). A change is a\n"
-		"regression when it is larger than --max-regress and significant given the\n"
-		"sampling error of the counts (and, for captures of several runs made by\n"
+		"pprof CPU profiles): each function's self time against the other functions'\n"
+		"(its share of the samples, over what moved every share alike: the machine's\n"
+		"speed cannot move it), and the CPU time of the whole run, shown but judged\n"
+		"only with --judge-cpu-time. A change is a regression when it is\n"
+		"significantly larger than --max-regress given the sampling error of the\n"
+		"counts (and, for the CPU time of captures of several runs made by\n"
 		"'trapd ci --runs N', the spread between runs).\n\n"
 		"With one CAPTURE, both sides are its samples, chosen by label: the samples\n"
 		"inside a func or syscall rule's slow calls against those inside its fast\n"
@@ -86,6 +89,8 @@ static void usage(FILE *out)
 		"      --min-share PCT    test only functions with at least this share of a\n"
 		"                         side's samples (default %g)\n"
 		"      --alpha A          false alarm rate over all the tests (default %g)\n"
+		"      --judge-cpu-time   also judge the whole run's CPU time against\n"
+		"                         --max-regress (a machine whose speed holds)\n"
 		"      --base-where L=V   only BASE's samples whose label L is V (labels as\n"
 		"                         for trapd report --where; repeated: any value of\n"
 		"                         one label, and every label)\n"
@@ -170,6 +175,8 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 		return cli_parse_comparison("--min-share", optarg, &c->opts);
 	case OPT_ALPHA:
 		return cli_parse_comparison("--alpha", optarg, &c->opts);
+	case OPT_JUDGE_CPU_TIME:
+		return cli_parse_comparison("--judge-cpu-time", NULL, &c->opts);
 	case OPT_WHERE:
 		return cli_parse_where("--where", optarg, &c->where);
 	case OPT_BASE_WHERE:
@@ -206,6 +213,7 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "base-where", required_argument, NULL, OPT_BASE_WHERE },
 		{ "by", required_argument, NULL, OPT_BY },
+		{ "judge-cpu-time", no_argument, NULL, OPT_JUDGE_CPU_TIME },
 		{ "view", required_argument, NULL, OPT_VIEW },
 		{ "phase", required_argument, NULL, OPT_PHASE },
 		{ "base-phase", required_argument, NULL, OPT_BASE_PHASE },

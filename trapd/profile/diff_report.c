@@ -114,9 +114,20 @@ static void headline(FILE *out, const struct profile_diff *d, const char *before
 			d->opts.max_regress_pct, time_name(d), chg);
 }
 
+/* machine_words - the machine's factor as a change, into @buf. */
+static const char *machine_words(const struct profile_diff *d, size_t len, char *buf)
+{
+	char chg[CHANGE_LEN];
+
+	snprintf(buf, len, "%s", fmt_change(exp(d->machine_log) - 1.0, chg, sizeof(chg)));
+	return buf;
+}
+
 /* method - how the verdict was reached. */
 static void method(FILE *out, const struct profile_diff *d, const char *prefix)
 {
+	char words[CHANGE_LEN];
+
 	fprintf(out,
 		"%sA change is a regression when it is over +%.4g %% and significant: "
 		"p < %.2g (alpha %.2g over the %zu functions with at least %.4g %% of a "
@@ -128,11 +139,23 @@ static void method(FILE *out, const struct profile_diff *d, const char *prefix)
 			     "function's test is of its share of its side's samples.\n");
 		return;
 	}
-	if (isnan(d->cpu_p_value))
+	if (d->machine_found)
+		fprintf(out,
+			" A function's change is its time's over the typical function's (%s): "
+			"what moved them all alike, the machine's speed, is not its.",
+			machine_words(d, sizeof(words), words));
+	else
+		fprintf(out,
+			" A function's change is its time's: no yardstick in the functions "
+			"(one holds half the samples, or there are too few), the %s as "
+			"measured.",
+			time_name(d));
+	if (!d->opts.judge_cpu_time)
+		fprintf(out, " The %s is shown, not judged (--judge-cpu-time).", time_name(d));
+	else if (isnan(d->cpu_p_value))
 		fprintf(out,
 			" With one run a side the run-to-run noise of the %s is not "
-			"measured: the threshold alone judges it, and a function's test is "
-			"of its share of the samples (--runs N measures the noise).",
+			"measured: the threshold alone judges it (--runs N measures the noise).",
 			time_name(d));
 	else
 		fprintf(out, " %s: Welch's t over %zu and %zu runs, p = %.2g.", time_name(d),

@@ -124,8 +124,9 @@ static bool runs_usable(const struct profile_diff_side *s)
 
 /* welch - Welch's t on the logs of both sides' run CPU times: the
  * one-sided p of the observed direction into *p, and the variance of the
- * difference of the mean logs into *var (what the function tests add).
- * Returns false when a side has fewer than two usable runs. */
+ * difference of the mean logs into *var (what the function tests add
+ * when they take the CPU time as it is). Returns false when a side has
+ * fewer than two usable runs. */
 static bool welch(const struct profile_diff_side *b, const struct profile_diff_side *n, double *p,
 		  double *var)
 {
@@ -166,24 +167,17 @@ static enum profile_diff_change judge(double change, double p, double p_max, dou
 
 /* --- functions ----------------------------------------------------------- */
 
-/* function_p - the one-sided p of the change in a function's self CPU
- * time, from its counts @c1 of @n1 and @c2 of @n2 samples, times
- * @run_ratio, the part of the change the run's CPU time brings, whose
- * log variance is @run_var. Counts get half a sample each so a function
- * absent on one side has a finite test. */
-static double function_p(double c1, double n1, double c2, double n2, double run_ratio,
-			 double run_var)
+/* log_share_ratio - the log of a function's share ratio, new / base,
+ * from its counts @c1 of @n1 and @c2 of @n2 samples, and into *var its
+ * variance (delta method). Counts get half a sample each so a function
+ * absent on one side has a finite ratio. */
+static double log_share_ratio(double c1, double n1, double c2, double n2, double *var)
 {
 	double a = c1 + 0.5, b = c2 + 0.5;
 	double p1 = a / (n1 + 0.5), p2 = b / (n2 + 0.5);
-	double l = log(p2 / p1 * run_ratio);
-	double se = sqrt((1.0 - p1) / a + (1.0 - p2) / b + run_var);
 
-	/* every sample on both sides (main, by total time) and no runs'
-	 * spread: no error at all, so no change or a certain one */
-	if (!(se > 0))
-		return l == 0 ? 0.5 : 0.0;
-	return profile_diff__norm_sf(fabs(l) / se);
+	*var = (1.0 - p1) / a + (1.0 - p2) / b;
+	return log(p2 / p1);
 }
 
 static void fill_function(struct profile_diff_function *f, const struct report_row *r,
@@ -205,10 +199,6 @@ static void fill_function(struct profile_diff_function *f, const struct report_r
 	f->new_share = d->opts.by_total ? f->new_total_share : f->new_self_share;
 	f->base_cpu_ns = f->base_share * d->base_cpu_ns;
 	f->new_cpu_ns = f->new_share * d->new_cpu_ns;
-	if (f->base_cpu_ns > 0)
-		f->change = f->new_cpu_ns / f->base_cpu_ns - 1.0;
-	else
-		f->change = f->new_cpu_ns > 0 ? INFINITY : 0.0;
 	f->p_value = 1.0;
 	f->verdict = PROFILE_DIFF_UNTESTED;
 }
@@ -235,25 +225,108 @@ static bool shown(const struct report_row *r, bool by_total)
 	return r->self > 0 || r->base_self > 0;
 }
 
-/* judge_functions - every function with self samples on either side.
- * A function's time is its share of the samples times the run's CPU
- * time. With the runs' spread measured (@runs_var, the variance of the
- * log of the run's CPU time ratio, >= 0) the test is of that product.
- * Without it (@runs_var < 0: one run a side) the run's change may be the
- * machine and not the code, by an amount nobody measured: the test is of
- * the share alone, the change beyond the whole run's (which the
- * threshold judges), and the change shown and thresholded stays the
- * time's. Counts are tested in units of @bq and @nq (struct
- * profile_diff_side's quantum). */
-static int judge_functions(const struct stacktree *t, struct profile_diff *d, double runs_var,
-			   double bq, double nq)
+/* One function's log time ratio, its variance and its weight (its share
+ * of both sides' samples), for machine_factor. */
+struct time_ratio {
+	double log, var, weight;
+};
+
+static int by_log(const void *x, const void *y)
+{
+	const struct time_ratio *a = x, *b = y;
+
+	return a->log < b->log ? -1 : a->log > b->log;
+}
+
+/* machine_factor - what moved every function alike, the machine's speed
+ * or interrupts that diluted one side: the median of the tested
+ * functions' log time ratios @r, weighted by their shares (sorts @r),
+ * into d->machine_log and its variance into d->machine_var. The median stands for the functions that did not
+ * change while they hold most of the samples. A function holding half of
+ * them or more would be its own yardstick: it is left out, and judged
+ * against the others. With fewer than two others there is no telling
+ * the machine from a function: the measured CPU time is taken as it is
+ * (0), with the spread of the runs' (none with one run a side). */
+#define MACHINE_MIN_FUNCTIONS 2
+static void machine_factor(struct profile_diff *d, struct time_ratio *r, size_t n)
+{
+	double total = 0.0, sum = 0.0, dominant = 0.0, precision = 0.0;
+	const struct time_ratio *median = NULL;
+	size_t i, others = 0;
+
+	d->machine_log = 0.0;
+	d->machine_var = d->run_var;
+	for (i = 0; i < n; i++)
+		total += r[i].weight;
+	for (i = 0; i < n; i++) {
+		if (r[i].weight >= 0.5 * total)
+			dominant = r[i].weight;
+		else
+			others++;
+	}
+	if (others < MACHINE_MIN_FUNCTIONS)
+		return;
+	total -= dominant;
+	qsort(r, n, sizeof(*r), by_log);
+	for (i = 0; i < n; i++) {
+		if (dominant > 0 && r[i].weight >= dominant)
+			continue;
+		median = &r[i];
+		sum += r[i].weight;
+		if (sum >= 0.5 * total)
+			break;
+	}
+	d->machine_found = true;
+	d->machine_log = median->log;
+	/* The median's variance: pi / 2 times that of the mean the same
+	 * functions' ratios would give, weighted by their precision. */
+	for (i = 0; i < n; i++)
+		if (!(dominant > 0 && r[i].weight >= dominant) && r[i].var > 0)
+			precision += 1.0 / r[i].var;
+	d->machine_var = precision > 0 ? M_PI_2 / precision : median->var;
+}
+
+/* test_function - @f, of log time ratio @l with variance @v, once the
+ * machine's factor is taken out. */
+static void test_function(struct profile_diff *d, struct profile_diff_function *f, double l,
+			  double v)
+{
+	double thr = d->opts.max_regress_pct / 100.0, se;
+
+	l -= d->machine_log;
+	v += d->machine_var;
+	/* Two shares of one side's samples move against each other: the
+	 * covariance of their logs, -1 / n a side, adds to the difference. */
+	if (d->machine_found)
+		v += 2.0 * d->bq / (double)d->base_samples + 2.0 * d->nq / (double)d->new_samples;
+	if (f->base_n <= 0) {
+		f->change = f->new_n > 0 ? INFINITY : 0.0;
+		f->new_cpu_ns /= exp(d->machine_log);
+	} else {
+		f->change = f->new_n > 0 ? exp(l) - 1.0 : -1.0;
+		f->new_cpu_ns = f->base_cpu_ns * (1.0 + f->change);
+	}
+	if (f->verdict == PROFILE_DIFF_UNTESTED)
+		return;
+	se = sqrt(v);
+	f->p_value = se > 0 ? profile_diff__norm_sf(fabs(l) / se) : (l == 0 ? 0.5 : 0.0);
+	f->verdict = judge(f->change, f->p_value, d->p_threshold, thr);
+	d->nregressed += f->verdict == PROFILE_DIFF_REGRESSED;
+}
+
+/* judge_functions - every function with self samples on either side (or
+ * total, by_total): its time ratio (its share's ratio times the run's
+ * CPU time's) over the machine's factor (machine_factor), tested against
+ * the threshold. Counts are tested in units of d->bq and d->nq. */
+static int judge_functions(const struct stacktree *t, struct profile_diff *d)
 {
 	const struct profile_diff_options *o = &d->opts;
+	double nb = (double)d->base_samples / d->bq, nn = (double)d->new_samples / d->nq;
+	double min_share = o->min_share_pct / 100.0, *logs, *vars;
+	double run_log = o->shares_only ? 0.0 : log(d->new_cpu_ns / d->base_cpu_ns);
 	struct report_row *rows = NULL;
-	size_t nrows, i, n = 0;
-	double min_share = o->min_share_pct / 100.0, thr = o->max_regress_pct / 100.0;
-	double run_ratio = runs_var >= 0 ? d->new_cpu_ns / d->base_cpu_ns : 1.0;
-	double run_var = runs_var >= 0 ? runs_var : 0.0;
+	struct time_ratio *tested;
+	size_t nrows, i, n = 0, k = 0;
 	int err;
 
 	err = o->waits ? report_functions_outlined_waiting(t, &rows, &nrows)
@@ -261,35 +334,43 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d, do
 	if (err)
 		return err;
 	d->funcs = calloc(nrows ? nrows : 1, sizeof(*d->funcs));
-	if (!d->funcs) {
+	tested = calloc(nrows ? nrows : 1, sizeof(*tested));
+	logs = calloc(nrows ? nrows : 1, 2 * sizeof(*logs));
+	if (!d->funcs || !tested || !logs) {
+		free(logs);
+		free(tested);
 		free(rows);
 		return -ENOMEM;
 	}
+	vars = logs + nrows;
 	for (i = 0; i < nrows; i++) {
+		struct profile_diff_function *f = &d->funcs[n];
+		double fb, fn;
+
 		if (!shown(&rows[i], o->by_total))
 			continue;
-		fill_function(&d->funcs[n], &rows[i], d);
+		fill_function(f, &rows[i], d);
+		fb = (double)f->base_n / d->bq;
+		fn = (double)f->new_n / d->nq;
+		logs[n] = log_share_ratio(fb, nb, fn, nn, &vars[n]) + run_log;
 		/* Tested: judged below, from SAME. */
-		if (d->funcs[n].base_share >= min_share || d->funcs[n].new_share >= min_share) {
-			d->funcs[n].verdict = PROFILE_DIFF_SAME;
-			d->ntested++;
+		if (f->base_share >= min_share || f->new_share >= min_share) {
+			f->verdict = PROFILE_DIFF_SAME;
+			tested[k++] =
+				(struct time_ratio){ logs[n], vars[n], (fb + fn) / (nb + nn) };
 		}
 		n++;
 	}
 	d->nfuncs = n;
-	d->p_threshold = d->ntested ? o->alpha / (double)d->ntested : o->alpha;
-	for (i = 0; i < n; i++) {
-		struct profile_diff_function *f = &d->funcs[i];
-
-		if (f->verdict == PROFILE_DIFF_UNTESTED)
-			continue;
-		f->p_value = function_p((double)f->base_n / bq, (double)d->base_samples / bq,
-					(double)f->new_n / nq, (double)d->new_samples / nq,
-					run_ratio, run_var);
-		f->verdict = judge(f->change, f->p_value, d->p_threshold, thr);
-		d->nregressed += f->verdict == PROFILE_DIFF_REGRESSED;
-	}
+	d->ntested = k;
+	d->p_threshold = k ? o->alpha / (double)k : o->alpha;
+	if (!o->shares_only)
+		machine_factor(d, tested, k);
+	for (i = 0; i < n; i++)
+		test_function(d, &d->funcs[i], logs[i], vars[i]);
 	qsort(d->funcs, n ? n : 1, sizeof(*d->funcs), by_added_time);
+	free(logs);
+	free(tested);
 	free(rows);
 	return 0;
 }
@@ -306,7 +387,7 @@ int profile_diff__compare(const struct stacktree *t, const struct profile_diff_s
 {
 	static const struct profile_diff_options defaults = PROFILE_DIFF_OPTIONS_INIT;
 	bool base_measured, new_measured;
-	double runs_var = -1.0, p;
+	double p;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -324,7 +405,7 @@ int profile_diff__compare(const struct stacktree *t, const struct profile_diff_s
 	out->cpu_change = out->new_cpu_ns / out->base_cpu_ns - 1.0;
 	out->base_runs = base->nruns > 1 ? base->nruns : 1;
 	out->new_runs = new_side->nruns > 1 ? new_side->nruns : 1;
-	if (welch(base, new_side, &p, &runs_var)) {
+	if (welch(base, new_side, &p, &out->run_var)) {
 		out->cpu_p_value = p;
 		out->cpu_verdict = judge(out->cpu_change, p, out->opts.alpha,
 					 out->opts.max_regress_pct / 100.0);
@@ -334,8 +415,11 @@ int profile_diff__compare(const struct stacktree *t, const struct profile_diff_s
 		out->cpu_verdict =
 			judge(out->cpu_change, 0.0, 1.0, out->opts.max_regress_pct / 100.0);
 	}
-	err = judge_functions(t, out, runs_var, base->quantum > 1 ? base->quantum : 1,
-			      new_side->quantum > 1 ? new_side->quantum : 1);
+	if (!out->opts.judge_cpu_time)
+		out->cpu_verdict = PROFILE_DIFF_UNTESTED;
+	out->bq = base->quantum > 1 ? base->quantum : 1;
+	out->nq = new_side->quantum > 1 ? new_side->quantum : 1;
+	err = judge_functions(t, out);
 	if (err) {
 		profile_diff__free(out);
 		return err;
