@@ -302,7 +302,7 @@ test_fleet_azurite_store() {
 test_fleet_ci_baseline_from_the_store() {
 	need_root_bpf || return
 	local st url
-	"$TRAPD" ci -F "$CI_FREQ" -o base -- "$WORKLOADS/ciwork" "$CI_ITER" >base.log 2>&1 ||
+	"$TRAPD" ci -F "$CI_FREQ" -o base -- "$WORKLOADS/ciwork" "$CI_ITER_AB" >base.log 2>&1 ||
 		{ fail "the baseline run failed: $(cat base.log)"; return 1; }
 	mkdir -m 700 spool && cp base/profile.pb.zst spool/20261127T120000Z-ci-00000001.pb.zst &&
 		cp base/profile.json spool/20261127T120000Z-ci-00000001.json || return 1
@@ -313,7 +313,7 @@ test_fleet_ci_baseline_from_the_store() {
 		'import json,sys; print(json.load(sys.stdin)["captures"][0]["url"])') ||
 		{ fail "no baseline listed: $(cat ls.err)"; return 1; }
 	TRAPD_CACHE_DIR=$PWD/cache "$TRAPD" ci -F "$CI_FREQ" --baseline "$url" -o slow -- \
-		"$WORKLOADS/ciwork" -s 30 "$CI_ITER" >slow.log 2>&1
+		"$WORKLOADS/ciwork" -s 30 "$CI_ITER_AB" >slow.log 2>&1
 	st=$?
 	[ "$st" -eq 3 ] || { fail "against $url a 30 % slower compute_hash exited $st: $(tail -5 slow.log)"; return 1; }
 	grep -q 'compute_hash' slow/summary.md || { fail "compute_hash not named: $(head slow/summary.md)"; return 1; }

@@ -308,6 +308,12 @@ static void test_function(struct profile_diff *d, struct profile_diff_function *
 	}
 	if (f->verdict == PROFILE_DIFF_UNTESTED)
 		return;
+	/* No yardstick and one run a side: the run's change may be the
+	 * machine's by an amount nobody measured; the test is of the share
+	 * alone (the change beyond the whole run's), the change shown and
+	 * thresholded stays the time's. */
+	if (!d->machine_found && !(d->run_var > 0))
+		l -= d->run_log;
 	se = sqrt(v);
 	f->p_value = se > 0 ? profile_diff__norm_sf(fabs(l) / se) : (l == 0 ? 0.5 : 0.0);
 	f->verdict = judge(f->change, f->p_value, d->p_threshold, thr);
@@ -324,6 +330,8 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d)
 	double nb = (double)d->base_samples / d->bq, nn = (double)d->new_samples / d->nq;
 	double min_share = o->min_share_pct / 100.0, *logs, *vars;
 	double run_log = o->shares_only ? 0.0 : log(d->new_cpu_ns / d->base_cpu_ns);
+
+	d->run_log = run_log;
 	struct report_row *rows = NULL;
 	struct time_ratio *tested;
 	size_t nrows, i, n = 0, k = 0;
@@ -364,8 +372,12 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d)
 	d->nfuncs = n;
 	d->ntested = k;
 	d->p_threshold = k ? o->alpha / (double)k : o->alpha;
-	if (!o->shares_only)
+	/* On-CPU self time only: totals overlap (a function's callers grow
+	 * with it) and time waited is not the machine's speed. */
+	if (!o->shares_only && !o->by_total && !o->time_name && !o->waits)
 		machine_factor(d, tested, k);
+	else
+		d->machine_var = d->run_var;
 	for (i = 0; i < n; i++)
 		test_function(d, &d->funcs[i], logs[i], vars[i]);
 	qsort(d->funcs, n ? n : 1, sizeof(*d->funcs), by_added_time);

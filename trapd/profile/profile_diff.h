@@ -34,7 +34,9 @@
  * slows every function alike is not seen by the functions' tests. A
  * function holding half the samples or more is left out of the median
  * (it would be its own yardstick) and judged against the others; with
- * fewer than two others the CPU time is taken as measured. The test is
+ * fewer than two others the CPU time is taken as measured. So it is too
+ * for total times (a function's callers grow with it) and time views
+ * (time waited is not the machine's speed). The test is
  * one-sided on the log of the ratio, with the delta-method errors of the
  * function's share, of the median (pi / 2 times that of the others'
  * precision-weighted mean) and of their covariance.
@@ -138,6 +140,7 @@ struct profile_diff {
 	double machine_log, machine_var;
 	bool machine_found; /* machine_log is the functions' (else the CPU time's, 0) */
 	double run_var;	    /* of the log of the runs' mean CPU time ratio (Welch); 0: one run */
+	double run_log;	    /* log of the run's CPU time ratio, new / base */
 	double base_cpu_ns, new_cpu_ns;
 	bool cpu_measured;  /* both sides' CPU time was measured, not estimated */
 	double cpu_change;  /* new / base - 1 */
