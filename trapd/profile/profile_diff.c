@@ -238,15 +238,21 @@ static int by_log(const void *x, const void *y)
 	return a->log < b->log ? -1 : a->log > b->log;
 }
 
+/* is_dominant - @r holds the @dominant weight (0: none does). */
+static bool is_dominant(const struct time_ratio *r, double dominant)
+{
+	return dominant > 0 && r->weight >= dominant;
+}
+
 /* machine_factor - what moved every function alike, the machine's speed
  * or interrupts that diluted one side: the median of the tested
  * functions' log time ratios @r, weighted by their shares (sorts @r),
- * into d->machine_log and its variance into d->machine_var. The median stands for the functions that did not
- * change while they hold most of the samples. A function holding half of
- * them or more would be its own yardstick: it is left out, and judged
- * against the others. With fewer than two others there is no telling
- * the machine from a function: the measured CPU time is taken as it is
- * (0), with the spread of the runs' (none with one run a side). */
+ * into d->machine_log and its variance into d->machine_var. The median
+ * stands for the functions that did not change while they hold most of
+ * the samples. A function holding half of them or more would be its own
+ * yardstick: it is left out, and judged against the others. With fewer
+ * than two others there is no telling the machine from a function:
+ * nothing is set, and the measured CPU time is taken as it is. */
 #define MACHINE_MIN_FUNCTIONS 2
 static void machine_factor(struct profile_diff *d, struct time_ratio *r, size_t n)
 {
@@ -254,8 +260,6 @@ static void machine_factor(struct profile_diff *d, struct time_ratio *r, size_t 
 	const struct time_ratio *median = NULL;
 	size_t i, others = 0;
 
-	d->machine_log = 0.0;
-	d->machine_var = d->run_var;
 	for (i = 0; i < n; i++)
 		total += r[i].weight;
 	for (i = 0; i < n; i++) {
@@ -269,7 +273,7 @@ static void machine_factor(struct profile_diff *d, struct time_ratio *r, size_t 
 	total -= dominant;
 	qsort(r, n, sizeof(*r), by_log);
 	for (i = 0; i < n; i++) {
-		if (dominant > 0 && r[i].weight >= dominant)
+		if (is_dominant(&r[i], dominant))
 			continue;
 		median = &r[i];
 		sum += r[i].weight;
@@ -281,7 +285,7 @@ static void machine_factor(struct profile_diff *d, struct time_ratio *r, size_t 
 	/* The median's variance: pi / 2 times that of the mean the same
 	 * functions' ratios would give, weighted by their precision. */
 	for (i = 0; i < n; i++)
-		if (!(dominant > 0 && r[i].weight >= dominant) && r[i].var > 0)
+		if (!is_dominant(&r[i], dominant) && r[i].var > 0)
 			precision += 1.0 / r[i].var;
 	d->machine_var = precision > 0 ? M_PI_2 / precision : median->var;
 }
@@ -330,12 +334,12 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d)
 	double nb = (double)d->base_samples / d->bq, nn = (double)d->new_samples / d->nq;
 	double min_share = o->min_share_pct / 100.0, *logs, *vars;
 	double run_log = o->shares_only ? 0.0 : log(d->new_cpu_ns / d->base_cpu_ns);
-
-	d->run_log = run_log;
 	struct report_row *rows = NULL;
 	struct time_ratio *tested;
 	size_t nrows, i, n = 0, k = 0;
 	int err;
+
+	d->run_log = run_log;
 
 	err = o->waits ? report_functions_outlined_waiting(t, &rows, &nrows)
 		       : report_functions_outlined(t, &rows, &nrows);
@@ -372,12 +376,13 @@ static int judge_functions(const struct stacktree *t, struct profile_diff *d)
 	d->nfuncs = n;
 	d->ntested = k;
 	d->p_threshold = k ? o->alpha / (double)k : o->alpha;
-	/* On-CPU self time only: totals overlap (a function's callers grow
-	 * with it) and time waited is not the machine's speed. */
+	/* Without a machine's factor the CPU time is taken as measured, with
+	 * the runs' spread. Only for on-CPU self time: totals overlap (a
+	 * function's callers grow with it) and time waited is not the
+	 * machine's speed. */
+	d->machine_var = d->run_var;
 	if (!o->shares_only && !o->by_total && !o->time_name && !o->waits)
 		machine_factor(d, tested, k);
-	else
-		d->machine_var = d->run_var;
 	for (i = 0; i < n; i++)
 		test_function(d, &d->funcs[i], logs[i], vars[i]);
 	qsort(d->funcs, n ? n : 1, sizeof(*d->funcs), by_added_time);

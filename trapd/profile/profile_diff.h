@@ -123,8 +123,8 @@ struct profile_diff_function {
 	/* self (or total) CPU time, estimated; NEW's at BASE's machine speed
 	 * (the machine's factor taken out, profile_diff.c's machine_factor) */
 	double base_cpu_ns, new_cpu_ns;
-	/* the share's ratio over the typical function's, - 1: what the
-	 * function's time grew by beside the rest; INFINITY when new */
+	/* the time's ratio over the machine's factor, - 1: what the
+	 * function's time grew by beside the others; INFINITY when new */
 	double change;
 	double p_value; /* one-sided, of the change's direction; 1 untested */
 	enum profile_diff_change verdict;
@@ -145,9 +145,8 @@ struct profile_diff {
 	bool cpu_measured;  /* both sides' CPU time was measured, not estimated */
 	double cpu_change;  /* new / base - 1 */
 	double cpu_p_value; /* Welch's t with runs on both sides; else NAN (not testable) */
-	/* UNTESTED unless opts.judge_cpu_time */
 	size_t base_runs, new_runs;
-	enum profile_diff_change cpu_verdict;
+	enum profile_diff_change cpu_verdict; /* UNTESTED unless opts.judge_cpu_time */
 
 	/* Every function, regressions first (largest added CPU time first),
 	 * then the rest by added CPU time, largest growth first. */
