@@ -245,19 +245,28 @@ test_fleet_s3_swift_store() {
 	[ "$(json_field ls.json listing.sidecars_read)" = 0 ] ||
 		{ fail "second listing read sidecars: $(json_field ls.json listing)"; return 1; }
 	fleet_merge_checks || return
-	# a URL with the environment's settings
+	# credentials go over plain http:// only when the user says so, as
+	# the uploader's do: not even to the loopback interface, where any
+	# local user can hold a port
 	AWS_ACCESS_KEY_ID=$SWIFT_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$SWIFT_S3_SECRET_KEY \
-		AWS_ENDPOINT_URL=$SWIFT_S3_URL STORE=s3://fleet/prod LS_ARGS="--page-size 50" \
-		ls_expect "by URL" --host cache-1 || return
-	grep -q testing ls.err ls.json && { fail "the secret key is in the output"; return 1; }
-	# plain http only to the loopback interface itself, not a name that
-	# starts like it
+		AWS_ENDPOINT_URL=$SWIFT_S3_URL "$TRAPD" captures ls s3://fleet/prod >/dev/null 2>insecure.err
+	[ $? = 2 ] && grep -q "endpoint $SWIFT_S3_URL is plain http://.*clear text.*TRAPD_ALLOW_INSECURE_CREDENTIALS=yes" insecure.err ||
+		{ fail "credentials to $SWIFT_S3_URL without consent: $(cat insecure.err)"; return 1; }
 	AWS_ACCESS_KEY_ID=$SWIFT_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$SWIFT_S3_SECRET_KEY \
 		"$TRAPD" captures ls s3://fleet/prod --endpoint http://127.example.com:9 >/dev/null 2>insecure.err
 	[ $? = 2 ] && grep -q 'clear text' insecure.err ||
 		{ fail "credentials to http://127.example.com: $(cat insecure.err)"; return 1; }
+	# a URL with the environment's settings, and consent
+	export TRAPD_ALLOW_INSECURE_CREDENTIALS=yes
+	AWS_ACCESS_KEY_ID=$SWIFT_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$SWIFT_S3_SECRET_KEY \
+		AWS_ENDPOINT_URL=$SWIFT_S3_URL STORE=s3://fleet/prod LS_ARGS="--page-size 50" \
+		ls_expect "by URL" --host cache-1 || return
+	grep -q testing ls.err ls.json && { fail "the secret key is in the output"; return 1; }
+	grep -q "credentials go over plain http:// to $SWIFT_S3_URL" ls.err ||
+		{ fail "no warning of credentials in clear text: $(cat ls.err)"; return 1; }
 	AWS_ACCESS_KEY_ID=$SWIFT_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$SWIFT_S3_SECRET_KEY \
 		AWS_ENDPOINT_URL=$SWIFT_S3_URL STORE=s3://fleet/prod fleet_url_checks || return
+	unset TRAPD_ALLOW_INSECURE_CREDENTIALS
 	local k1 k2
 	k1=$(json_field ls.json captures.0.key) && k2=$(json_field ls.json captures.1.key) || return 1
 	swift_s3_curl -f -X DELETE -H "x-amz-content-sha256: $(sha256sum </dev/null | cut -d' ' -f1)" \

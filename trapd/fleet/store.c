@@ -7,7 +7,6 @@
  */
 #include "trapd/fleet/store.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "rules/rules.h"
+#include "trapd/util/log.h"
 #include "trapd/util/store_config.h"
 #include "upload/http_request.h"
 
@@ -37,29 +37,16 @@ static bool printable(const char *s)
 	return true;
 }
 
-/* loopback - whether plain-http @endpoint's host is this machine's
- * loopback interface: localhost, [::1] or an address of 127.0.0.0/8,
- * the whole host (http://127.example.com is not). */
-static bool loopback(const char *endpoint)
+/* insecure_allowed - whether the environment says credentials may go to
+ * a plain http:// endpoint: TRAPD_ALLOW_INSECURE_CREDENTIALS=yes, the
+ * same opt-in as a rules file's allow_insecure_credentials. No address is
+ * trusted without it, the loopback interface included: any local user
+ * can bind a port there that the store's server is not holding. */
+static bool insecure_allowed(void)
 {
-	const char *host = endpoint + 7, *end;
-	char name[64];
-	struct in_addr a;
-	size_t n;
+	const char *v = getenv("TRAPD_ALLOW_INSECURE_CREDENTIALS");
 
-	if (strncmp(endpoint, "http://", 7))
-		return false;
-	if (!strncmp(host, "[::1]", 5))
-		return !host[5] || host[5] == ':' || host[5] == '/';
-	end = host + strcspn(host, ":/");
-	n = (size_t)(end - host);
-	if (n >= sizeof(name))
-		return false;
-	memcpy(name, host, n);
-	name[n] = '\0';
-	if (!strcmp(name, "localhost"))
-		return true;
-	return inet_pton(AF_INET, name, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+	return v && (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"));
 }
 
 static const char *env_first(const char *a, const char *b, const char *c)
@@ -75,23 +62,48 @@ static const char *env_first(const char *a, const char *b, const char *c)
 
 /* url_settings - the [upload] section that says what @url and the
  * environment say, into @out. */
+/* url_endpoint - @url's endpoint: @endpoint (--endpoint), else the
+ * environment's for its kind of store; NULL for the cloud's own. */
+static const char *url_endpoint(const char *url, const char *endpoint)
+{
+	if (endpoint)
+		return endpoint;
+	if (!strncmp(url, "s3://", 5))
+		return env_first("TRAPD_STORE_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
+	if (!strncmp(url, "azblob://", 9))
+		return env_first("TRAPD_STORE_ENDPOINT", NULL, NULL);
+	return NULL;
+}
+
+/* check_cleartext - an s3:// or azblob:// URL always carries credentials
+ * from the environment: refuse a plain http:// @endpoint for them unless
+ * TRAPD_ALLOW_INSECURE_CREDENTIALS says so, in the URL's own words (the
+ * rules' message would name a key the user never wrote). */
+static int check_cleartext(const char *url, const char *endpoint, char *err, size_t errlen)
+{
+	if (!endpoint || strncmp(endpoint, "http://", 7) || insecure_allowed())
+		return 0;
+	snprintf(err, errlen,
+		 "%s: endpoint %s is plain http://: the credentials (%s) would go in clear "
+		 "text to anyone on the path, or to any local user holding that port; use "
+		 "https://, or set TRAPD_ALLOW_INSECURE_CREDENTIALS=yes for an endpoint you trust",
+		 url, endpoint,
+		 !strncmp(url, "s3://", 5) ? "AWS_SECRET_ACCESS_KEY" : "AZURE_STORAGE_SAS_TOKEN");
+	return -EINVAL;
+}
+
 static int url_settings(const char *url, const char *endpoint, char *out, size_t len)
 {
 	bool s3 = !strncmp(url, "s3://", 5), az = !strncmp(url, "azblob://", 9);
 	const char *region = env_first("AWS_REGION", "AWS_DEFAULT_REGION", NULL);
 	size_t n;
 
-	if (!endpoint)
-		endpoint = s3 ? env_first("TRAPD_STORE_ENDPOINT", "AWS_ENDPOINT_URL_S3",
-					  "AWS_ENDPOINT_URL")
-			      : env_first("TRAPD_STORE_ENDPOINT", NULL, NULL);
 	if (!printable(url) || !printable(endpoint) || !printable(region))
 		return -EINVAL;
 	n = (size_t)snprintf(out, len, "[upload]\nurl = %s\n", url);
 	if (endpoint && (s3 || az) && n < len)
 		n += (size_t)snprintf(out + n, len - n, "endpoint = %s\n%s", endpoint,
-				      loopback(endpoint) ? "allow_insecure_credentials = yes\n"
-							 : "");
+				      insecure_allowed() ? "allow_insecure_credentials = yes\n" : "");
 	if (s3 && n < len)
 		n += (size_t)snprintf(out + n, len - n,
 				      "region = %s\naccess_key_id_env = AWS_ACCESS_KEY_ID\n"
@@ -215,6 +227,12 @@ static int settings(const char *spec, const char *endpoint, struct rules **out, 
 		memcpy(dir, "file://", 7);
 		spec = dir;
 	}
+	endpoint = url_endpoint(spec, endpoint);
+	if (!config) {
+		e = check_cleartext(spec, endpoint, err, errlen);
+		if (e)
+			return e;
+	}
 	e = url_settings(spec, endpoint, text, sizeof(text));
 	if (e) {
 		snprintf(err, errlen,
@@ -281,6 +299,11 @@ int fleet_store__open(const char *spec, const char *endpoint, struct fleet_store
 		return e;
 	}
 	name_store(s);
+	if (s->rules->upload.allow_insecure_credentials && rules_upload__insecure(&s->rules->upload))
+		log_warn("%s: the credentials go over plain http:// to %s, as allowed; anyone on "
+			 "the path can read and reuse them",
+			 s->name, s->cfg.scheme == UPLOAD_HTTP ? s->rules->upload.url
+							      : s->rules->upload.endpoint);
 	*out = s;
 	return 0;
 }

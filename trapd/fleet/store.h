@@ -19,8 +19,9 @@
  * setting but its bucket or container and prefix from that file's
  * [upload] (whose scheme must be the URL's). A URL's settings go through
  * the rules file's own checks (rules/), so a bad one reads as a rules
- * error would; credentials go to a plain http:// endpoint only on the
- * loopback interface (or with allow_insecure_credentials in a file).
+ * error would; credentials go to a plain http:// endpoint only when the
+ * user says so (allow_insecure_credentials in a file,
+ * TRAPD_ALLOW_INSECURE_CREDENTIALS=yes for a URL), and with a warning.
  * Nothing secret is ever in a message.
  */
 #ifndef TRAPD_FLEET_STORE_H
