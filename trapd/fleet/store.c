@@ -103,7 +103,8 @@ static int url_settings(const char *url, const char *endpoint, char *out, size_t
 	n = (size_t)snprintf(out, len, "[upload]\nurl = %s\n", url);
 	if (endpoint && (s3 || az) && n < len)
 		n += (size_t)snprintf(out + n, len - n, "endpoint = %s\n%s", endpoint,
-				      insecure_allowed() ? "allow_insecure_credentials = yes\n" : "");
+				      insecure_allowed() ? "allow_insecure_credentials = yes\n"
+							 : "");
 	if (s3 && n < len)
 		n += (size_t)snprintf(out + n, len - n,
 				      "region = %s\naccess_key_id_env = AWS_ACCESS_KEY_ID\n"
@@ -299,11 +300,13 @@ int fleet_store__open(const char *spec, const char *endpoint, struct fleet_store
 		return e;
 	}
 	name_store(s);
-	if (s->rules->upload.allow_insecure_credentials && rules_upload__insecure(&s->rules->upload))
+	if (s->rules->upload.allow_insecure_credentials &&
+	    rules_upload__insecure(&s->rules->upload))
 		log_warn("%s: the credentials go over plain http:// to %s, as allowed; anyone on "
 			 "the path can read and reuse them",
-			 s->name, s->cfg.scheme == UPLOAD_HTTP ? s->rules->upload.url
-							      : s->rules->upload.endpoint);
+			 s->name,
+			 s->cfg.scheme == UPLOAD_HTTP ? s->rules->upload.url
+						      : s->rules->upload.endpoint);
 	*out = s;
 	return 0;
 }
