@@ -137,4 +137,10 @@ extern const struct upload_backend_ops upload_backend_azblob;
 /* upload_backend__ops - the ops of @scheme, or NULL for UPLOAD_NONE. */
 const struct upload_backend_ops *upload_backend__ops(enum upload_scheme scheme);
 
+/* upload_object_url - where object @key of @c's store is, as a user names
+ * it to `trapd report` and the fleet commands: s3://BUCKET/PREFIXKEY,
+ * azblob://ACCOUNT/CONTAINER/PREFIXKEY, file:///DIR/KEY, or the http URL
+ * it was PUT to (POSTed: the URL itself). Returns 0 or -ENAMETOOLONG. */
+int upload_object_url(const struct upload_config *c, const char *key, char *buf, size_t len);
+
 #endif

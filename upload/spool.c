@@ -651,6 +651,103 @@ int spool_clear_failed(const char *dir, const char *name)
 	return e ? e : cleared;
 }
 
+/* --- where sent captures went ---------------------------------------------- */
+
+#define SENT_FILE ".sent"
+#define SENT_LINE_MAX (NAME_MAX + 1 + 1024 + 1)
+#define SENT_FILE_MAX (SPOOL_SENT_KEEP * SENT_LINE_MAX)
+
+/* read_sent - @dfd's SENT_FILE, NUL-terminated, into *@out (malloc'd; an
+ * empty string when there is none). */
+static int read_sent(int dfd, char **out)
+{
+	char *buf = malloc(SENT_FILE_MAX + 1);
+	struct stat st;
+	ssize_t n = 0;
+	int fd;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = openat(dfd, SENT_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+			n = read(fd, buf, SENT_FILE_MAX);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* keep_last_lines - the start of the last @keep (> 0) lines of @text. */
+static const char *keep_last_lines(const char *text, size_t keep)
+{
+	const char *p = text + strlen(text);
+	size_t lines = 0;
+
+	if (p > text && p[-1] == '\n')
+		p--; /* the last line's own end */
+	for (; p > text; p--)
+		if (p[-1] == '\n' && ++lines == keep)
+			return p;
+	return text;
+}
+
+int spool_note_sent(const char *dir, const char *name, const char *url)
+{
+	char *old = NULL, *text;
+	const char *kept;
+	size_t len;
+	int dfd, e;
+
+	if (!is_capture(name) || strchr(name, '/') || strpbrk(url, "\t\n\r") ||
+	    strlen(url) >= SENT_LINE_MAX - NAME_MAX - 2)
+		return -EINVAL;
+	dfd = open_dir(dir, NULL, 0);
+	if (dfd < 0)
+		return dfd;
+	e = read_sent(dfd, &old);
+	if (e)
+		goto out;
+	kept = keep_last_lines(old, SPOOL_SENT_KEEP - 1);
+	len = strlen(kept) + strlen(name) + strlen(url) + 3;
+	text = malloc(len);
+	if (!text) {
+		e = -ENOMEM;
+		goto out;
+	}
+	snprintf(text, len, "%s%s\t%s\n", kept, name, url);
+	e = write_small(dfd, SENT_FILE, text);
+	free(text);
+out:
+	free(old);
+	close(dfd);
+	return e;
+}
+
+int spool_find_sent(const char *dir, const char *name, char *url, size_t len)
+{
+	size_t nlen = strlen(name);
+	char *text = NULL, *line, *save = NULL;
+	int dfd, e;
+
+	dfd = open_dir(dir, NULL, 0);
+	if (dfd < 0)
+		return dfd;
+	e = read_sent(dfd, &text);
+	close(dfd);
+	if (e)
+		return e;
+	e = -ENOENT;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, name, nlen) && line[nlen] == '\t') {
+			snprintf(url, len, "%s", line + nlen + 1);
+			e = 0; /* the last line of a name is its latest */
+		}
+	free(text);
+	return e;
+}
+
 int spool_remove(const char *dir, const char *name)
 {
 	int dfd, e;

@@ -139,6 +139,18 @@ int spool_read_failed(const char *dir, const char *name, char *buf, size_t len);
  * is NULL. Returns how many were removed, or a negative errno. */
 int spool_clear_failed(const char *dir, const char *name);
 
+/* spool_note_sent - remember that the capture @name is stored at @url
+ * now, in the spool's .sent file (the last SPOOL_SENT_KEEP captures sent),
+ * so that whoever still holds its spool path can be told where it went.
+ * Returns 0 or a negative errno. */
+#define SPOOL_SENT_KEEP 128
+int spool_note_sent(const char *dir, const char *name, const char *url);
+
+/* spool_find_sent - the URL spool_note_sent remembered for @name into
+ * @url. Returns 0, -ENOENT (not remembered) or another negative errno
+ * (-EPERM: @dir is not a trusted spool, so nothing in it is believed). */
+int spool_find_sent(const char *dir, const char *name, char *url, size_t len);
+
 /* spool_remove - the capture @name leaves the spool (it is stored
  * elsewhere now): profile, then sidecar, then marker. Returns 0 or a
  * negative errno. */

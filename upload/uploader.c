@@ -267,10 +267,18 @@ static void on_sent(struct uploader *u, const char *name, const char *key, uint6
 	struct uploader_event ev = {
 		.kind = UPLOADER_SENT, .name = name, .key = key, .bytes = bytes
 	};
-	char msg[384];
-	int e = spool_remove(u->o.spool_dir, name);
+	char msg[384], url[sizeof(u->st.last_sent_url)];
+	int e;
 
+	if (upload_object_url(&u->o.backend, key, url, sizeof(url)))
+		snprintf(url, sizeof(url), "%s", key);
+	ev.url = url;
+	/* remembered before the capture leaves: its spool path then says where it went */
+	spool_note_sent(u->o.spool_dir, name, url);
+	e = spool_remove(u->o.spool_dir, name);
 	pthread_mutex_lock(&u->lock);
+	snprintf(u->st.last_sent, sizeof(u->st.last_sent), "%s", name);
+	snprintf(u->st.last_sent_url, sizeof(u->st.last_sent_url), "%s", url);
 	u->st.sent++;
 	u->st.bytes_sent += bytes;
 	u->st.failures_in_a_row = 0;

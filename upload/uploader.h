@@ -41,6 +41,7 @@ struct uploader_event {
 	enum uploader_event_kind kind;
 	const char *name;    /* the spool capture, NAME.pb.zst */
 	const char *key;     /* its object key (SENT) */
+	const char *url;     /* where it is now (SENT): upload_object_url */
 	uint64_t bytes;	     /* profile and sidecar (SENT) */
 	uint64_t delay_ns;   /* RETRY */
 	unsigned failures;   /* RETRY: in a row */
@@ -75,6 +76,8 @@ struct uploader_status {
 	uint64_t transient_failures;
 	uint64_t bytes_sent;
 	char in_flight[NAME_MAX + 1]; /* "" when idle */
+	char last_sent[NAME_MAX + 1]; /* the spool name of the last capture sent */
+	char last_sent_url[1024];     /* and where it is now */
 	unsigned failures_in_a_row;
 	int64_t next_try_real_ns; /* 0: not waiting */
 	char last_error[384];	  /* "" when none yet */

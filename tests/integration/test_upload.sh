@@ -215,8 +215,8 @@ test_upload_azurite_sas_round_trip() {
 	} >rules.ini
 	start_daemon || return
 	"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm"; return 1; }
-	wait_for 10 grep -q '^trapd: uploaded .* as ' daemon.log || { fail "not uploaded: $(cat daemon.log)"; return 1; }
-	key=$(sed -n 's/^trapd: uploaded .* as \(.*\) (.*/\1/p' daemon.log | tail -1)
+	wait_for 10 grep -q '^trapd: uploaded .* to ' daemon.log || { fail "not uploaded: $(cat daemon.log)"; return 1; }
+	key=$(sed -n "s|^trapd: uploaded .* to azblob://$AZURITE_ACCOUNT/traps/prod/\(.*\) (.*|\1|p" daemon.log | tail -1)
 	head=$(curl -sSfI "$AZURITE_URL/traps/prod/$key?$sas" | tr -d '\r')
 	echo "$head" | grep -qi '^x-ms-meta-label_team_name: perf core' ||
 		{ fail "label not in metadata: $head"; return 1; }
@@ -287,6 +287,39 @@ stored_profiles() {
 
 transient_at_least() {
 	[ "$(status_json_field upload.transient_failures)" -ge "$1" ]
+}
+
+# The daemon's log and status name a capture's spool file, which leaves
+# once uploaded: they then name its URL, and `trapd report` of the spool
+# path says where it went.
+test_upload_sent_capture_is_named_where_it_went() {
+	need_root_bpf || return
+	daemon_with_upload "url = file://$PWD/archive"
+	arm_capture || return
+	wait_for 10 grep -q '^trapd: uploaded ' daemon.log || { fail "not uploaded: $(cat daemon.log)"; return 1; }
+	local path url name gone
+	path=$(sed -n 's/^trapd: capture .* written: \(.*\) ([0-9]* samples.*/\1/p' daemon.log | tail -1)
+	url=$(sed -n 's/^trapd: uploaded .* to \(.*\) ([0-9]* bytes)$/\1/p' daemon.log | tail -1)
+	name=$(basename "$path")
+	[ -n "$path" ] && [ ! -e "$path" ] || { fail "spool path '$path' still there or not logged"; return 1; }
+	case $url in
+	"file://$PWD/archive/$(hostname)/"*.pb.zst) ;;
+	*) fail "the log names no URL: $(grep uploaded daemon.log)"; return 1 ;;
+	esac
+	"$TRAPD" status -S ctl.sock >status.out || { fail "status"; return 1; }
+	grep -qF "; last $url at " status.out || { fail "status names no URL: $(cat status.out)"; return 1; }
+	[ "$(status_json_field upload.last_sent.url)" = "$url" ] || { fail "status --json: no last_sent.url"; return 1; }
+	"$TRAPD" report "$path" >report.out 2>report.err
+	[ $? = 2 ] && grep -qF "$path: no longer in the spool: it was uploaded to $url" report.err ||
+		{ fail "report of the gone spool path: $(cat report.err)"; return 1; }
+	"$TRAPD" report "$url" >report.out 2>report.err && grep -q '^Total: ' report.out ||
+		{ fail "report of its URL: $(cat report.err)"; return 1; }
+	# a spool name the spool does not remember: why such a path goes
+	gone=$(dirname "$path")/9${name#?}
+	"$TRAPD" report "$gone" >report.out 2>report.err
+	[ $? = 2 ] && grep -qF "no longer in the spool $(dirname "$path"): a capture leaves it once" report.err ||
+		{ fail "report of an unknown spool path: $(cat report.err)"; return 1; }
+	stop_daemon
 }
 
 test_upload_backend_down_then_up_arrives_once() {

@@ -344,6 +344,41 @@ static void test_remove_capture(void **state)
 	assert_int_equal(spool_remove("/nonexistent/spool", A ".pb.zst"), -ENOENT);
 }
 
+/* Where sent captures went: the latest URL of a name, the last
+ * SPOOL_SENT_KEEP names only, nothing believed through a planted link. */
+static void test_sent_captures_are_remembered(void **state)
+{
+	char url[128], name[64], path[128];
+	int i;
+
+	assert_int_equal(spool_find_sent(dir, A ".pb.zst", url, sizeof(url)), -ENOENT);
+	assert_int_equal(spool_note_sent(dir, A ".pb.zst", "s3://b/p/h/1.pb.zst"), 0);
+	assert_int_equal(spool_note_sent(dir, A ".pb.zst", "s3://b/p/h/2.pb.zst"), 0);
+	assert_int_equal(spool_find_sent(dir, A ".pb.zst", url, sizeof(url)), 0);
+	assert_string_equal(url, "s3://b/p/h/2.pb.zst");
+	assert_int_equal(spool_note_sent(dir, A ".pb.zst", "s3://b/new\nline"), -EINVAL);
+	assert_int_equal(spool_note_sent(dir, "../" A ".pb.zst", "s3://b/x"), -EINVAL);
+	for (i = 0; i < SPOOL_SENT_KEEP; i++) {
+		snprintf(name, sizeof(name), "%010d-20261122T010000Z-web-x.pb.zst", i);
+		snprintf(url, sizeof(url), "file:///store/%d.pb.zst", i);
+		assert_int_equal(spool_note_sent(dir, name, url), 0);
+	}
+	assert_int_equal(spool_find_sent(dir, A ".pb.zst", url, sizeof(url)), -ENOENT);
+	assert_int_equal(spool_find_sent(dir, "0000000000-20261122T010000Z-web-x.pb.zst", url,
+					 sizeof(url)),
+			 0);
+	assert_string_equal(url, "file:///store/0.pb.zst");
+	/* a link in the record's place is neither read nor followed */
+	snprintf(path, sizeof(path), "%s/.sent", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	assert_int_equal(spool_find_sent(dir, "root:x:0:0:root:", url, sizeof(url)), -ENOENT);
+	assert_int_equal(spool_note_sent(dir, B ".pb.zst", "s3://b/3.pb.zst"), 0);
+	assert_int_equal(spool_find_sent(dir, B ".pb.zst", url, sizeof(url)), 0);
+	assert_int_equal(spool_find_sent("/nonexistent/spool", B ".pb.zst", url, sizeof(url)),
+			 -ENOENT);
+}
+
 /* The profile goes first and goes even when its sidecar cannot (here a
  * directory in the sidecar's place): what is left never looks like a
  * capture still to send. */
@@ -695,6 +730,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clear_failed_one_or_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_capture, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_profile_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sent_captures_are_remembered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_rejects_other_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_missing_or_unreadable, setup,

@@ -4,14 +4,17 @@
 #include "trapd/cli/cli_store.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "trapd/cli/cli_args.h"
 #include "trapd/fleet/fetch.h"
 #include "trapd/util/exit_status.h"
 #include "trapd/util/log.h"
+#include "upload/spool.h"
 
 static const char *const filter_names[] = {
 	[CLI_STORE_OPT_SINCE - CLI_STORE_OPT_SINCE] = "--since",
@@ -113,13 +116,45 @@ void cli_store__close(struct cli_store *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* gone_from_spool - a spool capture's path that no longer exists: say
+ * where the capture went when its spool remembers (spool_note_sent), or
+ * why such a path goes. Returns an exit status, 0 when @path is not that. */
+static int gone_from_spool(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	char dir[PATH_MAX], url[1024], ymd[8];
+	struct stat st;
+	int e;
+
+	if (!stat(path, &st) || errno != ENOENT || !spool_name_date(name, ymd))
+		return 0;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	e = spool_find_sent(dir, name, url, sizeof(url));
+	if (!e)
+		log_error("%s: no longer in the spool: it was uploaded to %s; read it there "
+			  "(trapd report %s)",
+			  path, url, url);
+	else if (e == -ENOENT)
+		log_error("%s: no longer in the spool %s: a capture leaves it once the store "
+			  "has it, or when the spool passes its bounds (the daemon's log says "
+			  "which); `trapd captures ls RULES --since %.4s-%.2s-%.2s` lists the "
+			  "store's",
+			  path, dir, ymd, ymd + 4, ymd + 6);
+	else
+		return 0;
+	return TRAPD_EXIT_USAGE;
+}
+
 int cli_store__resolve(const char **arg, char *buf, size_t len)
 {
 	char err[1024];
 	int e;
 
 	if (!fleet_store__is_url(*arg))
-		return 0;
+		return gone_from_spool(*arg);
 	e = fleet_fetch__resolve(*arg, buf, len, err, sizeof(err));
 	if (e) {
 		log_error("%s", err);

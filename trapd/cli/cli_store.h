@@ -95,8 +95,10 @@ void cli_store__close(struct cli_store *s);
 /* cli_store__resolve - *@arg as a local capture file: itself, or, for a
  * capture's URL (s3://..., azblob://..., file://.../HOST/YYYY/MM/DD/
  * SHA256.pb.zst), its profile and sidecar fetched into the cache, *@arg
- * then pointing at @buf. Returns 0 or an exit status (logged): 2 for a
- * bad URL or setting, 1 when the store did not give it. */
+ * then pointing at @buf. A spool capture's path that is gone is named
+ * with where the capture went. Returns 0 or an exit status (logged): 2
+ * for a bad URL or setting or a path gone from the spool, 1 when the
+ * store did not give it. */
 int cli_store__resolve(const char **arg, char *buf, size_t len);
 
 #endif

@@ -77,17 +77,35 @@ static const char *shown(const char *s, char *buf, size_t len)
 
 /* --- text ---------------------------------------------------------------- */
 
+/* last_capture - where the last capture written is now: its URL once the
+ * uploader has sent it (its spool file is gone), else its spool path. */
+static const char *last_capture(struct daemon *d, char *buf, size_t len)
+{
+	const char *path = d->guard.trap.last_path, *name = strrchr(path, '/');
+	struct uploader_status st;
+
+	name = name ? name + 1 : path;
+	if (!d->uploader)
+		return path;
+	uploader__status(d->uploader, &st);
+	if (strcmp(st.last_sent, name))
+		return path;
+	snprintf(buf, len, "%s", st.last_sent_url);
+	return buf;
+}
+
 static void text_capture(struct daemon *d, FILE *f, int64_t now)
 {
 	const struct trap *t = &d->guard.trap;
-	char d1[32], d2[32], when[40], b1[1024], b2[256];
+	char url[1024], d1[32], d2[32], when[40], b1[1024], b2[256];
 	size_t i;
 
 	if (!trap__running(t)) {
 		fprintf(f, "capture:  none running");
 		if (t->written) {
 			iso8601(t->last_real, when, sizeof(when));
-			fprintf(f, "; last %s at %s", shown(t->last_path, b1, sizeof(b1)), when);
+			fprintf(f, "; last %s at %s",
+				shown(last_capture(d, url, sizeof(url)), b1, sizeof(b1)), when);
 		}
 		fprintf(f, "\n");
 		return;
@@ -460,6 +478,15 @@ static void json_upload(struct daemon *d, struct json_writer *w)
 	json_kv_u64(w, "attempts", st.attempts);
 	json_kv_u64(w, "transient_failures", st.transient_failures);
 	json_kv_u64(w, "failures_in_a_row", st.failures_in_a_row);
+	json_key(w, "last_sent");
+	if (st.last_sent[0]) {
+		json_object_begin(w);
+		json_kv_string(w, "name", st.last_sent);
+		json_kv_string(w, "url", st.last_sent_url);
+		json_object_end(w);
+	} else {
+		json_null(w);
+	}
 	json_key(w, "in_flight");
 	if (st.in_flight[0])
 		json_string(w, shown(st.in_flight, b, sizeof(b)));

@@ -121,7 +121,7 @@ static void on_event(const struct uploader_event *ev, void *ctx)
 
 	switch (ev->kind) {
 	case UPLOADER_SENT:
-		log_info("uploaded %s as %s (%llu bytes)", ev->name, ev->key,
+		log_info("uploaded %s to %s (%llu bytes)", ev->name, ev->url,
 			 (unsigned long long)ev->bytes);
 		break;
 	case UPLOADER_RETRY:

@@ -254,20 +254,7 @@ static int settings(const char *spec, const char *endpoint, struct rules **out, 
 
 static void name_store(struct fleet_store *s)
 {
-	const struct upload_config *c = &s->cfg;
-	const char *prefix = c->prefix ? c->prefix : "";
-
-	switch (c->scheme) {
-	case UPLOAD_S3:
-		snprintf(s->url_base, sizeof(s->url_base), "s3://%s/%s", c->bucket, prefix);
-		break;
-	case UPLOAD_AZBLOB:
-		snprintf(s->url_base, sizeof(s->url_base), "azblob://%s/%s/%s", c->account,
-			 c->container, prefix);
-		break;
-	default:
-		snprintf(s->url_base, sizeof(s->url_base), "file://%s/", c->dir);
-	}
+	upload_object_url(&s->cfg, "", s->url_base, sizeof(s->url_base));
 	snprintf(s->name, sizeof(s->name), "%s", s->url_base);
 }
 
