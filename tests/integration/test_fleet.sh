@@ -333,3 +333,100 @@ test_fleet_ci_baseline_from_the_store() {
 	[ "$st" -eq 1 ] && grep -q 'does not have the SHA-256 its key names' bad.err ||
 		{ fail "a tampered profile was read (exit $st): $(cat bad.err)"; return 1; }
 }
+
+# host_capture_with_history HOST HIST_HZ WINDOW_HZ - a daemon whose flight
+# recorder runs at HIST_HZ takes one manual capture at WINDOW_HZ of a
+# busy host; its spool is uploaded to ./store as HOST's.
+host_capture_with_history() {
+	rm -rf spool daemon.log
+	write_global "history_frequency = $2Hz" 'history_window = 6s' \
+		"manual_frequency = $3Hz" 'manual_duration = 1s' >rules.ini
+	start_daemon || return
+	sleep 4 # seconds for the recorder to remember
+	"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm on $1"; return 1; }
+	wait_for 10 grep -q 'capture .* written' daemon.log || { fail "no capture on $1: $(cat daemon.log)"; return 1; }
+	stop_daemon
+	printf '[global]\nspool_dir = %s/spool\ncontrol_socket = %s/ctl.sock\n[upload]\nurl = file://%s/store\n' \
+		"$PWD" "$PWD" "$PWD" >"upload-$1.ini"
+	unshare --uts sh -c 'hostname "$1" && exec "$2" -q upload --direct -c "$3"' sh \
+		"$1" "$TRAPD" "upload-$1.ini" >upload.out 2>upload.err ||
+		{ fail "upload of $1: $(cat upload.err)"; return 1; }
+}
+
+# Captures that hold the seconds before their trigger, of different
+# recorder and window rates, merged: every phase keeps its own rate, and
+# the table, the merged file (read by go tool pprof) and trapd report
+# agree with the members to within one period each. `trapd merge` summed
+# the history's counts as if of the window's rate: a group's time was a
+# third of its members', the groups did not add up to 'all', and
+# `report --phase before` of a merge claimed more CPU than 2 CPUs have.
+test_fleet_merge_keeps_each_phase_and_rate() {
+	need_root_bpf || return
+	command -v go >/dev/null || { skip "no go for go tool pprof"; return 77; }
+	local burner
+	start_bg burner "$WORKLOADS/burner" 60 1
+	host_capture_with_history web-1 19 99 || return
+	host_capture_with_history web-2 49 199 || return
+	kill "$burner"
+	"$TRAPD" merge store --group-by host -o byhost >byhost.out 2>merge.err &&
+		"$TRAPD" merge store -o all >all.out 2>>merge.err ||
+		{ fail "merge: $(cat merge.err)"; return 1; }
+	local f phase
+	# the independent reader: go tool pprof's total of each file, in ns
+	for f in store/*/*/*/*/*.pb.zst byhost/*.pb.zst all/*.pb.zst; do
+		"$TRAPD" report "$f" --pprof "$f.pb.gz" >/dev/null 2>report.err ||
+			{ fail "report --pprof $f: $(cat report.err)"; return 1; }
+		printf '%s %s\n' "$f" "$(go tool pprof -sample_index=cpu -unit=ns -top -nodecount=1 "$f.pb.gz" 2>/dev/null |
+			sed -n 's/.* of \([0-9.]*\)ns total.*/\1/p')" >>pprof.totals
+		for phase in before during all; do
+			"$TRAPD" report "$f" --phase "$phase" --top 1 2>/dev/null |
+				sed -n "s|^Total: \([0-9]*\) samples over \([0-9.]*\)s at \([0-9]*\) Hz.*|$f $phase \1 \2 \3|p" >>report.totals
+		done
+	done
+	/usr/bin/python3 - "$(nproc)" <<'PY' >check.out 2>&1 || { fail "$(cat check.out)"; return 1; }
+import glob, json, sys
+ncpu = int(sys.argv[1])
+pprof = {l.split()[0]: float(l.split()[1]) for l in open("pprof.totals") if len(l.split()) == 2}
+rep = {}
+for l in open("report.totals"):
+    f, ph, n, d, hz = l.split()
+    rep[(f, ph)] = (int(n), float(d), int(hz))
+members = sorted(glob.glob("store/*/*/*/*/*.pb.zst"))
+assert len(members) == 2, members
+side = {m: json.load(open(m[:-7] + ".json")) for m in members}
+for m in members:
+    assert side[m]["history"]["samples"] > 0, "%s holds no history" % m
+    assert m in pprof, "go tool pprof read no total of %s" % m
+periods = [1e9 / rep[(m, "during")][2] for m in members] + [1e9 / rep[(m, "before")][2] for m in members]
+slack = 2 * sum(periods)  # a period a member and phase, and rounding
+def ptime(f, ph):
+    n, d, hz = rep[(f, ph)]
+    return n * 1e9 / hz, d
+whole = sum(pprof[m] for m in members)
+groups = sorted(glob.glob("byhost/*.pb.zst"))
+table = {}
+for out in ("byhost.out", "all.out"):
+    for l in open(out).read().splitlines()[1:]:
+        w = l.split()
+        table[w[-1]] = (int(w[2]), float(w[3].rstrip("s")) * 1e9)
+allf = "all/all.pb.zst"
+def near(what, got, want, tol):
+    if abs(got - want) > tol:
+        sys.exit("%s: %.0f ns, want %.0f within %.0f" % (what, got, want, tol))
+near("go tool pprof's total of 'all'", pprof[allf], whole, slack)
+near("the groups' sum", sum(pprof[g] for g in groups), pprof[allf], slack)
+near("the table's CPU time of 'all'", table[allf][1], pprof[allf], slack + 1e7)
+for g in groups:
+    near("the table's CPU time of " + g, table[g][1], pprof[g], slack + 1e7)
+    near("report --phase all of " + g, ptime(g, "all")[0], pprof[g], slack)
+for ph in ("before", "during"):
+    want = sum(ptime(m, ph)[0] for m in members)
+    near("report --phase %s of 'all'" % ph, ptime(allf, ph)[0], want, slack)
+    n, d, hz = rep[(allf, ph)]
+    if n / hz > d * ncpu * 1.05:
+        sys.exit("report --phase %s of 'all': %d samples at %d Hz over %.2fs: more than %d CPUs" % (ph, n, hz, d, ncpu))
+near("the history's time of 'all'", rep[(allf, "before")][1] * 1e9,
+     sum(rep[(m, "before")][1] for m in members) * 1e9, 2e7)
+print("ok", whole, pprof[allf], table[allf])
+PY
+}

@@ -182,25 +182,100 @@ static void test_without_phases_everything_is_during(void **state)
 	profile__free(p);
 }
 
-/* Merging by time into a profile of another period converts each phase
- * from its own period. */
-static void test_merge_by_time_uses_each_samples_period(void **state)
+/* cpu_ns - @p's on-CPU time: each count of its own period or @p's. */
+static int64_t cpu_ns(const struct profile *p)
 {
-	struct profile *p = spliced(), *dst = profile__new();
-	int64_t want = 19ll * HISTORY_PERIOD + 1000ll * WINDOW_PERIOD, got = 0;
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		sum += p->samples[i].count *
+		       (p->samples[i].period_ns ? p->samples[i].period_ns : p->period_ns);
+	return sum;
+}
+
+#define OTHER_HISTORY_PERIOD 20408163 /* 49 Hz */
+#define OTHER_WINDOW_PERIOD 10101010  /* 99 Hz */
+
+/* other_capture - a second host's capture: its recorder at 49 Hz, its
+ * window at 99 Hz, 30 s of history. */
+static struct profile *other_capture(void)
+{
+	struct profile *p = window(), *h = history();
+
+	p->period_ns = OTHER_WINDOW_PERIOD;
+	p->time_ns += 5000000000ll;
+	h->period_ns = OTHER_HISTORY_PERIOD;
+	h->time_ns = 1699999990000000000ll;
+	h->duration_ns = 30000000000ll;
+	assert_int_equal(profile_phase__splice(p, h), 0);
+	profile__free(h);
+	return p;
+}
+
+/* merged - both captures summed by time, as `trapd merge` does. */
+static struct profile *merged(void)
+{
+	struct profile *a = spliced(), *b = other_capture(), *dst = profile__new();
+
+	assert_non_null(dst);
+	dst->period_ns = WINDOW_PERIOD; /* the shortest of the members' */
+	assert_int_equal(profile_merge__add_by_time(dst, a), 0);
+	assert_int_equal(profile_merge__add_by_time(dst, b), 0);
+	profile__free(a);
+	profile__free(b);
+	return dst;
+}
+
+/* Merging by time keeps each phase of its own rate: the history's
+ * samples their periods, the windows' of the group's; the time of the
+ * whole and of each phase is the members' within a period each. */
+static void test_merge_by_time_keeps_each_phase(void **state)
+{
+	int64_t hist = 19ll * HISTORY_PERIOD + 19ll * OTHER_HISTORY_PERIOD;
+	int64_t win = 1000ll * WINDOW_PERIOD + 1000ll * OTHER_WINDOW_PERIOD;
+	struct profile *p = merged();
 	size_t i;
 
 	(void)state;
-	assert_non_null(dst);
-	dst->period_ns = 1000000; /* 1 kHz */
-	assert_int_equal(profile_merge__add_by_time(dst, p), 0);
-	for (i = 0; i < dst->nsamples; i++) {
-		assert_int_equal(dst->samples[i].period_ns, 0);
-		got += dst->samples[i].count;
-	}
-	assert_true(got * 1000000 <= want && (got + 1) * 1000000 > want);
+	for (i = 0; i < p->nsamples; i++)
+		if (!strcmp(profile__str(p, p->samples[i].phase), "before"))
+			assert_true(p->samples[i].period_ns == HISTORY_PERIOD ||
+				    p->samples[i].period_ns == OTHER_HISTORY_PERIOD);
+		else
+			assert_int_equal(p->samples[i].period_ns, 0);
+	assert_true(llabs(cpu_ns(p) - hist - win) < 2 * WINDOW_PERIOD);
 	profile__free(p);
-	profile__free(dst);
+
+	/* before: of the shortest history period, over both histories */
+	p = merged();
+	assert_int_equal(profile_phase__select(p, "before"), 0);
+	assert_int_equal(p->period_ns, OTHER_HISTORY_PERIOD);
+	for (i = 0; i < p->nsamples; i++)
+		assert_int_equal(p->samples[i].period_ns, 0);
+	assert_true(llabs(cpu_ns(p) - hist) < 2 * OTHER_HISTORY_PERIOD);
+	assert_int_equal(p->time_ns, 1699999990000000000ll);
+	assert_int_equal(p->duration_ns, 40000000000ll);
+	profile__free(p);
+
+	/* during: the windows, of the group's period */
+	p = merged();
+	assert_int_equal(profile_phase__select(p, "during"), 0);
+	assert_int_equal(p->period_ns, WINDOW_PERIOD);
+	assert_true(llabs(cpu_ns(p) - win) < 2 * WINDOW_PERIOD);
+	profile__free(p);
+
+	/* all: everything of the group's period, through pprof and back */
+	p = merged();
+	{
+		struct profile *q = round_trip(p);
+
+		assert_int_equal(profile_phase__select(q, "all"), 0);
+		assert_int_equal(q->period_ns, WINDOW_PERIOD);
+		assert_true(llabs(cpu_ns(q) - hist - win) < 3 * WINDOW_PERIOD);
+		profile__free(q);
+	}
+	profile__free(p);
 }
 
 int main(void)
@@ -212,7 +287,7 @@ int main(void)
 		cmocka_unit_test(test_select_during_is_the_window),
 		cmocka_unit_test(test_select_all_counts_by_time),
 		cmocka_unit_test(test_without_phases_everything_is_during),
-		cmocka_unit_test(test_merge_by_time_uses_each_samples_period),
+		cmocka_unit_test(test_merge_by_time_keeps_each_phase),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -193,8 +193,8 @@ struct merged {
 	const struct cli_store *s;
 	const struct group *g;
 	const struct profile *p;
-	bool *used; /* members summed (others were left out) */
-	int64_t samples;
+	bool *used;	 /* members summed (others were left out) */
+	int64_t samples; /* of the group's period */
 };
 
 static int write_sidecar(FILE *f, void *ctx)
@@ -213,6 +213,7 @@ static int write_sidecar(FILE *f, void *ctx)
 	json_kv_string(&w, "group", m->g->name);
 	json_kv_i64(&w, "period_ns", m->p->period_ns);
 	json_kv_i64(&w, "samples", m->samples);
+	json_kv_i64(&w, "cpu_ns", profile__cpu_ns(m->p));
 	json_kv_i64(&w, "duration_ns", m->p->duration_ns);
 	json_key(&w, "members");
 	json_array_begin(&w);
@@ -258,7 +259,6 @@ static int add_member_profile(struct cli_store *s, struct merged *m, struct prof
 	const struct fleet_capture *c = &s->catalog.items[m->g->members[i]];
 	char path[PATH_MAX], err[1600];
 	struct profile *p = NULL;
-	size_t k;
 	int e;
 
 	e = fleet_fetch__profile(s->store, s->cache, c->key, false, path, sizeof(path), err,
@@ -276,10 +276,6 @@ static int add_member_profile(struct cli_store *s, struct merged *m, struct prof
 	if (!e && (e = profile_merge__add_by_time(dst, p)))
 		snprintf(err, sizeof(err), "%s%s: cannot be summed: %s", s->store->url_base, c->key,
 			 strerror(-e));
-	if (!e)
-		for (k = 0; k < p->nsamples; k++)
-			if (__builtin_add_overflow(m->samples, p->samples[k].count, &m->samples))
-				m->samples = INT64_MAX;
 	profile__free(p);
 	if (e)
 		log_error("%s", err);
@@ -306,6 +302,10 @@ static int merge_group(const struct merge_cmd *c, struct cli_store *s, const str
 			e = 0;
 	}
 	m.p = dst;
+	/* its time in periods of the group, as `trapd report --phase all`
+	 * counts it: a history's samples are of the recorder's rate */
+	m.samples =
+		dst->period_ns > 0 ? profile__cpu_ns(dst) / dst->period_ns : profile__total(dst);
 	snprintf(file, sizeof(file), "%s/%s.pb.zst", c->out_dir, g->file);
 	snprintf(side, sizeof(side), "%s/%s.json", c->out_dir, g->file);
 	if (!e && !used) {

@@ -553,6 +553,22 @@ int64_t profile__total(const struct profile *p)
 	return total;
 }
 
+int64_t profile__cpu_ns(const struct profile *p)
+{
+	int64_t total = 0, t, period;
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++) {
+		period = p->samples[i].period_ns ? p->samples[i].period_ns : p->period_ns;
+		if (p->samples[i].count <= 0 || period <= 0)
+			continue;
+		if (__builtin_mul_overflow(p->samples[i].count, period, &t) ||
+		    __builtin_add_overflow(total, t, &total))
+			return INT64_MAX;
+	}
+	return total;
+}
+
 /* --- lifetime --- */
 
 struct profile *profile__new(void)

@@ -216,4 +216,8 @@ bool profile__location_is_kernel(const struct profile *p, uint32_t loc_id);
 /* profile__total - the sum of all sample counts. */
 int64_t profile__total(const struct profile *p);
 
+/* profile__cpu_ns - the on-CPU time @p's counts stand for: each count of
+ * its sample's own period, or of @p's (saturating). */
+int64_t profile__cpu_ns(const struct profile *p);
+
 #endif

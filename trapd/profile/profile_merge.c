@@ -163,6 +163,8 @@ static int add_sample(struct profile *dst, const struct profile *src, const stru
 		return err;
 	if (run > 0)
 		tmpl.run = run;
+	if (rs->den && s->period_ns > 0 && s->period_ns != rs->den)
+		return profile__add_sample(dst, locs, s->nlocs, &tmpl); /* keeps its period */
 	if (rs->den)
 		tmpl.period_ns = 0; /* counted in @dst's period below */
 	if (rs->den && tmpl.count > 0) {

@@ -54,8 +54,10 @@ int profile_merge__add(struct profile *dst, const struct profile *src, int64_t r
  * period, with the remainder carried from one sample to the next so that
  * the total time is kept to within one period of @dst. Off-CPU
  * nanoseconds are time already and stay. A sample with a period of its
- * own (profile.h: the history of a capture) is converted from that
- * period, and is then of @dst's. @dst keeps its period (give it
+ * own (profile.h: the history of a capture, sampled at the flight
+ * recorder's rate) keeps it and its count, so that each phase of the
+ * merged profile is still of its own rate (profile_phase.h reads them
+ * back; its time is exact). @dst keeps its period (give it
  * the shortest of all before the first add: no count then shrinks to 0);
  * a @dst without one takes @src's, and a @src without one is taken to
  * have @dst's. Returns as profile_merge__add. */

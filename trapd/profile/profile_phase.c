@@ -110,46 +110,79 @@ static bool in_phase(const struct profile_sample *s, uint32_t want, const char *
 }
 
 /* history_scalars - the history's time, duration and period from the
- * phase comment of @p; false when it has none. */
+ * phase comments of @p; false when it has none. A merged profile
+ * (`trapd merge`) has one comment per member that held a history: its
+ * history starts at the earliest, lasts the sum (as the merged window
+ * does, profile_merge.h) and is of the shortest period. */
 static bool history_scalars(const struct profile *p, int64_t *time, int64_t *duration,
 			    int64_t *period)
 {
+	int64_t t, d, q;
+	bool found = false;
 	const char *c;
 	uint32_t i;
 
 	for (i = 0; i < p->ncomments; i++) {
 		c = profile__str(p, p->comments[i]);
-		if (strncmp(c, PHASE_COMMENT, strlen(PHASE_COMMENT)))
+		if (strncmp(c, PHASE_COMMENT, strlen(PHASE_COMMENT)) ||
+		    sscanf(c + strlen(PHASE_COMMENT),
+			   "time_ns=%" SCNd64 " duration_ns=%" SCNd64 " period_ns=%" SCNd64, &t, &d,
+			   &q) != 3)
 			continue;
-		if (sscanf(c + strlen(PHASE_COMMENT),
-			   "time_ns=%" SCNd64 " duration_ns=%" SCNd64 " period_ns=%" SCNd64, time,
-			   duration, period) == 3)
-			return true;
+		if (!found) {
+			*time = t, *duration = d, *period = q;
+			found = true;
+			continue;
+		}
+		if (t > 0 && (*time <= 0 || t < *time))
+			*time = t;
+		if (d > 0 && __builtin_add_overflow(*duration, d, duration))
+			*duration = INT64_MAX;
+		if (q > 0 && (*period <= 0 || q < *period))
+			*period = q;
 	}
-	return false;
+	return found;
 }
 
-/* to_period - every count of @p made a count of its period, by time. */
-static void to_period(struct profile *p)
+/* to_period - every count of @p made a count of @period, by time (a
+ * sample without a period of its own is of @p's), the remainders carried
+ * so that the total is kept within one period; @p's period becomes
+ * @period. */
+static void to_period(struct profile *p, int64_t period)
 {
 	__int128 carry = 0, whole;
 	struct profile_sample *s;
+	int64_t own;
+	size_t i;
+
+	for (i = 0; period > 0 && i < p->nsamples; i++) {
+		s = &p->samples[i];
+		own = s->period_ns > 0 ? s->period_ns : p->period_ns;
+		s->period_ns = 0;
+		if (own == period || own <= 0 || s->count <= 0)
+			continue;
+		carry += (__int128)s->count * own;
+		whole = carry / period;
+		s->count = whole > INT64_MAX ? INT64_MAX : (int64_t)whole;
+		carry = whole > INT64_MAX ? 0 : carry - whole * period;
+	}
+	if (period > 0)
+		p->period_ns = period;
+}
+
+/* shortest_period - the shortest period of @p's samples (their own, or
+ * @p's); 0 when it has none. */
+static int64_t shortest_period(const struct profile *p)
+{
+	int64_t best = 0, q;
 	size_t i;
 
 	for (i = 0; i < p->nsamples; i++) {
-		s = &p->samples[i];
-		if (!s->period_ns || s->period_ns == p->period_ns || p->period_ns <= 0) {
-			s->period_ns = 0;
-			continue;
-		}
-		if (s->count > 0) {
-			carry += (__int128)s->count * s->period_ns;
-			whole = carry / p->period_ns;
-			s->count = whole > INT64_MAX ? INT64_MAX : (int64_t)whole;
-			carry = whole > INT64_MAX ? 0 : carry - whole * p->period_ns;
-		}
-		s->period_ns = 0;
+		q = p->samples[i].period_ns > 0 ? p->samples[i].period_ns : p->period_ns;
+		if (q > 0 && (!best || q < best))
+			best = q;
 	}
+	return best;
 }
 
 int profile_phase__select(struct profile *p, const char *name)
@@ -157,36 +190,35 @@ int profile_phase__select(struct profile *p, const char *name)
 	int64_t time = 0, duration = 0, period = 0;
 	uint32_t want = phase_index(p, name);
 	size_t i, n = 0;
+	bool history;
 
 	if (profile_phase__check(name))
 		return -EINVAL;
+	history = history_scalars(p, &time, &duration, &period);
 	if (!strcmp(name, PROFILE_PHASE_ALL)) {
-		to_period(p);
+		to_period(p, p->period_ns);
 		/* from the history's start to the window's end */
-		if (history_scalars(p, &time, &duration, &period) && time > 0 &&
-		    time < p->time_ns) {
+		if (history && time > 0 && time < p->time_ns) {
 			p->duration_ns += p->time_ns - time;
 			p->time_ns = time;
 		}
 		return 0;
 	}
-	for (i = 0; i < p->nsamples; i++) {
-		if (!in_phase(&p->samples[i], want, name))
-			continue;
-		if (!period)
-			period = p->samples[i].period_ns;
-		p->samples[n] = p->samples[i];
-		p->samples[n++].period_ns = 0;
-	}
+	for (i = 0; i < p->nsamples; i++)
+		if (in_phase(&p->samples[i], want, name))
+			p->samples[n++] = p->samples[i];
 	p->nsamples = n;
-	if (strcmp(name, PROFILE_PHASE_BEFORE))
+	if (strcmp(name, PROFILE_PHASE_BEFORE)) {
+		to_period(p, p->period_ns);
 		return 0;
-	if (history_scalars(p, &time, &duration, &period)) {
+	}
+	/* the history's samples may be of several periods (merged captures
+	 * whose recorders ran at different rates): all of the shortest */
+	to_period(p, n ? shortest_period(p) : period);
+	if (history) {
 		p->time_ns = time;
 		p->duration_ns = duration;
 	}
-	if (period > 0)
-		p->period_ns = period;
 	return 0;
 }
 
