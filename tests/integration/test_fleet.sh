@@ -191,6 +191,42 @@ PY
 	ls big-merge/*.pb.zst >/dev/null 2>&1 || { fail "merge wrote nothing: $(cat big-merge.out)"; return 1; }
 }
 
+# fleet_zstd_bomb KEY - a profile planted beside capture KEY (its
+# sidecar, its host) by whoever can write to the store: 4 M unique
+# 250-byte strings, 1 GB of pprof under the old 1 GiB and string caps,
+# compressed to a few MB. merge read it for 27.5 s and 2.27 GB; it must
+# be named and left out within a bounded time and memory, the rest merged.
+fleet_zstd_bomb() {
+	local dir sha
+	dir=store/$(dirname "$1")
+	"$FLEET_PY" - <<'PY' | zstd -q -1 -T0 >bomb.pb.zst || { fail "cannot make the bomb"; return 1; }
+import sys
+out = sys.stdout.buffer
+out.write(b"\x32\x00")  # string_table[0] = ""
+pad = b"s" * 240
+for chunk in range(40):
+    out.write(b"".join(b"\x32\xfa\x01" + b"%010d" % i + pad
+                       for i in range(chunk * 100000, (chunk + 1) * 100000)))
+PY
+	sha=$(sha256sum bomb.pb.zst | cut -d' ' -f1)
+	cp bomb.pb.zst "$dir/$sha.pb.zst" && cp "store/$1.json" "$dir/$sha.json" || return 1
+	"$FLEET_PY" - "$TRAPD" merge store --group-by host -o bomb-merge >bomb.rss 2>bomb-merge.err <<'PY' ||
+import resource, subprocess, sys, time
+t = time.monotonic()
+r = subprocess.run(sys.argv[1:], stdout=open("bomb-merge.out", "w"), timeout=120)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, round(time.monotonic() - t, 1))
+sys.exit(r.returncode)
+PY
+		{ fail "merge beside a zstd bomb exited $?: $(head -c 600 bomb-merge.err)"; return 1; }
+	grep -q "$dir/$sha: .*decompresses to more than .*: left out" bomb-merge.err ||
+		{ fail "the bomb is not named: $(head -c 600 bomb-merge.err)"; return 1; }
+	set -- $(cat bomb.rss)
+	[ "$1" -lt 400 ] || { fail "merge beside the bomb took $1 MiB (bound 400)"; return 1; }
+	[ "$(grep -c '^host=' bomb-merge.out)" = 5 ] || { fail "not every host merged: $(cat bomb-merge.out)"; return 1; }
+	echo "   the bomb: merge took $1 MiB, $2 s" >&2
+	rm "$dir/$sha.pb.zst" "$dir/$sha.json"
+}
+
 test_fleet_directory_store() {
 	need_root_bpf || return
 	fleet_fixture || return
@@ -205,6 +241,7 @@ test_fleet_directory_store() {
 	rm "store/$k1.json" && printf '{"format": "trapd-capture/1", "window": ' >"store/$k2.json"
 	fleet_bad_sidecars "$k1" "$k2" || return
 	fleet_oversized_sidecar "$(json_field ls.json captures.6.key)" || return
+	fleet_zstd_bomb "$(json_field ls.json captures.7.key)" || return
 	# a link planted in the store is never followed
 	ln -s /etc "store/web-1/2026/11/evil" && ln -s /etc/passwd "store/web-1/2026/11/23/$(printf 'a%.0s' {1..64}).json"
 	"$TRAPD" captures ls store --host web-1 --json >link.json 2>link.err ||

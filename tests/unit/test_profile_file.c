@@ -458,6 +458,38 @@ static void test_zstd_bomb_without_declared_size_is_refused(void **state)
 	free(out);
 }
 
+/* A reader of many files bounds each (trapd merge): a capture within the
+ * bound is read and its decompressed size told; past it, -E2BIG, and how
+ * much was decompressed before the refusal. */
+static void test_bounded_read_tells_its_cost(void **state)
+{
+	struct fixture *f = *state;
+	struct profile *p = build_profile(50, 20), *q = NULL;
+	size_t bytes = 0, raw_len;
+	void *raw = NULL;
+	char err[512];
+
+	assert_int_equal(pprof_encode(p, &raw, &raw_len), 0);
+	if (profile_file__write(f->path, p, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(profile_file__read_bounded(f->path, raw_len, &bytes, &q, err, sizeof(err)),
+			 0);
+	assert_int_equal(bytes, raw_len);
+	profile__free(q);
+	assert_int_equal(profile_file__read_bounded(f->path, raw_len - 1, &bytes, &q, err,
+						    sizeof(err)),
+			 -E2BIG);
+	assert_null(q);
+	assert_true(bytes <= raw_len); /* refused at the frame's declared size, or on the way */
+	assert_true(strstr(err, "over the cap") || strstr(err, "decompresses to more than"));
+	/* the compressed file itself past the bound */
+	assert_int_equal(profile_file__read_bounded(f->path, 16, &bytes, &q, err, sizeof(err)),
+			 -E2BIG);
+	assert_non_null(strstr(err, "larger than 16 bytes"));
+	free(raw);
+	profile__free(p);
+}
+
 static void test_gzip_bomb_is_refused(void **state)
 {
 	size_t n = 4 << 20;
@@ -611,6 +643,7 @@ int main(void)
 		T(test_zstd_frame_declaring_a_huge_size_is_refused),
 		T(test_zstd_bomb_without_declared_size_is_refused),
 		T(test_gzip_bomb_is_refused),
+		T(test_bounded_read_tells_its_cost),
 		T(test_output_of_exactly_the_cap_is_accepted),
 		T(test_full_disk_fails_cleanly_and_keeps_the_old_file),
 		T(test_write_into_missing_directory_names_the_path),

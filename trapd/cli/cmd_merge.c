@@ -195,6 +195,7 @@ struct merged {
 	const struct profile *p;
 	bool *used;	 /* members summed (others were left out) */
 	int64_t samples; /* of the group's period */
+	uint64_t bytes;	 /* members' profiles read, decompressed */
 };
 
 static int write_sidecar(FILE *f, void *ctx)
@@ -251,16 +252,42 @@ static int64_t shortest_period(const struct fleet_catalog *cat, const struct gro
 	return p;
 }
 
+/* over_bounds - why summing @p into @m's group would pass what a group
+ * may cost (fleet_merge.h), or NULL. */
+static const char *over_bounds(const struct merged *m, const struct profile *dst,
+			       const struct profile *p, char *why, size_t len)
+{
+	if (m->bytes > FLEET_GROUP_MAX_BYTES)
+		snprintf(why, len, "the group has read %llu MiB of profiles, its bound",
+			 FLEET_GROUP_MAX_BYTES >> 20);
+	else if (dst->nstrings + (uint64_t)p->nstrings > FLEET_GROUP_MAX_STRINGS)
+		snprintf(why, len, "the group would hold more than %u strings",
+			 FLEET_GROUP_MAX_STRINGS);
+	else if (dst->nsamples + (uint64_t)p->nsamples > FLEET_GROUP_MAX_SAMPLES)
+		snprintf(why, len, "the group would hold more than %u samples",
+			 FLEET_GROUP_MAX_SAMPLES);
+	else
+		return NULL;
+	return why;
+}
+
 /* add_member_profile - fetch member @i of @m's group and sum it in.
- * Returns 0, 1 (left out: not there, or not its digest; warned) or a
- * negative errno (logged). */
+ * Returns 0, 1 (left out: not there, not its digest, unreadable, or past
+ * a bound; warned) or a negative errno (logged). */
 static int add_member_profile(struct cli_store *s, struct merged *m, struct profile *dst, size_t i)
 {
 	const struct fleet_capture *c = &s->catalog.items[m->g->members[i]];
-	char path[PATH_MAX], err[1600];
+	char path[PATH_MAX], err[1600], why[128];
 	struct profile *p = NULL;
+	size_t bytes = 0;
 	int e;
 
+	if (m->bytes > FLEET_GROUP_MAX_BYTES) { /* nothing more is read for it */
+		log_warn("%s%s: left out of %s: the group has read %llu MiB of profiles, its "
+			 "bound",
+			 s->store->url_base, c->key, m->g->name, FLEET_GROUP_MAX_BYTES >> 20);
+		return 1;
+	}
 	e = fleet_fetch__profile(s->store, s->cache, c->key, false, path, sizeof(path), err,
 				 sizeof(err));
 	if (e == -ENOENT || e == -EBADMSG) {
@@ -268,9 +295,18 @@ static int add_member_profile(struct cli_store *s, struct merged *m, struct prof
 		return 1;
 	}
 	if (!e)
-		e = profile_file__read(path, &p, err, sizeof(err));
-	if (e == -EBADMSG) {
-		log_warn("%s: left out", err);
+		e = profile_file__read_bounded(path, FLEET_PROFILE_MAX, &bytes, &p, err,
+					       sizeof(err));
+	m->bytes += bytes;
+	if (e == -EBADMSG || e == -E2BIG) {
+		/* the cache's path means nothing to the user: the capture's URL */
+		log_warn("%s%s: %s: left out", s->store->url_base, c->key,
+			 strstr(err, ": ") ? strstr(err, ": ") + 2 : err);
+		return 1;
+	}
+	if (!e && over_bounds(m, dst, p, why, sizeof(why))) {
+		log_warn("%s%s: left out of %s: %s", s->store->url_base, c->key, m->g->name, why);
+		profile__free(p);
 		return 1;
 	}
 	if (!e && (e = profile_merge__add_by_time(dst, p)))
@@ -285,7 +321,7 @@ static int add_member_profile(struct cli_store *s, struct merged *m, struct prof
 /* merge_group - the group's profile and sidecar into @dir. */
 static int merge_group(const struct merge_cmd *c, struct cli_store *s, const struct group *g)
 {
-	struct merged m = { s, g, NULL, calloc(g->n, sizeof(bool)), 0 };
+	struct merged m = { .s = s, .g = g, .used = calloc(g->n, sizeof(bool)) };
 	char file[PATH_MAX], side[PATH_MAX], err[512];
 	char shown[4 * FLEET_GROUP_NAME_MAX];
 	struct profile *dst = profile__new();

@@ -13,8 +13,12 @@
 #include "trapd/fleet/fleet_cache.h"
 #include "trapd/fleet/store.h"
 
-#define FLEET_SIDECAR_MAX (4u << 20)	 /* bytes of a sidecar read */
-#define FLEET_PROFILE_MAX (256ull << 20) /* bytes of a compressed profile read */
+#define FLEET_SIDECAR_MAX (4u << 20) /* bytes of a sidecar read */
+/* Bytes of a profile read from a store, compressed and decompressed: the
+ * largest capture trapd writes is far under it (the sampler keeps at most
+ * 256 K distinct samples, about 180 bytes each in pprof), so more is a
+ * store's doing, refused before it costs more than this. */
+#define FLEET_PROFILE_MAX (64ull << 20)
 
 /* fleet_fetch__sidecar - the sidecar of capture @key ("HOST/Y/M/D/SHA")
  * into a new string *@text (*@len bytes; the caller frees it): from the

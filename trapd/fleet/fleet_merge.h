@@ -25,6 +25,16 @@
 #define FLEET_GROUP_KEYS_MAX 4
 #define FLEET_GROUP_NAME_MAX 512
 
+/* What one group may cost: its members' profiles read (decompressed
+ * bytes; each member at most FLEET_PROFILE_MAX), and the strings and
+ * samples its profile holds. A member that would pass a bound is left
+ * out, named, and so is every member after it: a store's captures, or
+ * someone who can write to it, decide how many, not how much memory and
+ * time a merge takes. */
+#define FLEET_GROUP_MAX_BYTES (1ull << 30)
+#define FLEET_GROUP_MAX_STRINGS (1u << 20)
+#define FLEET_GROUP_MAX_SAMPLES (1u << 21)
+
 enum fleet_group_kind {
 	FLEET_GROUP_HOST,
 	FLEET_GROUP_RULE,

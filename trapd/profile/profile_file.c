@@ -286,8 +286,9 @@ static int gunzip(const uint8_t *in, size_t len, struct outbuf *ob, char *why, s
 
 /* --- reading --- */
 
-int profile_file__decode(const void *buf, size_t len, size_t max_bytes, const char *name,
-			 struct profile **out, char *err, size_t errlen)
+/* decode - profile_file__decode, the bytes decompressed into *@bytes. */
+static int decode(const void *buf, size_t len, size_t max_bytes, const char *name,
+		  struct profile **out, size_t *bytes, char *err, size_t errlen)
 {
 	struct outbuf ob = { .max = max_bytes };
 	char why[256] = "";
@@ -327,34 +328,53 @@ int profile_file__decode(const void *buf, size_t len, size_t max_bytes, const ch
 	else if (ret)
 		snprintf(err, errlen, "%s: %s: %s", name, kind, why[0] ? why : strerror(-ret));
 cleanup:
+	*bytes = ob.data ? ob.len : len;
 	free(ob.data);
 	return ret;
 }
 
-int profile_file__read(const char *path, struct profile **out, char *err, size_t errlen)
+int profile_file__decode(const void *buf, size_t len, size_t max_bytes, const char *name,
+			 struct profile **out, char *err, size_t errlen)
 {
+	size_t bytes;
+
+	return decode(buf, len, max_bytes, name, out, &bytes, err, errlen);
+}
+
+int profile_file__read_bounded(const char *path, size_t max_bytes, size_t *bytes,
+			       struct profile **out, char *err, size_t errlen)
+{
+	size_t len = 0, scratch;
 	char *data = NULL;
-	size_t len = 0;
 	int fd, ret;
 
 	*out = NULL;
+	if (!bytes)
+		bytes = &scratch;
+	*bytes = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = read_all(fd, PROFILE_FILE_MAX_BYTES, &data, &len, NULL);
+	ret = read_all(fd, max_bytes, &data, &len, NULL);
 	close(fd);
-	if (ret == -EFBIG)
-		snprintf(err, errlen, "%s: larger than %llu bytes", path, PROFILE_FILE_MAX_BYTES);
-	else if (ret)
+	if (ret == -EFBIG) {
+		snprintf(err, errlen, "%s: larger than %zu bytes", path, max_bytes);
+		ret = -E2BIG;
+	} else if (ret) {
 		snprintf(err, errlen, "%s: reading: %s", path, strerror(-ret));
-	else
-		ret = profile_file__decode(data, len, PROFILE_FILE_MAX_BYTES, path, out, err,
-					   errlen);
+	} else {
+		ret = decode(data, len, max_bytes, path, out, bytes, err, errlen);
+	}
 	free(data);
 	return ret;
+}
+
+int profile_file__read(const char *path, struct profile **out, char *err, size_t errlen)
+{
+	return profile_file__read_bounded(path, PROFILE_FILE_MAX_BYTES, NULL, out, err, errlen);
 }
 
 int profile_file__sidecar_path(const char *path, char *out, size_t len)

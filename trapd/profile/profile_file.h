@@ -33,6 +33,13 @@ int profile_file__write_gzip(const char *path, const struct profile *p, char *er
  * the problem). */
 int profile_file__read(const char *path, struct profile **out, char *err, size_t errlen);
 
+/* profile_file__read_bounded - profile_file__read with at most
+ * @max_bytes of file and of decompressed pprof (-E2BIG past them), for a
+ * reader of many files that bounds what each may cost; *@bytes (when not
+ * NULL) gets the bytes decompressed, also on failure. */
+int profile_file__read_bounded(const char *path, size_t max_bytes, size_t *bytes,
+			       struct profile **out, char *err, size_t errlen);
+
 /* profile_file__decode - what profile_file__read does once the file is in
  * memory: decompress the @len bytes at @buf (zstd, gzip or none, by magic
  * bytes; at most @max_bytes of output, more is -E2BIG) and decode the
