@@ -337,6 +337,41 @@ static void test_budget_charged_for_a_load(void **state)
 	symcache__free(c);
 }
 
+/* A probe's verdict is kept by the file's identity, apart from its
+ * tables: found again through another descriptor, forgotten when the file
+ * is rewritten, and never another file's. */
+static void test_python_verdict_by_identity(void **state)
+{
+	struct symcache *c = symcache__new(0);
+	char a[PATH_MAX], b[PATH_MAX];
+	uint32_t version;
+	int fa, fa2, fb;
+
+	(void)state;
+	assert_non_null(c);
+	snprintf(a, sizeof(a), "%s/a.bin", dir);
+	snprintf(b, sizeof(b), "%s/b.bin", dir);
+	run("printf aaaa >%s && printf bbbb >%s", a, b);
+	fa = open(a, O_RDONLY);
+	fb = open(b, O_RDONLY);
+	assert_true(fa >= 0 && fb >= 0);
+	assert_int_equal(symcache__python(c, fa, &version), SYMCACHE_PYTHON_UNKNOWN);
+	symcache__set_python(c, fa, SYMCACHE_PYTHON_REFUSED, 0x030a00f0);
+	symcache__set_python(c, fb, SYMCACHE_PYTHON_NONE, 0);
+	fa2 = open(a, O_RDONLY);
+	assert_true(fa2 >= 0);
+	assert_int_equal(symcache__python(c, fa2, &version), SYMCACHE_PYTHON_REFUSED);
+	assert_int_equal(version, 0x030a00f0);
+	assert_int_equal(symcache__python(c, fb, &version), SYMCACHE_PYTHON_NONE);
+	/* rewritten (its size and mtime change): probed again */
+	run("sleep 0.01 && printf aaaaa >>%s", a);
+	assert_int_equal(symcache__python(c, fa2, &version), SYMCACHE_PYTHON_UNKNOWN);
+	close(fa);
+	close(fa2);
+	close(fb);
+	symcache__free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +387,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_budget_charged_for_a_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inline_index_is_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_python_verdict_by_identity, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

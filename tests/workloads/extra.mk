@@ -95,3 +95,19 @@ EXTRA_WORKLOADS += $(NOFP_OUT)/inl
 
 $(NOFP_OUT)/inl: $(NOFP_SRC)/inl.c | $(NOFP_OUT)
 	$(call msg,WORK,$@)$(CC) -O2 -g -fomit-frame-pointer -Wall $< -o $@
+
+# A program that looks like a CPython interpreter to trapd's probe (a
+# _PyRuntime, no Py_Version) and holds 2,000,000 absolute symbols for it
+# to walk, each defined by a linker script: the flight recorder's
+# fork-storm attack (test_daemon_recorder_outlives_a_python_lookalike).
+LOOKALIKE := $(SYMTEST_OUT)/pylookalike
+EXTRA_WORKLOADS += $(LOOKALIKE)
+
+integration: $(LOOKALIKE)
+
+$(SYMTEST_OUT)/pylookalike.ld: | $(SYMTEST_OUT)
+	$(call msg,GEN,$@)awk 'BEGIN { for (i = 0; i < 2000000; i++) \
+		printf "pylookalike_%07d = 0x%x;\n", i, 4096 + i }' >$@
+
+$(LOOKALIKE): $(SYMTEST_SRC)/pylookalike.c $(SYMTEST_OUT)/pylookalike.ld
+	$(call msg,WORK,$@)$(CC) -O1 -Wall $< $(SYMTEST_OUT)/pylookalike.ld -o $@

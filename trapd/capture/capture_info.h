@@ -89,7 +89,7 @@ struct capture_history {
 	int64_t duration_ns; /* from then to the decision */
 	uint64_t samples;    /* on-CPU samples in it */
 	const char *missing; /* why it is not in the profile; NULL when it is */
-	char lowered[160];   /* the recorder's budget decisions, in words; "" if none */
+	char lowered[320];   /* the recorder's last budget decision, in words; "" if none */
 };
 
 struct capture_info {

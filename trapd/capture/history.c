@@ -14,6 +14,7 @@
 #include "trapd/capture/history.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #include "trapd/symbolize/symcache.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
+#include "upload/safe_text.h"
 
 #define SEC 1000000000ll
 /* Processes snapshotted in one generation, remembered to read each once;
@@ -46,6 +48,17 @@
 #define EXECD_MAX 256
 /* The most seconds history__recent merges (a live view asks for a few). */
 #define RECENT_SECONDS_MAX 60
+
+/* Processes the recorder read (their maps, their files) in a second,
+ * by name: a fork storm is one name. */
+#define READERS_MAX 16
+
+struct reader_cost {
+	char comm[16];
+	uint64_t ns;	/* the recorder's thread CPU reading them */
+	uint32_t pids;	/* how many were read */
+	uint32_t a_pid; /* one of them */
+};
 
 struct second {
 	int refs;	    /* the ring's and slices'; under the history's lock */
@@ -80,7 +93,12 @@ struct history {
 	uint64_t cost_ns[HISTORY_OVER_BUDGET_SECONDS], span_ns[HISTORY_OVER_BUDGET_SECONDS];
 	uint64_t bpf_sum[HISTORY_OVER_BUDGET_SECONDS], irq_sum[HISTORY_OVER_BUDGET_SECONDS];
 	unsigned int cost_at;
-	int over;
+	int over, under; /* seconds in a row over the budget, under half of it */
+	/* who cost the recorder the most: processes read in the second in
+	 * progress, by name, and each past second's costliest */
+	struct reader_cost readers[READERS_MAX];
+	size_t nreaders;
+	struct reader_cost top[HISTORY_OVER_BUDGET_SECONDS];
 	uint32_t snapped[SNAPPED_MAX];
 	size_t nsnapped;
 	uint32_t execd[EXECD_MAX];
@@ -225,6 +243,70 @@ static bool take_pid(uint32_t *pids, size_t *n, uint32_t pid)
 	return false;
 }
 
+static uint64_t thread_cpu_ns(void);
+
+/* pid_comm - @pid's name from procfs into @buf ("?" when gone). */
+static void pid_comm(const struct history *h, uint32_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/comm", h->o.proc_root ? h->o.proc_root : "/proc", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		n = snprintf(buf, len, "?");
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* charge_reader - @ns of reading @pid (named @comm) to its name. */
+static void charge_reader(struct history *h, uint32_t pid, const char *comm, uint64_t ns)
+{
+	struct reader_cost *r = NULL;
+	size_t i;
+
+	for (i = 0; i < h->nreaders && !r; i++)
+		if (!strncmp(h->readers[i].comm, comm, sizeof(r->comm)))
+			r = &h->readers[i];
+	if (!r && h->nreaders < READERS_MAX)
+		r = &h->readers[h->nreaders++];
+	for (i = 0; !r && i < READERS_MAX; i++) /* full: the cheapest name goes */
+		if (!r || h->readers[i].ns < r->ns)
+			r = &h->readers[i];
+	if (!r)
+		return;
+	if (strncmp(r->comm, comm, sizeof(r->comm))) {
+		memset(r, 0, sizeof(*r));
+		snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	}
+	r->ns += ns;
+	r->pids++;
+	r->a_pid = pid;
+}
+
+/* snapshot - symbolizer__snapshot of @pid, its cost charged to its name
+ * (@comm, or procfs's when NULL). */
+static int snapshot(struct history *h, uint32_t pid, const char *comm)
+{
+	uint64_t t0;
+	char name[16];
+	int e;
+
+	if (!comm) { /* before it is read: a short-lived process is gone after */
+		pid_comm(h, pid, name, sizeof(name));
+		comm = name;
+	}
+	t0 = thread_cpu_ns();
+	e = symbolizer__snapshot(h->sym, (int)pid);
+	charge_reader(h, pid, comm, thread_cpu_ns() - t0);
+	return e;
+}
+
 /* snap - read the maps of @rec's process, once per generation while the
  * set has room: a process seen for the first time in this generation; one
  * that exec'd; one announced before its loader mapped its libraries, when
@@ -240,7 +322,7 @@ static void snap(struct history *h, const struct sampler_record *rec)
 	    symbolizer__maps_hold(h->sym, (int)pid, rec->user_ips, rec->user_len))
 		return;
 	add_pid(h->snapped, &h->nsnapped, SNAPPED_MAX, pid);
-	symbolizer__snapshot(h->sym, (int)pid);
+	snapshot(h, pid, rec->key->comm);
 }
 
 /* on_event - a process the sampler announces: new, or exec'd. Either may
@@ -254,7 +336,7 @@ static void on_event(const struct sampler_event *ev, void *ctx)
 	struct history *h = ctx;
 
 	take_pid(h->snapped, &h->nsnapped, ev->pid);
-	if (symbolizer__snapshot(h->sym, (int)ev->pid) == -ESRCH) {
+	if (snapshot(h, ev->pid, NULL) == -ESRCH) {
 		/* gone already (a short-lived process): no read will find it */
 		add_pid(h->snapped, &h->nsnapped, SNAPPED_MAX, ev->pid);
 		return;
@@ -310,45 +392,127 @@ static struct second *second_of(struct history *h, const struct sample_dump *d, 
 	return s;
 }
 
+/* costliest - the name whose reading cost the recorder the most in the
+ * last HISTORY_OVER_BUDGET_SECONDS, in words into @buf ("" if none). */
+static const char *costliest(const struct history *h, char *buf, size_t len)
+{
+	const struct reader_cost *best = NULL;
+	char name[4 * sizeof(best->comm)];
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < HISTORY_OVER_BUDGET_SECONDS; i++)
+		if (h->top[i].ns && (!best || h->top[i].ns > best->ns))
+			best = &h->top[i];
+	if (best)
+		snprintf(buf, len,
+			 "; most of it reading processes named '%s' (%u in a second, pid %u "
+			 "among them): %.1f ms",
+			 safe_text_str(best->comm, name, sizeof(name)), best->pids, best->a_pid,
+			 best->ns / 1e6);
+	return buf;
+}
+
+/* retarget - the recorder's sampler at @freq_hz. */
+static int retarget(struct history *h, uint64_t freq_hz)
+{
+	struct sampler_opts so = { .target = SAMPLER_TARGET_ALL, .cgroup_fd = -1 };
+	char err[256];
+
+	so.freq_hz = freq_hz;
+	so.record = SAMPLER_RECORD_CPU;
+	if (sampler__retarget(h->sampler, &so, err, sizeof(err))) {
+		log_warn("history: cannot change the frequency to %llu Hz: %s",
+			 (unsigned long long)freq_hz, err);
+		return -1;
+	}
+	h->freq_hz = freq_hz;
+	return 0;
+}
+
+/* decided - @why (and what cost the most) for status and the log. */
+static void decided(struct history *h, bool lowered, const char *why)
+{
+	char who[160];
+
+	costliest(h, who, sizeof(who));
+	if (lowered)
+		log_warn("history: %s%s", why, who);
+	else
+		log_info("history: %s", why);
+	pthread_mutex_lock(&h->lock);
+	h->st.freq_hz = h->freq_hz;
+	if (lowered)
+		h->st.lowered++;
+	else
+		h->st.raised++;
+	snprintf(h->st.decision, sizeof(h->st.decision), "%s%s", why, lowered ? who : "");
+	pthread_mutex_unlock(&h->lock);
+}
+
 /* lower - the budget was exceeded for HISTORY_OVER_BUDGET_SECONDS in a
  * row (@share of the host): the frequency whose cost fits
  * OVERHEAD_CAP_SHARE of it, by the measured cost per sample, at most
  * half the one before. */
 static void lower(struct history *h, double share)
 {
-	struct sampler_opts so = { .target = SAMPLER_TARGET_ALL, .cgroup_fd = -1 };
-	uint64_t from = h->freq_hz;
+	uint64_t from = h->freq_hz, to;
 	double fit = (double)from * h->o.max_pct * OVERHEAD_CAP_SHARE / share;
-	char err[256], why[160];
+	char why[200];
 
 	if (from <= 1)
 		return;
-	so.freq_hz = fit < 1 ? 1 : fit > (double)(from / 2) ? from / 2 : (uint64_t)fit;
-	so.record = SAMPLER_RECORD_CPU;
-	if (sampler__retarget(h->sampler, &so, err, sizeof(err))) {
-		log_warn("history: cannot lower the frequency: %s", err);
+	to = fit < 1 ? 1 : fit > (double)(from / 2) ? from / 2 : (uint64_t)fit;
+	if (retarget(h, to))
 		return;
-	}
-	h->freq_hz = so.freq_hz;
+	/* from the frequency asked for, through every step (each measured
+	 * anew: a host that starts more processes costs more a sample) */
 	snprintf(why, sizeof(why),
-		 "lowered from %llu to %llu Hz: it took %.3f%% of the host, over max_overhead "
+		 "lowered from %llu to %llu Hz%s: it took %.3f%% of the host, over max_overhead "
 		 "%g%%",
-		 (unsigned long long)from, (unsigned long long)h->freq_hz, share, h->o.max_pct);
-	log_warn("history: %s", why);
-	/* What status and the sidecar keep: from the frequency asked for,
-	 * through every step (each measured anew: a host that starts more
-	 * processes costs more a sample, and a lowering may need another). */
-	if (from != h->o.freq_hz)
-		snprintf(why, sizeof(why),
-			 "lowered from %llu to %llu Hz, last from %llu Hz: it took %.3f%% of the "
-			 "host, over max_overhead %g%%",
-			 (unsigned long long)h->o.freq_hz, (unsigned long long)h->freq_hz,
-			 (unsigned long long)from, share, h->o.max_pct);
-	pthread_mutex_lock(&h->lock);
-	h->st.freq_hz = h->freq_hz;
-	h->st.lowered++;
-	snprintf(h->st.decision, sizeof(h->st.decision), "%s", why);
-	pthread_mutex_unlock(&h->lock);
+		 (unsigned long long)h->o.freq_hz, (unsigned long long)to,
+		 from != h->o.freq_hz ? " in steps" : "", share, h->o.max_pct);
+	decided(h, true, why);
+}
+
+/* raise_freq - lowered before, the cost stayed under half the budget for
+ * HISTORY_UNDER_BUDGET_SECONDS (@share of the host now, @scaled of it
+ * what grows with the frequency: BPF and interrupts): back towards the
+ * frequency asked for, as far as the cost projected fits
+ * OVERHEAD_CAP_SHARE of the budget, and at least twice as high (under
+ * half the budget, twice the cost still fits it). */
+static void raise_freq(struct history *h, double share, double scaled)
+{
+	uint64_t from = h->freq_hz, to = h->o.freq_hz;
+	double room = h->o.max_pct * OVERHEAD_CAP_SHARE - (share - scaled), fit;
+	char why[200];
+
+	fit = scaled > 0 ? (double)from * room / scaled : (double)to;
+	if (fit < (double)to)
+		to = fit > (double)(2 * from) ? (uint64_t)fit : 2 * from;
+	if (to > h->o.freq_hz)
+		to = h->o.freq_hz;
+	if (to <= from || retarget(h, to))
+		return;
+	snprintf(why, sizeof(why),
+		 "raised from %llu to %llu Hz (%llu asked for): it took %.3f%% of the host for "
+		 "%d s, under half of max_overhead %g%%",
+		 (unsigned long long)from, (unsigned long long)to, (unsigned long long)h->o.freq_hz,
+		 share, HISTORY_UNDER_BUDGET_SECONDS, h->o.max_pct);
+	decided(h, false, why);
+}
+
+/* fold_readers - the second's costliest name into the ring @k, and a new
+ * second's table. */
+static void fold_readers(struct history *h, unsigned int k)
+{
+	size_t i;
+
+	memset(&h->top[k], 0, sizeof(h->top[k]));
+	for (i = 0; i < h->nreaders; i++)
+		if (h->readers[i].ns > h->top[k].ns)
+			h->top[k] = h->readers[i];
+	h->nreaders = 0;
 }
 
 /* measure - the recorder's cost since the last drain (its thread's CPU,
@@ -357,13 +521,16 @@ static void lower(struct history *h, double share)
  * were over the budget. */
 static void measure(struct history *h)
 {
-	uint64_t run_ns, runs, sample_runs, cpu = thread_cpu_ns(), cost = 0, span = 0, bpf = 0,
-					    irq = 0;
+	uint64_t run_ns, sample_runs, cpu = thread_cpu_ns(), cost = 0, span = 0, bpf = 0, irq = 0;
 	int64_t now = clock_mono_ns();
 	unsigned int i, k = h->cost_at % HISTORY_OVER_BUDGET_SECONDS;
-	double share;
+	struct sampler_cost c;
+	double share, second;
 
-	sampler__bpf_cost(h->sampler, &run_ns, &runs, &sample_runs);
+	/* its process hooks too: they run only because the recorder does */
+	sampler__bpf_cost(h->sampler, &c);
+	run_ns = c.sample_ns + c.hook_ns;
+	sample_runs = c.sample_runs;
 	if (h->measured_at) {
 		h->bpf_sum[k] = run_ns - h->bpf_ns;
 		h->irq_sum[k] = sample_runs - h->sample_runs;
@@ -387,14 +554,20 @@ static void measure(struct history *h)
 	h->st.bpf_ns_per_second = span ? bpf * SEC / span : 0;
 	h->st.interrupts_per_second = span ? irq * SEC / span : 0;
 	pthread_mutex_unlock(&h->lock);
+	fold_readers(h, k);
 	if (h->o.max_pct <= 0 || h->cost_at < HISTORY_OVER_BUDGET_SECONDS)
 		return;
-	h->over = overhead__share(h->cost_ns[k], h->span_ns[k], h->o.ncpus) > h->o.max_pct
-			  ? h->over + 1
-			  : 0;
+	second = overhead__share(h->cost_ns[k], h->span_ns[k], h->o.ncpus);
+	h->over = second > h->o.max_pct ? h->over + 1 : 0;
+	/* under: the last seconds' share (a renewal's one costly second is
+	 * the window's, not the rate's), each second for a while */
+	h->under = h->freq_hz < h->o.freq_hz && share < h->o.max_pct / 2 ? h->under + 1 : 0;
 	if (h->over >= HISTORY_OVER_BUDGET_SECONDS && share > h->o.max_pct) {
 		lower(h, share);
-		h->over = 0;
+		h->over = h->under = 0;
+	} else if (h->under >= HISTORY_UNDER_BUDGET_SECONDS) {
+		raise_freq(h, share, overhead__share(bpf + irq * h->o.irq_ns, span, h->o.ncpus));
+		h->over = h->under = 0;
 	}
 }
 

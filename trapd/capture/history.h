@@ -50,13 +50,16 @@ struct history_opts {
 	 * measured each second (its thread's CPU, its BPF run time, its
 	 * interrupts at @irq_ns each), may not stay above @max_pct: after
 	 * HISTORY_OVER_BUDGET_SECONDS over it the frequency is lowered to
-	 * what fits (at most half). @max_pct 0: no budget. */
+	 * what fits (at most half); once lowered, after
+	 * HISTORY_UNDER_BUDGET_SECONDS under half of it, raised again
+	 * towards @freq_hz, to what fits. @max_pct 0: no budget. */
 	double max_pct;
 	uint64_t irq_ns;
 	int ncpus;
 };
 
 #define HISTORY_OVER_BUDGET_SECONDS 5
+#define HISTORY_UNDER_BUDGET_SECONDS 10
 
 struct history_stats {
 	uint64_t freq_hz;
@@ -75,7 +78,8 @@ struct history_stats {
 	uint64_t bpf_ns_per_second;
 	uint64_t interrupts_per_second;
 	uint64_t lowered;   /* times the frequency was lowered to keep the budget */
-	char decision[160]; /* them, from the frequency asked for, in words; "" if none */
+	uint64_t raised;    /* times it was raised again, the cost back under */
+	char decision[320]; /* the last of them, in words, and what cost the most; "" if none */
 };
 
 /* history__open - load the recorder's sampler, arm it and start its

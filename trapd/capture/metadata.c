@@ -498,6 +498,9 @@ static void emit_overhead(struct json_writer *w, const struct overhead_window *o
 	json_double(w, o->share_pct);
 	json_key(w, "steady_pct");
 	json_double(w, o->steady_pct);
+	json_kv_u64(w, "hooks_bpf_ns", o->hooks_ns);
+	json_key(w, "hooks_pct");
+	json_double(w, o->hooks_pct);
 	json_key(w, "ended_early");
 	json_bool(w, o->over);
 	json_object_end(w);

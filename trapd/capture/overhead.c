@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -39,24 +40,41 @@ static int64_t thread_ns(void)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/* run_delay - the time this thread has waited on a run queue, ns
+ * (/proc/thread-self/schedstat, open at @fd); 0 when unknown. */
+static int64_t run_delay(int fd)
+{
+	unsigned long long run, wait;
+	char buf[96];
+	ssize_t n;
+
+	if (fd < 0 || (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (int64_t)wait : 0;
+}
+
 /* timed - the time @iters of work took, with @fd (a sampling event on
  * this thread) enabled when >= 0: the thread's CPU time, which counts
  * the interrupts it took (unless the kernel accounts interrupt time
- * apart) and not the time others ran (a busy host), and the wall time,
- * which counts both, in *@wall. */
-static int64_t timed(int fd, uint64_t iters, int64_t *wall)
+ * apart) and not the time others ran (a busy host), and in *@wall the
+ * time it was on a CPU, which counts both: the wall time less the time
+ * it waited for one (schedstat, @sched_fd), so that others running on a
+ * busy host do not count as the interrupts' cost. */
+static int64_t timed(int fd, int sched_fd, uint64_t iters, int64_t *wall)
 {
-	int64_t t0, t1, w0;
+	int64_t t0, t1, w0, d0;
 
 	if (fd >= 0) {
 		ioctl(fd, PERF_EVENT_IOC_RESET, 0);
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
+	d0 = run_delay(sched_fd);
 	w0 = clock_mono_ns();
 	t0 = thread_ns();
 	spin(iters);
 	t1 = thread_ns();
-	*wall = clock_mono_ns() - w0;
+	*wall = clock_mono_ns() - w0 - (run_delay(sched_fd) - d0);
 	if (fd >= 0)
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	return t1 - t0;
@@ -80,19 +98,20 @@ int overhead__calibrate(uint64_t period_ns, int rounds, uint64_t *irq_ns)
 	};
 	uint64_t iters = 1000000, cpu[16], wall[16], counted = 0, k;
 	int64_t plain, busy, wplain, wbusy;
-	int fd, i, n = 0;
+	int fd, sched_fd, i, n = 0;
 
 	if (rounds < 1 || rounds > 16 || !period_ns)
 		return -EINVAL;
 	fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	plain = timed(-1, iters, &wplain);
+	sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	plain = timed(-1, sched_fd, iters, &wplain);
 	if (plain > 0)
 		iters = iters * CALIBRATE_RUN_NS / (uint64_t)plain + 1;
 	for (i = 0; i < rounds; i++) {
-		plain = timed(-1, iters, &wplain);
-		busy = timed(fd, iters, &wbusy);
+		plain = timed(-1, sched_fd, iters, &wplain);
+		busy = timed(fd, sched_fd, iters, &wbusy);
 		if (read(fd, &counted, sizeof(counted)) != sizeof(counted) || counted < period_ns)
 			continue;
 		/* cpu-clock counted the thread's time: one interrupt a period */
@@ -101,13 +120,16 @@ int overhead__calibrate(uint64_t period_ns, int rounds, uint64_t *irq_ns)
 		wall[n++] = wbusy > wplain ? (uint64_t)(wbusy - wplain) / k : 0;
 	}
 	close(fd);
+	if (sched_fd >= 0)
+		close(sched_fd);
 	if (!n)
 		return -EIO;
 	qsort(cpu, (size_t)n, sizeof(cpu[0]), cmp_u64);
 	qsort(wall, (size_t)n, sizeof(wall[0]), cmp_u64);
 	/* The thread's time, unless the kernel kept the interrupts out of it
-	 * (IRQ_TIME_ACCOUNTING): then the wall time, which others' running
-	 * inflates (an estimate on the safe side). */
+	 * (IRQ_TIME_ACCOUNTING): then its time on a CPU (without schedstat,
+	 * the wall time, which others' running inflates: an estimate on the
+	 * safe side). */
 	*irq_ns = cpu[n / 2] * 2 >= wall[n / 2] ? cpu[n / 2] : wall[n / 2];
 	return 0;
 }
@@ -192,7 +214,8 @@ uint64_t overhead__cap_freq(uint64_t want_hz, int sampled_cpus, int ncpus, uint6
 uint64_t overhead_window__choose(struct overhead_window *w, struct overhead *o, double max_pct,
 				 const struct sampler *s, uint64_t bpf_hint_ns, uint64_t want_hz)
 {
-	uint64_t run_ns = 0, runs = 0, sample_runs = 0, bpf = 0;
+	struct sampler_cost c = { 0 };
+	uint64_t bpf = 0;
 	double est;
 
 	memset(w, 0, sizeof(*w));
@@ -202,9 +225,9 @@ uint64_t overhead_window__choose(struct overhead_window *w, struct overhead *o, 
 	w->o = o;
 	w->max_pct = max_pct;
 	if (s)
-		sampler__bpf_cost(s, &run_ns, &runs, &sample_runs);
-	if (sample_runs >= 1000)
-		bpf = run_ns / sample_runs;
+		sampler__bpf_cost(s, &c);
+	if (c.sample_runs >= 1000)
+		bpf = c.sample_ns / c.sample_runs;
 	if (bpf_hint_ns > bpf)
 		bpf = bpf_hint_ns;
 	w->sample_ns = overhead__sample_ns(o, bpf);
@@ -224,13 +247,16 @@ uint64_t overhead_window__choose(struct overhead_window *w, struct overhead *o, 
 
 void overhead_window__start(struct overhead_window *w, const struct sampler *s, int64_t now)
 {
-	uint64_t runs;
+	struct sampler_cost c;
 
 	if (!w->o)
 		return;
 	overhead__hold_stats(w->o);
 	w->holds_stats = true;
-	sampler__bpf_cost(s, &w->bpf0, &runs, &w->runs0);
+	sampler__bpf_cost(s, &c);
+	w->bpf0 = c.sample_ns;
+	w->runs0 = c.sample_runs;
+	w->hooks0 = c.hook_ns;
 	w->start_mono = now;
 	w->next_check = now + OVERHEAD_WARMUP_NS;
 }
@@ -245,16 +271,22 @@ void overhead_window__end(struct overhead_window *w)
 bool overhead_window__check(struct overhead_window *w, const struct sampler *s, int64_t now,
 			    bool force)
 {
-	uint64_t run_ns, runs, sample_runs, bpf, irqs;
+	uint64_t run_ns, sample_runs, bpf, irqs;
+	struct sampler_cost c;
 
 	if (!w->o || (!force && now < w->next_check) || now <= w->start_mono)
 		return w->over;
 	w->next_check = now + 250000000ll;
-	sampler__bpf_cost(s, &run_ns, &runs, &sample_runs);
+	sampler__bpf_cost(s, &c);
+	run_ns = c.sample_ns;
+	sample_runs = c.sample_runs;
 	w->bpf_ns = run_ns - w->bpf0;
 	w->interrupts = sample_runs - w->runs0;
 	w->share_pct = overhead__share(w->bpf_ns + w->interrupts * w->o->irq_ns,
 				       (uint64_t)(now - w->start_mono), w->o->ncpus);
+	/* the hooks' cost is the host's events: shown, never judged */
+	w->hooks_ns = c.hook_ns - w->hooks0;
+	w->hooks_pct = overhead__share(w->hooks_ns, (uint64_t)(now - w->start_mono), w->o->ncpus);
 	if (!w->steady_from) {
 		/* the first check: the rate from here on is the window's own */
 		w->steady_from = now;

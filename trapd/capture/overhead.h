@@ -89,8 +89,12 @@ uint64_t overhead__cap_freq(uint64_t want_hz, int sampled_cpus, int ncpus, uint6
 #define OVERHEAD_CAP_SHARE 0.7
 
 /* A capture window held to its budget: its frequency chosen before it
- * is armed (overhead_window__choose), its cost measured while it runs
- * (its sampler's BPF run time and interrupts). */
+ * is armed (overhead_window__choose), its cost measured while it runs:
+ * what trapd chose to spend, its sampling program's BPF run time and its
+ * interrupts. The hooks a window adds (off-CPU time, calls) run at every
+ * event of every task, so another user's load would decide the window's
+ * fate: their cost is measured and reported apart, and bounded by what
+ * each records (sampler.h), not by ending the window. */
 struct overhead_window {
 	struct overhead *o; /* NULL: no budget */
 	bool holds_stats;   /* from start to end */
@@ -105,6 +109,10 @@ struct overhead_window {
 	 * store new stacks and announce processes, and cost more) */
 	uint64_t bpf_ns, interrupts;
 	double share_pct;
+	/* the hooks' BPF (sampler.h: struct sampler_cost), which every task's
+	 * events drive: reported, not judged */
+	uint64_t hooks0, hooks_ns;
+	double hooks_pct;
 	int64_t steady_from;
 	uint64_t bpf1, runs1;
 	double steady_pct;

@@ -1120,15 +1120,14 @@ int sampler__ncpus(const struct sampler *s)
 	return s->ncpus;
 }
 
-void sampler__bpf_cost(const struct sampler *s, uint64_t *run_ns, uint64_t *runs,
-		       uint64_t *sample_runs)
+void sampler__bpf_cost(const struct sampler *s, struct sampler_cost *out)
 {
 	struct bpf_prog_info info;
 	struct bpf_program *prog;
 	__u32 len;
 	int fd;
 
-	*run_ns = *runs = *sample_runs = 0;
+	memset(out, 0, sizeof(*out));
 	bpf_object__for_each_program(prog, s->skel->obj)
 	{
 		fd = bpf_program__fd(prog);
@@ -1138,10 +1137,14 @@ void sampler__bpf_cost(const struct sampler *s, uint64_t *run_ns, uint64_t *runs
 		len = sizeof(info);
 		if (bpf_obj_get_info_by_fd(fd, &info, &len))
 			continue;
-		*run_ns += info.run_time_ns;
-		*runs += info.run_cnt;
-		if (prog == s->skel->progs.sample)
-			*sample_runs += info.run_cnt;
+		if (bpf_program__type(prog) == BPF_PROG_TYPE_PERF_EVENT) {
+			out->sample_ns += info.run_time_ns;
+			if (prog == s->skel->progs.sample)
+				out->sample_runs += info.run_cnt;
+		} else {
+			out->hook_ns += info.run_time_ns;
+			out->hook_runs += info.run_cnt;
+		}
 	}
 }
 

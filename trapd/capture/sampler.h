@@ -284,11 +284,19 @@ const char *sampler__offcpu_state_name(uint32_t state);
 /* sampler__ncpus - how many CPUs are being sampled. */
 int sampler__ncpus(const struct sampler *s);
 
-/* sampler__bpf_cost - the kernel's run-time statistics of @s's programs
- * since they were loaded (0 unless BPF_ENABLE_STATS is on: overhead.h):
- * their time in ns and runs, and the runs of the sampling program alone
- * (one per sampling interrupt, on an idle CPU too). */
-void sampler__bpf_cost(const struct sampler *s, uint64_t *run_ns, uint64_t *runs,
-		       uint64_t *sample_runs);
+/* What @s's BPF programs cost since they were loaded, from the kernel's
+ * run-time statistics (0 unless BPF_ENABLE_STATS is on: overhead.h). The
+ * sampling program runs once a sampling interrupt, at the frequency
+ * trapd chose (on an idle CPU too); the hooks (scheduler switches for
+ * off-CPU time, system calls and probes for calls, process forks and
+ * execs) run at every such event of every task on the host, before they
+ * filter, so what they cost is the host's load, not trapd's choice. */
+struct sampler_cost {
+	uint64_t sample_ns, sample_runs;
+	uint64_t hook_ns, hook_runs;
+};
+
+/* sampler__bpf_cost - @s's programs' cost so far into @out. */
+void sampler__bpf_cost(const struct sampler *s, struct sampler_cost *out);
 
 #endif

@@ -234,8 +234,8 @@ static void text_history(const struct daemon *d, FILE *f)
 		st.thread_cpu_ns / 1e9, (unsigned long long)st.lost, st.share_pct,
 		(double)g->max_overhead_centi / 100);
 	if (st.decision[0])
-		fprintf(f, "          %s (%llu times)\n", st.decision,
-			(unsigned long long)st.lowered);
+		fprintf(f, "          %s (lowered %llu times, raised %llu)\n", st.decision,
+			(unsigned long long)st.lowered, (unsigned long long)st.raised);
 }
 
 /* text_overhead - the budget: what a sample costs here, and what it did. */
@@ -306,6 +306,7 @@ static void json_history(const struct daemon *d, struct json_writer *w)
 	json_kv_u64(w, "bpf_ns_per_second", st.bpf_ns_per_second);
 	json_kv_u64(w, "interrupts_per_second", st.interrupts_per_second);
 	json_kv_u64(w, "lowered", st.lowered);
+	json_kv_u64(w, "raised", st.raised);
 	json_kv_string(w, "decision", st.decision);
 	json_object_end(w);
 }

@@ -119,10 +119,12 @@ struct found {
 	bool have[W_NR];
 };
 
-static void scan_symbols(Elf *elf, struct found *f)
+/* scan_symbols - the wanted symbols of @elf into @f; the bytes of symbol
+ * table walked, for the caller's budget. */
+static uint64_t scan_symbols(Elf *elf, struct found *f)
 {
 	Elf_Scn *scn = NULL;
-	uint64_t walked = 0;
+	uint64_t walked = 0, bytes = 0;
 	GElf_Shdr sh;
 	GElf_Sym sym;
 	Elf_Data *d;
@@ -154,7 +156,9 @@ static void scan_symbols(Elf *elf, struct found *f)
 				}
 			}
 		}
+		bytes += (uint64_t)i * sh.sh_entsize;
 	}
+	return bytes;
 }
 
 /* file_offset - where virtual address @vaddr (@n bytes) is in the file:
@@ -320,7 +324,7 @@ static int probe(Elf *elf, const struct image *im, uint64_t start, uint64_t pgof
 	int w, err;
 
 	memset(out, 0, sizeof(*out));
-	scan_symbols(elf, &f);
+	out->probe_bytes = scan_symbols(elf, &f);
 	if (!f.have[W_RUNTIME]) {
 		snprintf(why, whylen, "no _PyRuntime");
 		return -ENOENT;

@@ -59,6 +59,7 @@ struct pyruntime {
 	uint64_t bytes_type;   /* &PyBytes_Type */
 	uint64_t eval_start;   /* _PyEval_EvalFrameDefault: its native frames */
 	uint64_t eval_end;     /* ... hold the Python frames; 0 if unknown */
+	uint64_t probe_bytes;  /* symbol table bytes the probe walked, found or not */
 };
 
 /* pyruntime__probe - whether the ELF file open at @fd, mapped with its

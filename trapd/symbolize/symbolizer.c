@@ -182,6 +182,17 @@ static const struct elfsym *file_elf(const struct sym_file *f)
 	return f->ent ? f->ent->elf : f->vdso;
 }
 
+/* cache_of - @s's symbol cache: the one it was given, or its own, made
+ * the first time it is needed; NULL when out of memory. */
+static struct symcache *cache_of(struct symbolizer *s)
+{
+	if (!s->cache) {
+		s->cache = symcache__new(0);
+		s->own_cache = s->cache != NULL;
+	}
+	return s->cache;
+}
+
 /* load_file - the symbols of @f, from the cache, for the mapping @e of
  * @pid. */
 static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
@@ -201,12 +212,8 @@ static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
 		f->over_budget = true;
 		return;
 	}
-	if (!s->cache) {
-		s->cache = symcache__new(0);
-		s->own_cache = s->cache != NULL;
-		if (!s->cache)
-			return;
-	}
+	if (!cache_of(s))
+		return;
 	fd = mapped_file_open(s->proc_root, pid, e);
 	if (fd < 0) {
 		/* Another process may let us reach the same file. */
@@ -605,39 +612,83 @@ static bool might_be_python(const struct procmaps_entry *e, const struct sym_fil
 	return strstr(base, "python") != NULL || !strcmp(e->path, exe);
 }
 
+/* refused_python - @pm maps an interpreter trapd cannot walk (@version,
+ * 0: unknown): counted, and told once a file (@why NULL: told before). */
+static void refused_python(struct symbolizer *s, struct pid_maps *pm,
+			   const struct procmaps_entry *e, uint32_t version, const char *why)
+{
+	char ver[32];
+
+	pm->py_refused = true;
+	s->stats.python_refused++;
+	if (why)
+		log_info("pid %d: %s (Python %s): %s; its Python frames are not walked", pm->pid,
+			 e->path, version ? pyruntime__version(version, ver, sizeof(ver)) : "?",
+			 why);
+}
+
+/* probe_file - pyruntime__probe of the file open at @fd, charged to the
+ * budget (it walks every symbol of the file) and remembered by the
+ * file's identity, found or not (symcache.h). Returns as the probe;
+ * -EDQUOT when the budget refused it (nothing remembered). */
+static int probe_file(struct symbolizer *s, int fd, const struct procmaps_entry *e,
+		      struct pyruntime *rt, char *why, size_t whylen)
+{
+	int err;
+
+	if (symbudget__expired(s->budget) || !symbudget__left(s->budget, SYMBUDGET_BYTES)) {
+		symbudget__refuse(s->budget, SYMBUDGET_BYTES);
+		return -EDQUOT;
+	}
+	memset(rt, 0, sizeof(*rt));
+	err = pyruntime__probe(fd, e->start, e->offset, rt, why, whylen);
+	symbudget__charge(s->budget, SYMBUDGET_BYTES, rt->probe_bytes);
+	if (err == -ENOENT)
+		symcache__set_python(s->cache, fd, SYMCACHE_PYTHON_NONE, 0);
+	else if (err == -ENOTSUP)
+		symcache__set_python(s->cache, fd, SYMCACHE_PYTHON_REFUSED, rt->version);
+	return err;
+}
+
 /* probe_python - whether the file @f of mapping @e of @pm (whose
  * executable is @exe) is a CPython interpreter; one trapd can walk is
- * kept and announced. */
+ * kept and announced. A file is probed once, whatever the processes
+ * that map it: what it is, is kept by its identity. */
 static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct procmaps_entry *e,
 			 struct sym_file *f, const char *exe)
 {
 	struct pyruntime rt;
 	char why[160], ver[32];
+	uint32_t version;
 	int fd, err;
 
 	if (!might_be_python(e, f, exe))
 		return;
-	if (f->ent && atomic_load_explicit(&f->ent->not_python, memory_order_relaxed)) {
-		f->not_python = true;
+	if (!cache_of(s))
 		return;
-	}
 	fd = mapped_file_open(s->proc_root, pm->pid, e);
 	if (fd < 0)
 		return;
-	err = pyruntime__probe(fd, e->start, e->offset, &rt, why, sizeof(why));
-	close(fd);
-	if (err == -ENOENT) {
+	switch (symcache__python(s->cache, fd, &version)) {
+	case SYMCACHE_PYTHON_NONE:
 		f->not_python = true;
-		if (f->ent)
-			atomic_store_explicit(&f->ent->not_python, true, memory_order_relaxed);
+		close(fd);
 		return;
+	case SYMCACHE_PYTHON_REFUSED:
+		close(fd);
+		refused_python(s, pm, e, version, NULL);
+		return;
+	default:
+		break;
 	}
+	err = probe_file(s, fd, e, &rt, why, sizeof(why));
+	close(fd);
+	if (err == -ENOENT)
+		f->not_python = true;
+	if (err == -ENOENT || err == -EDQUOT)
+		return;
 	if (err) {
-		pm->py_refused = true;
-		s->stats.python_refused++;
-		log_info("pid %d: %s (Python %s): %s; its Python frames are not walked", pm->pid,
-			 e->path,
-			 rt.version ? pyruntime__version(rt.version, ver, sizeof(ver)) : "?", why);
+		refused_python(s, pm, e, rt.version, why);
 		return;
 	}
 	pm->py = malloc(sizeof(*pm->py));

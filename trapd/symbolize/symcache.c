@@ -29,6 +29,13 @@ struct symcache_id {
 
 #define MAX_IDS 16
 
+/* One remembered probe (symcache__python). */
+struct python_verdict {
+	struct symcache_id id;
+	uint32_t version;
+	uint8_t verdict; /* enum symcache_python; UNKNOWN: an empty slot */
+};
+
 struct symcache {
 	pthread_mutex_t lock; /* every public function but lookup holds it */
 	struct symcache_entry **entries;
@@ -36,6 +43,7 @@ struct symcache {
 	size_t max_bytes, bytes;
 	uint64_t clock; /* ticks on every get: the LRU order */
 	struct symcache_stats stats;
+	struct python_verdict python[SYMCACHE_PYTHON_VERDICTS];
 };
 
 static int identity_of(int fd, struct symcache_id *id)
@@ -377,6 +385,51 @@ const char *symcache__lookup(const struct symcache_entry *e, uint64_t vaddr, uin
 int symcache__fde_start(const struct symcache_entry *e, uint64_t vaddr, uint64_t *start)
 {
 	return e->fde ? fderange__lookup(e->fde, vaddr, start, NULL) : -ENOENT;
+}
+
+/* --- what probes for an interpreter found ----------------------------------- */
+
+static struct python_verdict *verdict_slot(struct symcache *c, const struct symcache_id *id)
+{
+	uint64_t h = id->dev * 0x9e3779b97f4a7c15ull ^ id->ino * 0xff51afd7ed558ccdull ^
+		     (uint64_t)id->mtime_ns * 0xc4ceb9fe1a85ec53ull ^ id->size;
+
+	return &c->python[(h ^ h >> 29) % SYMCACHE_PYTHON_VERDICTS];
+}
+
+enum symcache_python symcache__python(struct symcache *c, int fd, uint32_t *version)
+{
+	enum symcache_python v = SYMCACHE_PYTHON_UNKNOWN;
+	struct python_verdict *slot;
+	struct symcache_id id;
+
+	*version = 0;
+	if (identity_of(fd, &id))
+		return v;
+	pthread_mutex_lock(&c->lock);
+	slot = verdict_slot(c, &id);
+	if (slot->verdict != SYMCACHE_PYTHON_UNKNOWN && same_id(&slot->id, &id)) {
+		v = (enum symcache_python)slot->verdict;
+		*version = slot->version;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return v;
+}
+
+void symcache__set_python(struct symcache *c, int fd, enum symcache_python verdict,
+			  uint32_t version)
+{
+	struct python_verdict *slot;
+	struct symcache_id id;
+
+	if (identity_of(fd, &id))
+		return;
+	pthread_mutex_lock(&c->lock);
+	slot = verdict_slot(c, &id);
+	slot->id = id;
+	slot->verdict = (uint8_t)verdict;
+	slot->version = version;
+	pthread_mutex_unlock(&c->lock);
 }
 
 struct symcache *symcache__new(size_t max_bytes)

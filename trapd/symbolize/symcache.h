@@ -27,7 +27,6 @@
 #ifndef TRAPD_SYMCACHE_H
 #define TRAPD_SYMCACHE_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,10 +48,6 @@ struct symcache_entry {
 	 * chains; NULL otherwise (a debug file's DWARF is not read yet). */
 	struct inlines *inl;
 	int load_errno; /* why @elf is NULL */
-	/* Probed and found no CPython interpreter (no _PyRuntime): the probe
-	 * reads every symbol of the file, 100 ms for node's, so once a file,
-	 * not once a capture. Set and read by any capture's thread. */
-	atomic_bool not_python;
 	/* private */
 	struct symcache_id *ids;
 	size_t nids;
@@ -73,6 +68,32 @@ struct symcache_stats {
 };
 
 struct symcache;
+
+/* What probing a file for a CPython interpreter (pyruntime.h) found. The
+ * probe reads every symbol of the file (100 ms for node's; a file made to
+ * look like an interpreter can hold millions), so its answer is kept by
+ * the file's identity, apart from the tables: a table cut by a budget or
+ * evicted forgets nothing, and a target that starts the same file again
+ * and again (a fork storm) is probed once. SYMCACHE_PYTHON_VERDICTS
+ * answers at most, one slot each by a hash of the identity (a collision
+ * forgets the older: it is probed again, within its budget). */
+enum symcache_python {
+	SYMCACHE_PYTHON_UNKNOWN,
+	SYMCACHE_PYTHON_NONE,	 /* no interpreter in it (no _PyRuntime) */
+	SYMCACHE_PYTHON_REFUSED, /* one trapd cannot walk */
+};
+
+#define SYMCACHE_PYTHON_VERDICTS 4096
+
+/* symcache__python - what a probe of the file open at @fd found
+ * (UNKNOWN: never probed, or forgotten), with the interpreter's version
+ * for REFUSED (0 unknown) into *@version. */
+enum symcache_python symcache__python(struct symcache *c, int fd, uint32_t *version);
+
+/* symcache__set_python - remember @verdict (NONE or REFUSED, with
+ * @version) for the file open at @fd. */
+void symcache__set_python(struct symcache *c, int fd, enum symcache_python verdict,
+			  uint32_t version);
 
 /* symcache__new - a cache keeping at most @max_bytes of unreferenced
  * tables. NULL and errno on failure. */
