@@ -275,11 +275,12 @@ static void charge_reader(struct history *h, uint32_t pid, const char *comm, uin
 			r = &h->readers[i];
 	if (!r && h->nreaders < READERS_MAX)
 		r = &h->readers[h->nreaders++];
-	for (i = 0; !r && i < READERS_MAX; i++) /* full: the cheapest name goes */
-		if (!r || h->readers[i].ns < r->ns)
-			r = &h->readers[i];
-	if (!r)
-		return;
+	if (!r) { /* full: the cheapest name goes */
+		r = &h->readers[0];
+		for (i = 1; i < READERS_MAX; i++)
+			if (h->readers[i].ns < r->ns)
+				r = &h->readers[i];
+	}
 	if (strncmp(r->comm, comm, sizeof(r->comm))) {
 		memset(r, 0, sizeof(*r));
 		snprintf(r->comm, sizeof(r->comm), "%s", comm);
