@@ -14,7 +14,6 @@
 #include "trapd/capture/history.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rules/proc_stat.h"
 #include "trapd/capture/capture.h"
 #include "trapd/capture/overhead.h"
 #include "trapd/capture/sample_dump.h"
@@ -245,25 +245,6 @@ static bool take_pid(uint32_t *pids, size_t *n, uint32_t pid)
 
 static uint64_t thread_cpu_ns(void);
 
-/* pid_comm - @pid's name from procfs into @buf ("?" when gone). */
-static void pid_comm(const struct history *h, uint32_t pid, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n = -1;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%u/comm", h->o.proc_root ? h->o.proc_root : "/proc", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0) {
-		n = read(fd, buf, len - 1);
-		close(fd);
-	}
-	if (n <= 0)
-		n = snprintf(buf, len, "?");
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 /* charge_reader - @ns of reading @pid (named @comm) to its name. */
 static void charge_reader(struct history *h, uint32_t pid, const char *comm, uint64_t ns)
 {
@@ -294,12 +275,14 @@ static void charge_reader(struct history *h, uint32_t pid, const char *comm, uin
  * (@comm, or procfs's when NULL). */
 static int snapshot(struct history *h, uint32_t pid, const char *comm)
 {
+	char name[PROC_STAT_COMM_LEN];
 	uint64_t t0;
-	char name[16];
 	int e;
 
 	if (!comm) { /* before it is read: a short-lived process is gone after */
-		pid_comm(h, pid, name, sizeof(name));
+		if (proc_stat_read_comm(h->o.proc_root ? h->o.proc_root : "/proc", (pid_t)pid,
+					name))
+			snprintf(name, sizeof(name), "?");
 		comm = name;
 	}
 	t0 = thread_cpu_ns();

@@ -271,17 +271,15 @@ void overhead_window__end(struct overhead_window *w)
 bool overhead_window__check(struct overhead_window *w, const struct sampler *s, int64_t now,
 			    bool force)
 {
-	uint64_t run_ns, sample_runs, bpf, irqs;
 	struct sampler_cost c;
+	uint64_t bpf, irqs;
 
 	if (!w->o || (!force && now < w->next_check) || now <= w->start_mono)
 		return w->over;
 	w->next_check = now + 250000000ll;
 	sampler__bpf_cost(s, &c);
-	run_ns = c.sample_ns;
-	sample_runs = c.sample_runs;
-	w->bpf_ns = run_ns - w->bpf0;
-	w->interrupts = sample_runs - w->runs0;
+	w->bpf_ns = c.sample_ns - w->bpf0;
+	w->interrupts = c.sample_runs - w->runs0;
 	w->share_pct = overhead__share(w->bpf_ns + w->interrupts * w->o->irq_ns,
 				       (uint64_t)(now - w->start_mono), w->o->ncpus);
 	/* the hooks' cost is the host's events: shown, never judged */
@@ -290,12 +288,12 @@ bool overhead_window__check(struct overhead_window *w, const struct sampler *s, 
 	if (!w->steady_from) {
 		/* the first check: the rate from here on is the window's own */
 		w->steady_from = now;
-		w->bpf1 = run_ns;
-		w->runs1 = sample_runs;
+		w->bpf1 = c.sample_ns;
+		w->runs1 = c.sample_runs;
 		return w->over;
 	}
-	bpf = run_ns - w->bpf1;
-	irqs = sample_runs - w->runs1;
+	bpf = c.sample_ns - w->bpf1;
+	irqs = c.sample_runs - w->runs1;
 	w->steady_pct = overhead__share(bpf + irqs * w->o->irq_ns, (uint64_t)(now - w->steady_from),
 					w->o->ncpus);
 	if (!force && now - w->steady_from >= OVERHEAD_WARMUP_NS && w->steady_pct > w->max_pct)

@@ -1143,7 +1143,6 @@ void sampler__bpf_cost(const struct sampler *s, struct sampler_cost *out)
 				out->sample_runs += info.run_cnt;
 		} else {
 			out->hook_ns += info.run_time_ns;
-			out->hook_runs += info.run_cnt;
 		}
 	}
 }

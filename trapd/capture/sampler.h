@@ -293,7 +293,7 @@ int sampler__ncpus(const struct sampler *s);
  * filter, so what they cost is the host's load, not trapd's choice. */
 struct sampler_cost {
 	uint64_t sample_ns, sample_runs;
-	uint64_t hook_ns, hook_runs;
+	uint64_t hook_ns;
 };
 
 /* sampler__bpf_cost - @s's programs' cost so far into @out. */

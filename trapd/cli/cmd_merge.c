@@ -252,14 +252,16 @@ static int64_t shortest_period(const struct fleet_catalog *cat, const struct gro
 	return p;
 }
 
-/* over_bounds - why summing @p into @m's group would pass what a group
- * may cost (fleet_merge.h), or NULL. */
+/* over_bounds - why summing @p (NULL: before it is read) into @m's group
+ * would pass what a group may cost (fleet_merge.h), or NULL. */
 static const char *over_bounds(const struct merged *m, const struct profile *dst,
 			       const struct profile *p, char *why, size_t len)
 {
 	if (m->bytes > FLEET_GROUP_MAX_BYTES)
 		snprintf(why, len, "the group has read %llu MiB of profiles, its bound",
 			 FLEET_GROUP_MAX_BYTES >> 20);
+	else if (!p)
+		return NULL;
 	else if (dst->nstrings + (uint64_t)p->nstrings > FLEET_GROUP_MAX_STRINGS)
 		snprintf(why, len, "the group would hold more than %u strings",
 			 FLEET_GROUP_MAX_STRINGS);
@@ -282,10 +284,8 @@ static int add_member_profile(struct cli_store *s, struct merged *m, struct prof
 	size_t bytes = 0;
 	int e;
 
-	if (m->bytes > FLEET_GROUP_MAX_BYTES) { /* nothing more is read for it */
-		log_warn("%s%s: left out of %s: the group has read %llu MiB of profiles, its "
-			 "bound",
-			 s->store->url_base, c->key, m->g->name, FLEET_GROUP_MAX_BYTES >> 20);
+	if (over_bounds(m, dst, NULL, why, sizeof(why))) { /* nothing more is read for it */
+		log_warn("%s%s: left out of %s: %s", s->store->url_base, c->key, m->g->name, why);
 		return 1;
 	}
 	e = fleet_fetch__profile(s->store, s->cache, c->key, false, path, sizeof(path), err,

@@ -60,8 +60,6 @@ static const char *env_first(const char *a, const char *b, const char *c)
 	return v && *v ? v : NULL;
 }
 
-/* url_settings - the [upload] section that says what @url and the
- * environment say, into @out. */
 /* url_endpoint - @url's endpoint: @endpoint (--endpoint), else the
  * environment's for its kind of store; NULL for the cloud's own. */
 static const char *url_endpoint(const char *url, const char *endpoint)
@@ -92,6 +90,8 @@ static int check_cleartext(const char *url, const char *endpoint, char *err, siz
 	return -EINVAL;
 }
 
+/* url_settings - the [upload] section that says what @url, its @endpoint
+ * and the environment say, into @out. */
 static int url_settings(const char *url, const char *endpoint, char *out, size_t len)
 {
 	bool s3 = !strncmp(url, "s3://", 5), az = !strncmp(url, "azblob://", 9);

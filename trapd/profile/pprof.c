@@ -149,8 +149,7 @@ static void encode_sample(struct encoder *e, const struct profile_sample *s)
 	size_t mark;
 
 	values[0] = (uint64_t)s->count;
-	values[1] =
-		(uint64_t)saturating_mul(s->count, s->period_ns ? s->period_ns : e->p->period_ns);
+	values[1] = (uint64_t)saturating_mul(s->count, profile__sample_period(e->p, s));
 	values[2] = (uint64_t)s->offcpu_ns;
 	mark = pb_msg_begin(&e->b, F_PROFILE_SAMPLE);
 	if (s->nlocs)

@@ -559,7 +559,7 @@ int64_t profile__cpu_ns(const struct profile *p)
 	size_t i;
 
 	for (i = 0; i < p->nsamples; i++) {
-		period = p->samples[i].period_ns ? p->samples[i].period_ns : p->period_ns;
+		period = profile__sample_period(p, &p->samples[i]);
 		if (p->samples[i].count <= 0 || period <= 0)
 			continue;
 		if (__builtin_mul_overflow(p->samples[i].count, period, &t) ||

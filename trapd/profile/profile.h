@@ -216,6 +216,15 @@ bool profile__location_is_kernel(const struct profile *p, uint32_t loc_id);
 /* profile__total - the sum of all sample counts. */
 int64_t profile__total(const struct profile *p);
 
+/* profile__sample_period - the period a count of @s (a sample of @p)
+ * stands for: its own when it has one (profile.h: a capture's history),
+ * else @p's. */
+static inline int64_t profile__sample_period(const struct profile *p,
+					     const struct profile_sample *s)
+{
+	return s->period_ns > 0 ? s->period_ns : p->period_ns;
+}
+
 /* profile__cpu_ns - the on-CPU time @p's counts stand for: each count of
  * its sample's own period, or of @p's (saturating). */
 int64_t profile__cpu_ns(const struct profile *p);

@@ -157,7 +157,7 @@ static void to_period(struct profile *p, int64_t period)
 
 	for (i = 0; period > 0 && i < p->nsamples; i++) {
 		s = &p->samples[i];
-		own = s->period_ns > 0 ? s->period_ns : p->period_ns;
+		own = profile__sample_period(p, s);
 		s->period_ns = 0;
 		if (own == period || own <= 0 || s->count <= 0)
 			continue;
@@ -178,7 +178,7 @@ static int64_t shortest_period(const struct profile *p)
 	size_t i;
 
 	for (i = 0; i < p->nsamples; i++) {
-		q = p->samples[i].period_ns > 0 ? p->samples[i].period_ns : p->period_ns;
+		q = profile__sample_period(p, &p->samples[i]);
 		if (q > 0 && (!best || q < best))
 			best = q;
 	}
