@@ -40,8 +40,11 @@ volatile __u64 taken;	     /* samples taken in this window (against the cap) */
 volatile __u32 copy_bytes;   /* DWARF mode: user stack bytes to copy; 0 = frame pointers */
 volatile __u32 window_seq;   /* which arming this is, stamped on every copy */
 volatile __u32 offcpu;	     /* the switch hook records off-CPU time (sampler.h) */
-volatile __u32 calls;	     /* enum sampler_calls_kind: the calls this window numbers */
-volatile __u64 call_seq;     /* calls numbered in this window */
+/* Stacks the switch hook takes on one CPU in one SAMPLER_OFFCPU_SLOT_NS;
+ * 0: no bound (sampler.h: offcpu_bound) */
+volatile __u32 offcpu_takes_max;
+volatile __u32 calls;	 /* enum sampler_calls_kind: the calls this window numbers */
+volatile __u64 call_seq; /* calls numbered in this window */
 /* SAMPLER_CALLS_SYSCALL: which system calls; all of them when call_all */
 volatile __u32 call_all;
 volatile __u64 call_syscalls[SAMPLER_CALL_SYSCALL_WORDS];
@@ -231,6 +234,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sampler_offcpu_start);
 } offcpu_tasks SEC(".maps");
+
+/* Off-CPU: this CPU's stack takes in the current slot (offcpu_bound). */
+struct offcpu_rate {
+	__u64 slot; /* bpf_ktime_get_ns / SAMPLER_OFFCPU_SLOT_NS */
+	__u64 takes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_rate);
+} offcpu_rates SEC(".maps");
 
 /* DWARF mode off the CPU: the blocking sites copied in this window. */
 struct {
@@ -1238,8 +1254,67 @@ static __always_inline bool still_copied(__u64 id)
 	return !(id & SAMPLER_SITE_BIT) || bpf_map_lookup_elem(&offcpu_sites, &id);
 }
 
+/* offcpu_may_take - whether this CPU may take one more task's stacks
+ * now (offcpu_bound): counted as a take when it may. */
+static __always_inline bool offcpu_may_take(__u64 now)
+{
+	__u64 slot = now / SAMPLER_OFFCPU_SLOT_NS;
+	struct offcpu_rate *r;
+	__u32 zero = 0;
+
+	if (!offcpu_takes_max)
+		return true;
+	r = bpf_map_lookup_elem(&offcpu_rates, &zero);
+	if (!r)
+		return true;
+	if (r->slot != slot) {
+		r->slot = slot;
+		r->takes = 0;
+	}
+	if (r->takes >= offcpu_takes_max)
+		return false;
+	r->takes++;
+	return true;
+}
+
+/* offcpu_throttled - the current task leaves the CPU in @state over this
+ * CPU's bound: its wait is counted under the stacks it last left with
+ * (@old's, when it is of the same process), or under none; no walk, no
+ * copy, no Python frames. */
+static __always_inline void offcpu_throttled(struct sampler_offcpu_start *old, __u32 pid, __u32 tid,
+					     __u32 state, __u64 now)
+{
+	struct sampler_offcpu_start start = {};
+	struct call_where call;
+
+	stat_inc(SAMPLER_STAT_OFFCPU_THROTTLED);
+	call_in(tid, &call);
+	if (old && old->key.pid == pid) {
+		old->key.offcpu = state;
+		old->key.call = call.id;
+		old->since = now;
+		stat_inc(SAMPLER_STAT_OFFCPU_SWITCHES);
+		return;
+	}
+	start.key.pid = pid;
+	start.key.tid = tid;
+	start.key.offcpu = state;
+	start.key.call = call.id;
+	start.key.cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(start.key.comm, sizeof(start.key.comm));
+	start.since = now;
+	if (old) {
+		__builtin_memcpy(old, &start, sizeof(start));
+	} else if (bpf_map_update_elem(&offcpu_tasks, &tid, &start, BPF_NOEXIST)) {
+		stat_inc(SAMPLER_STAT_OFFCPU_TASKS_FULL);
+		return;
+	}
+	stat_inc(SAMPLER_STAT_OFFCPU_SWITCHES);
+}
+
 /* offcpu_begin - the current task (watched, thread group @pid, thread
- * @tid) leaves the CPU in @state: take its stacks, as a sample would. */
+ * @tid) leaves the CPU in @state: take its stacks, as a sample would,
+ * within this CPU's bound. */
 static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 state, __u64 now)
 {
 	struct sampler_offcpu_start start = {}, *old;
@@ -1250,10 +1325,14 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	bool have_regs;
 	__u32 zero = 0;
 
+	old = bpf_map_lookup_elem(&offcpu_tasks, &tid);
+	if (!offcpu_may_take(now)) {
+		offcpu_throttled(old, pid, tid, state, now);
+		return;
+	}
 	sc = bpf_map_lookup_elem(&scratch_map, &zero);
 	if (!sc)
 		return;
-	old = bpf_map_lookup_elem(&offcpu_tasks, &tid);
 	have_regs = saved_user_regs(&regs);
 	if (have_regs) {
 		start.ip = regs.ip;

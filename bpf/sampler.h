@@ -67,6 +67,16 @@ struct sampler_offcpu_start {
 	__u64 ret;	  /* the word at bp + 8 then (a caller's return address) */
 };
 
+/* The switch hook runs at every context switch of the host, and a
+ * watched task can leave a CPU hundreds of thousands of times a second
+ * (two processes ping-ponging on a pipe): taking its stacks every time
+ * would make the host's load, not the window's budget, decide what the
+ * window costs. So each CPU takes at most offcpu_takes_max stacks in a
+ * slot of SAMPLER_OFFCPU_SLOT_NS (set from the budget by user space);
+ * past it, a wait is still timed, under the stacks its task last left
+ * with (the same process's) or under none, and counted as throttled. */
+#define SAMPLER_OFFCPU_SLOT_NS 100000000ull
+
 /* Calls: a window can split its samples by the call they fell in, a
  * user function's (uprobe and uretprobe) or a system call's (the
  * raw_syscalls tracepoints). Each call of a watched thread is numbered at
@@ -162,6 +172,7 @@ enum sampler_stat {
 	SAMPLER_STAT_OFFCPU_TASKS_FULL, /* ... but offcpu_tasks was full: its time lost */
 	SAMPLER_STAT_OFFCPU_LOST,	/* its time could not be counted (counts map) */
 	SAMPLER_STAT_OFFCPU_SITES,	/* DWARF mode: blocking sites copied */
+	SAMPLER_STAT_OFFCPU_THROTTLED,	/* ... over the CPU's bound: its last stacks reused */
 	/* Calls (struct sampler_call) */
 	SAMPLER_STAT_CALLS,	      /* calls entered by watched threads */
 	SAMPLER_STAT_CALLS_UNTRACKED, /* ... not numbered: call_tasks was full */

@@ -194,10 +194,14 @@ PY
 	return $rc
 }
 
-# window_lasted JSON - the window's duration in ms and its end reason.
+# window_lasted JSON - the window's duration in ms and its end reason,
+# the hooks' and the samples' share of the host; for an off-CPU window
+# also its switches, those over the bound, and the bound (takes a second
+# a CPU).
 window_lasted() {
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=d["window"]
-print(w["duration_ns"] // 1000000, w["end_reason"].replace(" ", "_"), d["overhead"].get("hooks_pct", "none"), d["overhead"]["steady_pct"])' "$1"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=d["window"]; o=d.get("off_cpu", {})
+print(w["duration_ns"] // 1000000, w["end_reason"].replace(" ", "_"), d["overhead"].get("hooks_pct", "none"), d["overhead"]["steady_pct"],
+      o.get("switches", 0), o.get("throttled", 0), o.get("takes_per_cpu_hz", 0))' "$1"
 }
 
 # Finding: a local user cut short the captures of rules that record
@@ -206,7 +210,9 @@ print(w["duration_ns"] // 1000000, w["end_reason"].replace(" ", "_"), d["overhea
 # filter: nobody in a getppid loop ended a 5 s `--calls syscall` capture
 # of another process after 1.26 s; two pipe ping-pong pairs made a 5 s
 # `-a --off-cpu` capture end early yet last 10.5 s. The window is judged
-# by what trapd chose (its samples); the hooks' cost is reported apart.
+# by what trapd chose (its samples); the hooks' cost is reported apart;
+# the switch hook takes stacks within its own per-CPU bound, and the
+# window ends when its end is decided, however long the hooks take to go.
 test_calls_window_lasts_while_nobody_floods() {
 	need_root_bpf || return
 	local rc=0 victim t0 took
@@ -220,7 +226,7 @@ while True: os.getppid()'
 		{ fail "capture --calls syscall: $(tail -3 calls.log)"; return 1; }
 	set -- $(window_lasted calls.json)
 	echo "   --calls syscall beside a getppid flood: ${1} ms, $2, hooks $3 %, samples $4 %" >&2
-	[ "$1" -ge 4500 ] && [ "$2" = duration ] ||
+	[ "$1" -ge 4500 ] && [ "$1" -le 6000 ] && [ "$2" = duration ] ||
 		{ fail "the --calls window lasted $1 ms ($2) of 5 s"; rc=1; }
 	kill_bg
 	cat >pingpong.py <<'PY'
@@ -245,8 +251,18 @@ PY
 	kill_bg
 	pkill -u nobody -f pingpong.py
 	set -- $(window_lasted off.json)
-	echo "   -a --off-cpu beside two ping-pong pairs: ${1} ms ($2), the command $took ms, hooks $3 %, samples $4 %" >&2
-	[ "$1" -ge 4500 ] && [ "$2" = duration ] ||
+	echo "   -a --off-cpu beside two ping-pong pairs: ${1} ms ($2), the command $took ms, hooks $3 %, samples $4 %;" \
+		"$5 switches, $6 over the bound of $7 takes/s a CPU" >&2
+	[ "$1" -ge 4500 ] && [ "$1" -le 6000 ] && [ "$2" = duration ] ||
 		{ fail "the --off-cpu window lasted $1 ms ($2) of 5 s"; rc=1; }
+	# the stacks taken stay within the bound: each CPU's slots of 100 ms
+	# (one more than the window's), every CPU of the host
+	local ncpu takes
+	ncpu=$(nproc)
+	takes=$(($5 - $6))
+	[ "$7" -gt 0 ] && [ "$6" -gt 0 ] && [ "$takes" -le $(($7 * ncpu * ($1 + 200) / 1000)) ] ||
+		{ fail "the switch hook took $takes stacks in $1 ms (bound $7/s a CPU, $6 throttled)"; rc=1; }
+	grep -q "over the bound of $7 stack takes" off.log ||
+		{ fail "the capture did not say its off-CPU stacks were bounded: $(tail -3 off.log)"; rc=1; }
 	return $rc
 }

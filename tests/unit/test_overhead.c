@@ -60,15 +60,22 @@ static void test_window_choice_says_why(void **state)
 	hz = overhead_window__choose(&w, &o, 10.0, NULL, 50000, 100000);
 	assert_int_equal(w.sample_ns, 80000);
 	assert_int_equal(hz, 875);
+	/* off-CPU stack takes of 50 us: 30 % of 10 % of a CPU is 600 a second */
+	assert_int_equal(w.offcpu_takes_hz, 600);
 	hz = overhead_window__choose(&w, &o, 10.0, NULL, 0, 999);
 	assert_int_equal(hz, 999);
 	assert_string_equal(w.capped, "");
-	/* no budget */
+	assert_int_equal(w.offcpu_takes_hz, 3750); /* at the default 8 us */
+	/* no budget: no bound either */
 	hz = overhead_window__choose(&w, NULL, 10.0, NULL, 0, 100000);
 	assert_int_equal(hz, 100000);
 	assert_null(w.o);
+	assert_int_equal(w.offcpu_takes_hz, 0);
 	hz = overhead_window__choose(&w, &o, 0, NULL, 0, 100000);
 	assert_int_equal(hz, 100000);
+	assert_int_equal(w.offcpu_takes_hz, 0);
+	/* a tiny budget still takes one a second */
+	assert_int_equal(overhead__offcpu_takes_hz(0.0000001, 8000), 1);
 }
 
 /* The calibration measures something of the right order: an interrupt

@@ -315,12 +315,13 @@ static int add_offcpu_summary(struct profile *p, const struct capture_info *info
 	snprintf(
 		line, sizeof(line),
 		"off-cpu: %.3fs sleeping, %.3fs uninterruptible, %.3fs runnable, %.3fs other; %" PRIu64
-		" switches (lost: %" PRIu64 " tasks over the table, %" PRIu64 " uncounted)",
+		" switches, %" PRIu64 " over the rate bound (lost: %" PRIu64
+		" tasks over the table, %" PRIu64 " uncounted)",
 		(double)ns[SAMPLER_OFFCPU_SLEEPING] / 1e9,
 		(double)ns[SAMPLER_OFFCPU_UNINTERRUPTIBLE] / 1e9,
 		(double)ns[SAMPLER_OFFCPU_RUNNABLE] / 1e9, (double)ns[SAMPLER_OFFCPU_OTHER] / 1e9,
-		v[SAMPLER_STAT_OFFCPU_SWITCHES], v[SAMPLER_STAT_OFFCPU_TASKS_FULL],
-		v[SAMPLER_STAT_OFFCPU_LOST]);
+		v[SAMPLER_STAT_OFFCPU_SWITCHES], v[SAMPLER_STAT_OFFCPU_THROTTLED],
+		v[SAMPLER_STAT_OFFCPU_TASKS_FULL], v[SAMPLER_STAT_OFFCPU_LOST]);
 	return profile__add_comment(p, line);
 }
 

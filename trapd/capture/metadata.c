@@ -340,6 +340,8 @@ static void emit_off_cpu(struct json_writer *w, const struct capture_info *info)
 	json_object_end(w);
 	json_kv_u64(w, "switches", v[SAMPLER_STAT_OFFCPU_SWITCHES]);
 	json_kv_u64(w, "sites_copied", v[SAMPLER_STAT_OFFCPU_SITES]);
+	json_kv_u64(w, "throttled", v[SAMPLER_STAT_OFFCPU_THROTTLED]);
+	json_kv_u64(w, "takes_per_cpu_hz", info->overhead ? info->overhead->offcpu_takes_hz : 0);
 	json_key(w, "waiting_at_start");
 	json_object_begin(w);
 	json_kv_u64(w, "threads_read", info->waiting.threads);

@@ -211,6 +211,17 @@ uint64_t overhead__cap_freq(uint64_t want_hz, int sampled_cpus, int ncpus, uint6
 	return max_hz < 1 ? 1 : (uint64_t)max_hz;
 }
 
+uint64_t overhead__offcpu_takes_hz(double max_pct, uint64_t take_ns)
+{
+	double hz;
+
+	if (max_pct <= 0)
+		return 0;
+	hz = max_pct / 100.0 * OVERHEAD_OFFCPU_SHARE * 1e9 /
+	     (double)(take_ns ? take_ns : OVERHEAD_DEFAULT_BPF_NS);
+	return hz < 1 ? 1 : (uint64_t)hz;
+}
+
 uint64_t overhead_window__choose(struct overhead_window *w, struct overhead *o, double max_pct,
 				 const struct sampler *s, uint64_t bpf_hint_ns, uint64_t want_hz)
 {
@@ -231,6 +242,7 @@ uint64_t overhead_window__choose(struct overhead_window *w, struct overhead *o, 
 	if (bpf_hint_ns > bpf)
 		bpf = bpf_hint_ns;
 	w->sample_ns = overhead__sample_ns(o, bpf);
+	w->offcpu_takes_hz = overhead__offcpu_takes_hz(max_pct, bpf);
 	/* every online CPU takes the interrupts, whatever the target */
 	w->freq_hz = overhead__cap_freq(want_hz, o->ncpus, o->ncpus, w->sample_ns,
 					max_pct * OVERHEAD_CAP_SHARE);

@@ -100,7 +100,10 @@ struct overhead_window {
 	bool holds_stats;   /* from start to end */
 	double max_pct;
 	uint64_t asked_hz, freq_hz;
-	uint64_t sample_ns;   /* the estimate the frequency was chosen by */
+	uint64_t sample_ns; /* the estimate the frequency was chosen by */
+	/* the most stacks each CPU's off-CPU hook takes a second (0: no
+	 * bound): OVERHEAD_OFFCPU_SHARE of the budget at the sample's BPF */
+	uint64_t offcpu_takes_hz;
 	char capped[240];     /* why it was lowered; "" when it was not */
 	uint64_t bpf0, runs0; /* the sampler's statistics when armed */
 	int64_t start_mono, next_check;
@@ -118,6 +121,17 @@ struct overhead_window {
 	double steady_pct;
 	bool over; /* the steady share passed max_pct: the window ended */
 };
+
+/* The share of a window's budget that taking the stacks of tasks leaving
+ * a CPU may use, on each CPU (a take costs about what a sample's BPF
+ * does): 10 % with 8 us takes is 3,750 a second a CPU. Past it, waits are
+ * counted under the stacks their task last left with (sampler.h). */
+#define OVERHEAD_OFFCPU_SHARE 0.3
+
+/* overhead__offcpu_takes_hz - how many stack takes of @take_ns each a
+ * CPU may make a second within OVERHEAD_OFFCPU_SHARE of @max_pct; 0
+ * (no bound) without a budget. */
+uint64_t overhead__offcpu_takes_hz(double max_pct, uint64_t take_ns);
 
 /* How long a window warms up before its rate is judged. */
 #define OVERHEAD_WARMUP_NS 500000000ll

@@ -57,6 +57,8 @@ struct sampler {
 	struct sampler_calls calls;	/* what the next window numbers (binary not kept) */
 	struct bpf_link *call_links[2]; /* the calls' entry and return probes, while armed */
 	uint64_t calls_stopped_ns;	/* when they were detached */
+	uint64_t offcpu_takes_hz;	/* sampler__bound_offcpu */
+	uint64_t disarmed_ns;		/* sampler__disarm: when; 0 while armed */
 	uint64_t stacks_moved;		/* entries sampler__move took out this window */
 	uint64_t counts_moved;
 	uint64_t spares_moved;
@@ -91,6 +93,7 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_OFFCPU_TASKS_FULL] = "offcpu_tasks_full",
 	[SAMPLER_STAT_OFFCPU_LOST] = "offcpu_lost",
 	[SAMPLER_STAT_OFFCPU_SITES] = "offcpu_sites",
+	[SAMPLER_STAT_OFFCPU_THROTTLED] = "offcpu_throttled",
 	[SAMPLER_STAT_CALLS] = "calls",
 	[SAMPLER_STAT_CALLS_UNTRACKED] = "calls_untracked",
 	[SAMPLER_STAT_CALL_TIMES_FULL] = "call_times_full",
@@ -402,7 +405,7 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	return 0;
 }
 
-static void stop_offcpu(struct sampler *s);
+static void stop_offcpu(struct sampler *s, uint64_t end);
 
 static int set_target(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
@@ -429,7 +432,7 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 	}
 	s->record = o->record ? o->record : SAMPLER_RECORD_CPU;
 	if (s->skel->bss->armed && s->skel->bss->offcpu && !(s->record & SAMPLER_RECORD_OFFCPU))
-		stop_offcpu(s);
+		stop_offcpu(s, (uint64_t)clock_mono_ns());
 	if (o->target != SAMPLER_TARGET_CGROUP)
 		return 0;
 	e = bpf_map_update_elem(bpf_map__fd(s->skel->maps.cgroup_filter), &zero, &fd, BPF_ANY);
@@ -732,6 +735,22 @@ static void clear_window(struct sampler *s)
 	s->stacks_moved = s->counts_moved = s->spares_moved = 0;
 }
 
+/* offcpu_takes_per_slot - the program's bound for @hz takes a second:
+ * per SAMPLER_OFFCPU_SLOT_NS, at least 1; 0: none. */
+static __u32 offcpu_takes_per_slot(uint64_t hz)
+{
+	uint64_t n = hz * SAMPLER_OFFCPU_SLOT_NS / 1000000000ull;
+
+	if (!hz)
+		return 0;
+	return n < 1 ? 1 : n > UINT32_MAX ? UINT32_MAX : (__u32)n;
+}
+
+void sampler__bound_offcpu(struct sampler *s, uint64_t takes_per_sec)
+{
+	s->offcpu_takes_hz = takes_per_sec;
+}
+
 /* attach_switch - the off-CPU hook, for this window only: attached, it
  * runs at every context switch of the host. */
 static int attach_switch(struct sampler *s)
@@ -750,6 +769,8 @@ int sampler__start(struct sampler *s)
 	clear_window(s);
 	s->skel->bss->window_seq++;
 	s->skel->bss->offcpu = offcpu;
+	s->skel->bss->offcpu_takes_max = offcpu_takes_per_slot(s->offcpu_takes_hz);
+	s->disarmed_ns = 0;
 	if (offcpu && !s->skel->links.on_switch) {
 		e = attach_switch(s);
 		if (e)
@@ -787,8 +808,8 @@ static void add_offcpu(struct sampler *s, const struct sampler_key *key, __u64 n
 }
 
 /* close_offcpu - after the hook stopped: the tasks still off the CPU are
- * counted up to @now. Bounded by the size of offcpu_tasks. */
-static void close_offcpu(struct sampler *s, uint64_t now)
+ * counted up to @end. Bounded by the size of offcpu_tasks. */
+static void close_offcpu(struct sampler *s, uint64_t end)
 {
 	int fd = bpf_map__fd(s->skel->maps.offcpu_tasks);
 	struct sampler_offcpu_start st;
@@ -796,23 +817,25 @@ static void close_offcpu(struct sampler *s, uint64_t now)
 
 	while (bpf_map_get_next_key(fd, NULL, &tid) == 0) {
 		/* since 0: it runs */
-		if (!bpf_map_lookup_elem(fd, &tid, &st) && st.since && now > st.since)
-			add_offcpu(s, &st.key, now - st.since);
+		if (!bpf_map_lookup_elem(fd, &tid, &st) && st.since && end > st.since)
+			add_offcpu(s, &st.key, end - st.since);
 		if (bpf_map_delete_elem(fd, &tid))
 			break;
 	}
 }
 
-/* stop_offcpu - detach the off-CPU hook and count the tasks still away
- * up to now (bpf_ktime_get_ns is CLOCK_MONOTONIC, as clock_mono_ns). */
-static void stop_offcpu(struct sampler *s)
+/* stop_offcpu - detach the off-CPU hook (on a busy host the kernel's
+ * wait for the hook's last runs can take long) and count the tasks still
+ * away up to @end, the disarm (bpf_ktime_get_ns is CLOCK_MONOTONIC, as
+ * clock_mono_ns). */
+static void stop_offcpu(struct sampler *s, uint64_t end)
 {
 	s->skel->bss->offcpu = 0;
 	if (!s->skel->links.on_switch)
 		return;
 	bpf_link__destroy(s->skel->links.on_switch);
 	s->skel->links.on_switch = NULL;
-	close_offcpu(s, (uint64_t)clock_mono_ns());
+	close_offcpu(s, end);
 }
 
 /* stop_calls - detach the calls' probes: the window numbers no more. */
@@ -830,15 +853,24 @@ static void stop_calls(struct sampler *s)
 	s->calls.kind = SAMPLER_CALLS_NONE;
 }
 
+uint64_t sampler__disarm(struct sampler *s)
+{
+	if (!s->disarmed_ns) {
+		__atomic_store_n(&s->skel->bss->armed, 0, __ATOMIC_SEQ_CST);
+		s->disarmed_ns = (uint64_t)clock_mono_ns();
+	}
+	return s->disarmed_ns;
+}
+
 int sampler__stop(struct sampler *s)
 {
+	uint64_t end = sampler__disarm(s);
 	int i, err = 0;
 
-	__atomic_store_n(&s->skel->bss->armed, 0, __ATOMIC_SEQ_CST);
 	for (i = 0; i < s->ncpus; i++)
 		if (ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0) && !err)
 			err = -errno;
-	stop_offcpu(s);
+	stop_offcpu(s, end);
 	stop_calls(s);
 	return err;
 }

@@ -211,8 +211,21 @@ int sampler__start(struct sampler *s);
 int sampler__dither(struct sampler *s);
 uint64_t sampler__dither_every_ns(const struct sampler *s);
 
-/* sampler__stop - disarm: no sample is taken after it returns. The time
- * of tasks still off the CPU is counted up to now. */
+/* sampler__bound_offcpu - from the next sampler__start: each CPU takes
+ * the stacks of at most @takes_per_sec tasks leaving it a second (0: no
+ * bound); past it, waits are timed under the stacks their task last left
+ * with (bpf/sampler.h, SAMPLER_STAT_OFFCPU_THROTTLED). */
+void sampler__bound_offcpu(struct sampler *s, uint64_t takes_per_sec);
+
+/* sampler__disarm - the window ends now: the program takes nothing more
+ * (one store, so the decision is kept to the microsecond however busy
+ * the host). Returns when it was (CLOCK_MONOTONIC ns), the first call's
+ * time for a window disarmed already. */
+uint64_t sampler__disarm(struct sampler *s);
+
+/* sampler__stop - disarm (if sampler__disarm has not) and detach what the
+ * window attached: no sample is taken after it returns. The time of tasks
+ * still off the CPU is counted up to the disarm. */
 int sampler__stop(struct sampler *s);
 
 /* sampler__events_fd - an fd that polls readable when announcements are

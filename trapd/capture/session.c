@@ -67,7 +67,7 @@ struct session {
 	int64_t start_ns; /* realtime, ns since the epoch */
 	int64_t start_mono;
 	int64_t arm_ns;
-	int64_t window_ns;    /* as measured at the stop */
+	int64_t window_ns;    /* from the arming to the disarm (sampler__disarm) */
 	int64_t deadline;     /* 0 = none */
 	int64_t late_ns;      /* how long after the deadline the window closed */
 	int64_t next_refresh; /* next re-read of cgroup v1 members */
@@ -385,6 +385,7 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 		return -ENOMEM;
 	s->start_ns = clock_real_ns();
 	s->start_mono = clock_mono_ns();
+	sampler__bound_offcpu(s->sampler, s->budget.offcpu_takes_hz);
 	e = sampler__start(s->sampler);
 	pyframes__window(s->py, sampler__window_seq(s->sampler));
 	if (!e && (s->sopts.record & SAMPLER_RECORD_OFFCPU)) {
@@ -580,8 +581,13 @@ int session__widen_to_system(struct session *s, const char *why)
 
 void session__end(struct session *s, const char *reason)
 {
-	if (!s->end_reason)
-		s->end_reason = reason;
+	if (s->end_reason)
+		return;
+	s->end_reason = reason;
+	/* the window ends at the decision, whatever closing it then costs
+	 * on a busy host (detaching hooks waits for their last runs) */
+	if (s->started && !s->stopped && s->sampler)
+		s->window_ns = (int64_t)sampler__disarm(s->sampler) - s->start_mono;
 }
 
 void session__signal_command(struct session *s, int signo)
@@ -626,12 +632,14 @@ static void close_window(struct session *s)
 {
 	finish_waiting(s);
 	if (!s->stopped) {
+		int64_t end = (int64_t)sampler__disarm(s->sampler);
+
 		if (s->started)
-			overhead_window__check(&s->budget, s->sampler, clock_mono_ns(), true);
+			overhead_window__check(&s->budget, s->sampler, end, true);
 		overhead_window__end(&s->budget);
 		sampler__stop(s->sampler);
 		s->stopped = true;
-		s->window_ns = clock_mono_ns() - s->start_mono;
+		s->window_ns = end - s->start_mono;
 	}
 	sampler__drain_events(s->sampler, on_event, s);
 	resnap_due(s, INT64_MAX);

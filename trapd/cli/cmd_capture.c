@@ -351,6 +351,12 @@ static void print_summary(const struct capture_cmd *c, const struct capture_info
 			 info->stats.v[SAMPLER_STAT_OFFCPU_SWITCHES],
 			 (double)info->duration_ns / NSEC_PER_SEC, info->freq_hz, info->ncpus,
 			 info->end_reason, lost);
+	if (info->stats.v[SAMPLER_STAT_OFFCPU_THROTTLED])
+		log_info("%" PRIu64 " of the switches were over the bound of %" PRIu64
+			 " stack takes a second a CPU (max_capture_overhead): counted under "
+			 "the stacks their thread last left with",
+			 info->stats.v[SAMPLER_STAT_OFFCPU_THROTTLED],
+			 info->overhead ? info->overhead->offcpu_takes_hz : 0);
 	else
 		log_info("captured %" PRIu64 " samples in %.2fs at %" PRIu64
 			 " Hz on %d CPUs (%s); %" PRIu64 " samples or stacks lost",
