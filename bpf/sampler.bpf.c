@@ -59,6 +59,11 @@ volatile __u64 spares_added; /* ...and to the spare maps */
  * fork hook does nothing. */
 const volatile __u32 fork_child_pid_offset;
 
+/* Set before load from tracefs: where sched_process_exit's record says
+ * whether the whole process dies (its group_dead, Linux 6.16+). 0: the
+ * exit of the thread group's leader is taken for it. */
+const volatile __u32 exit_group_dead_offset;
+
 /* Set before load from tracefs: where sched_switch's record keeps the
  * state the previous task left in and the next task's pid. 0: the switch
  * hook is not loaded. */
@@ -171,7 +176,7 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 32768);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, struct sampler_seen);
 } seen_pids SEC(".maps");
 
 struct {
@@ -321,7 +326,7 @@ static __always_inline bool watched(__u32 pid)
 	}
 }
 
-static __always_inline void announce(__u32 kind, __u32 pid)
+static __always_inline void announce(__u32 kind, __u32 pid, __u32 life)
 {
 	struct sampler_event *e;
 
@@ -332,21 +337,40 @@ static __always_inline void announce(__u32 kind, __u32 pid)
 	}
 	e->kind = kind;
 	e->pid = pid;
+	e->life = life;
+	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline void note_process(__u32 pid)
+/* process_life - the life thread group @pid is in (struct sampler_seen),
+ * announced to user space first when @with_user_code (only a process
+ * with user code has a memory map worth a snapshot); *@first says it was
+ * announced now. */
+static __always_inline __u32 process_life(__u32 pid, bool with_user_code, bool *first)
 {
-	__u8 one = 1;
+	struct sampler_seen fresh = { .life = 0, .announced = 1 }, *e;
 	long err;
 
-	if (bpf_map_lookup_elem(&seen_pids, &pid))
-		return;
-	err = bpf_map_update_elem(&seen_pids, &pid, &one, BPF_NOEXIST);
-	if (err == 0)
-		announce(SAMPLER_EVENT_NEW_PROCESS, pid);
-	else if (err != -EEXIST)
+	*first = false;
+	e = bpf_map_lookup_elem(&seen_pids, &pid);
+	if (e) {
+		if (with_user_code && !e->announced) {
+			e->announced = 1;
+			*first = true;
+			announce(SAMPLER_EVENT_NEW_PROCESS, pid, e->life);
+		}
+		return e->life;
+	}
+	if (!with_user_code)
+		return 0;
+	err = bpf_map_update_elem(&seen_pids, &pid, &fresh, BPF_NOEXIST);
+	if (err == 0) {
+		*first = true;
+		announce(SAMPLER_EVENT_NEW_PROCESS, pid, 0);
+	} else if (err != -EEXIST) {
 		stat_inc(SAMPLER_STAT_PIDS_FULL);
+	}
+	return 0;
 }
 
 /* What a sample or a wait takes of the call its thread is in: its number
@@ -980,11 +1004,12 @@ static __always_inline void count_sample(struct sampler_key *key)
 /* copy_wakeup - the flags of a copy's submission. Waking the drain thread
  * for each copy costs the sampled CPU a wake-up (an IPI: a VM exit on a
  * virtual machine) per sample; the thread polls every 50 ms anyway. It is
- * woken for a process's first copy (its memory map is best read while it
- * lives) and when the ring is a quarter full (a burst must not fill it). */
-static __always_inline __u64 copy_wakeup(__u32 pid)
+ * woken for a process's first copy (@first: announced with it; its memory
+ * map is best read while it lives) and when the ring is a quarter full (a
+ * burst must not fill it). */
+static __always_inline __u64 copy_wakeup(bool first)
 {
-	if (!bpf_map_lookup_elem(&seen_pids, &pid))
+	if (first)
 		return BPF_RB_FORCE_WAKEUP;
 	if (bpf_ringbuf_query(&copies, BPF_RB_AVAIL_DATA) >=
 	    bpf_ringbuf_query(&copies, BPF_RB_RING_SIZE) / 4)
@@ -997,7 +1022,7 @@ static __always_inline __u64 copy_wakeup(__u32 pid)
  * unwind. False when it could not: the caller takes the frame-pointer
  * walk instead, and the reason is counted. */
 static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sampler_key *key,
-				      const struct call_where *call)
+				      const struct call_where *call, bool first)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
 	struct sampler_copy_buf *b;
@@ -1021,11 +1046,13 @@ static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sa
 	b->hdr.kernel_stack = key->kernel_stack;
 	b->hdr.window = window_seq;
 	b->hdr.len = len;
+	b->hdr.life = key->life;
+	b->hdr.pad = 0;
 	b->hdr.py_stack = key->py_stack;
 	b->hdr.site = 0;
 	b->hdr.call = key->call;
 	call_ret_into(&b->hdr, call);
-	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
+	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(first))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return false;
 	}
@@ -1039,6 +1066,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct sampler_key key = {};
 	struct call_where call;
+	bool first = false;
 	struct scratch *sc;
 	__u32 zero = 0;
 
@@ -1067,21 +1095,21 @@ int sample(struct bpf_perf_event_data *ctx)
 	key.py_stack = py_stack(sc, key.pid, key.tid);
 	call_in(key.tid, &call);
 	key.call = call.id;
-	if (copy_bytes && have_bpf_loop && send_copy(ctx, &key, &call)) {
-		stat_inc(SAMPLER_STAT_SAMPLES);
-		note_process(key.pid);
-		return 0;
+	if (copy_bytes && have_bpf_loop) {
+		key.life = process_life(key.pid, true, &first);
+		if (send_copy(ctx, &key, &call, first)) {
+			stat_inc(SAMPLER_STAT_SAMPLES);
+			return 0;
+		}
 	}
 	/* A kernel thread has no user stack: bpf_get_stack returns 0 frames
 	 * for it, which is no loss. */
 	key.user_stack =
 		store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
 			    SAMPLER_STAT_USER_TRUNCATED, user_sp(ctx));
+	key.life = process_life(key.pid, key.user_stack != 0, &first);
 	count_sample(&key);
 	stat_inc(SAMPLER_STAT_SAMPLES);
-	/* Only processes with user code have a memory map worth a snapshot. */
-	if (key.user_stack)
-		note_process(key.pid);
 	return 0;
 }
 
@@ -1108,17 +1136,53 @@ int on_fork(void *ctx)
 	return 0;
 }
 
-/* An exec replaces the memory map: ask user space for a new snapshot. The
- * hook runs in the process that exec'd. */
+/* An exec replaces the memory map: the process's next life, announced so
+ * user space snapshots it. The hook runs in the process that exec'd. */
 SEC("tracepoint/sched/sched_process_exec")
 int on_exec(void *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct sampler_seen *e;
 
 	/* its interpreter, if it had one, is gone */
 	bpf_map_delete_elem(&py_procs, &pid);
-	if (armed && bpf_map_lookup_elem(&seen_pids, &pid))
-		announce(SAMPLER_EVENT_EXEC, pid);
+	/* counted after the window too, while user space still reads the
+	 * processes it met (until the next window empties the map) */
+	e = bpf_map_lookup_elem(&seen_pids, &pid);
+	if (!e)
+		return 0;
+	e->life++;
+	e->announced = armed;
+	if (armed)
+		announce(SAMPLER_EVENT_EXEC, pid, e->life);
+	return 0;
+}
+
+/* A process dies: its pid may be another's from now on, so what follows
+ * under it is the next life, announced by its first sample. The hook
+ * runs in the thread that exits; without the record's group_dead, the
+ * leader's exit is taken for the process's (a process whose leader exits
+ * first gets a new life while it still runs, which costs a snapshot). */
+SEC("tracepoint/sched/sched_process_exit")
+int on_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = id >> 32;
+	struct sampler_seen *e;
+	bool dead = false;
+
+	if (exit_group_dead_offset)
+		bpf_probe_read_kernel(&dead, sizeof(dead), (char *)ctx + exit_group_dead_offset);
+	else
+		dead = (__u32)id == pid;
+	if (!dead)
+		return 0;
+	bpf_map_delete_elem(&py_procs, &pid);
+	e = bpf_map_lookup_elem(&seen_pids, &pid);
+	if (!e)
+		return 0;
+	e->life++;
+	e->announced = 0;
 	return 0;
 }
 
@@ -1194,12 +1258,13 @@ static __always_inline __u64 site_hash(const struct sampler_copy_buf *b, __u32 p
 
 /* offcpu_site - DWARF mode: the blocking site of the current task, whose
  * user registers are @regs (NULL: none) (its stack copied for user space
- * the first time this window meets it); 0
+ * the first time this window meets it, waking the drain when @first: its
+ * process was announced now); 0
  * when it cannot be named or copied (the reason is counted): the caller
  * walks frame pointers instead. */
 static __always_inline __u64 offcpu_site(const struct sampler_key *key,
 					 const struct sampler_copy *regs,
-					 const struct call_where *call)
+					 const struct call_where *call, bool first)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
 	struct sampler_copy_buf *b;
@@ -1232,11 +1297,13 @@ static __always_inline __u64 offcpu_site(const struct sampler_key *key,
 	b->hdr.kernel_stack = key->kernel_stack;
 	b->hdr.window = window_seq;
 	b->hdr.len = len;
+	b->hdr.life = key->life;
+	b->hdr.pad = 0;
 	b->hdr.py_stack = key->py_stack;
 	b->hdr.site = site;
 	b->hdr.call = 0;
 	call_ret_into(&b->hdr, call);
-	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(key->pid))) {
+	if (bpf_ringbuf_output(&copies, b, sizeof(b->hdr) + len, copy_wakeup(first))) {
 		stat_inc(SAMPLER_STAT_COPIES_LOST);
 		return 0;
 	}
@@ -1285,11 +1352,13 @@ static __always_inline void offcpu_throttled(struct sampler_offcpu_start *old, _
 					     __u32 state, __u64 now)
 {
 	struct sampler_offcpu_start start = {};
+	bool first;
+	__u32 life = process_life(pid, false, &first);
 	struct call_where call;
 
 	stat_inc(SAMPLER_STAT_OFFCPU_THROTTLED);
 	call_in(tid, &call);
-	if (old && old->key.pid == pid) {
+	if (old && old->key.pid == pid && old->key.life == life) {
 		old->key.offcpu = state;
 		old->key.call = call.id;
 		old->since = now;
@@ -1299,6 +1368,7 @@ static __always_inline void offcpu_throttled(struct sampler_offcpu_start *old, _
 	start.key.pid = pid;
 	start.key.tid = tid;
 	start.key.offcpu = state;
+	start.key.life = life;
 	start.key.call = call.id;
 	start.key.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(start.key.comm, sizeof(start.key.comm));
@@ -1321,8 +1391,8 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	struct sampler_key *key = &start.key;
 	struct sampler_copy regs;
 	struct call_where call;
+	bool have_regs, first;
 	struct scratch *sc;
-	bool have_regs;
 	__u32 zero = 0;
 
 	old = bpf_map_lookup_elem(&offcpu_tasks, &tid);
@@ -1343,6 +1413,8 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	key->pid = pid;
 	key->tid = tid;
 	key->offcpu = state;
+	/* a task with user registers has user code worth a snapshot */
+	key->life = process_life(pid, have_regs, &first);
 	key->kernel_stack = store_stack(ctx, &sc->kernel, 0, SAMPLER_STAT_KERNEL_STACK_FAULT,
 					SAMPLER_STAT_KERNEL_TRUNCATED, 0);
 	key->cgroup_id = bpf_get_current_cgroup_id();
@@ -1354,10 +1426,11 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 	 * a copy costs microseconds, and a busy thread leaves often), unless
 	 * it is a blocking site user space asked for again */
 	if (old && start.ip && old->ip == start.ip && old->sp == start.sp && old->bp == start.bp &&
-	    old->ret == start.ret && old->key.pid == pid && still_copied(old->key.user_stack))
+	    old->ret == start.ret && old->key.pid == pid && old->key.life == key->life &&
+	    still_copied(old->key.user_stack))
 		key->user_stack = old->key.user_stack;
 	if (!key->user_stack && copy_bytes && have_bpf_loop)
-		key->user_stack = offcpu_site(key, have_regs ? &regs : NULL, &call);
+		key->user_stack = offcpu_site(key, have_regs ? &regs : NULL, &call, first);
 	if (!key->user_stack)
 		key->user_stack =
 			store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
@@ -1371,8 +1444,6 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 		return;
 	}
 	stat_inc(SAMPLER_STAT_OFFCPU_SWITCHES);
-	if (key->user_stack)
-		note_process(pid);
 }
 
 /* The scheduler switches from the current task to the next one. A

@@ -33,7 +33,12 @@ struct sampler_key {
 	/* 0: on-CPU samples, counted. Else time off the CPU in nanoseconds,
 	 * in this state (enum sampler_offcpu_state). */
 	__u32 offcpu;
-	__u32 pad;
+	/* Which life of @pid: 0 the first the window met, one more at each
+	 * exec and at each exit of the whole process (its pid can then be
+	 * another process's), so samples of two processes that held one pid,
+	 * or of one process before and after an exec, are never mixed
+	 * (struct sampler_seen). */
+	__u32 life;
 	/* The call (struct sampler_call) the thread was in: its number in
 	 * the window, 0 when outside any or the window tracks none. */
 	__u64 call;
@@ -190,6 +195,17 @@ enum sampler_event_kind {
 struct sampler_event {
 	__u32 kind;
 	__u32 pid;
+	__u32 life; /* as sampler_key.life */
+	__u32 pad;
+};
+
+/* A process the window met (the seen_pids map, by pid): the life its pid
+ * is in, and whether that life was announced. The exec and exit hooks
+ * move it to the next life, so user space can tell, before and after it
+ * reads /proc/PID, that what it read is the life it was asked about. */
+struct sampler_seen {
+	__u32 life;
+	__u32 announced;
 };
 
 /* DWARF mode: instead of walking the user stack by its frame pointers,
@@ -211,6 +227,8 @@ struct sampler_copy {
 	__u64 ip, sp, bp;   /* user registers */
 	__u32 window;	    /* the arming it belongs to (sampler's window_seq) */
 	__u32 len;
+	__u32 life; /* as sampler_key.life */
+	__u32 pad;
 	__u64 py_stack; /* id in the stacks map of its Python frames, 0 if none */
 	/* Off-CPU (struct sampler_offcpu_start): not a sample but the stack
 	 * of a blocking site, named @site in the counts keys that wait there
@@ -344,7 +362,7 @@ struct sampler_py_code {
 };
 
 #ifndef __bpf__
-_Static_assert(sizeof(struct sampler_copy) == 112, "sampler_copy layout");
+_Static_assert(sizeof(struct sampler_copy) == 120, "sampler_copy layout");
 _Static_assert(sizeof(struct sampler_key) == 72, "sampler_key layout");
 _Static_assert(sizeof(struct sampler_offcpu_start) == 112, "sampler_offcpu_start layout");
 _Static_assert(sizeof(struct sampler_call) == 40, "sampler_call layout");
@@ -354,7 +372,8 @@ _Static_assert(sizeof(struct sampler_py_code) == 56 + 2 * 280 + SAMPLER_PY_LINES
 	       "sampler_py_code layout");
 _Static_assert(sizeof(struct sampler_stack) == 8 + 24 + 8 * SAMPLER_MAX_DEPTH,
 	       "sampler_stack layout");
-_Static_assert(sizeof(struct sampler_event) == 8, "sampler_event layout");
+_Static_assert(sizeof(struct sampler_event) == 16, "sampler_event layout");
+_Static_assert(sizeof(struct sampler_seen) == 8, "sampler_seen layout");
 #endif
 
 #endif

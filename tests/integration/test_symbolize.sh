@@ -386,3 +386,75 @@ test_symbolize_library_leaf_through_plt_shows_its_caller() {
 	echo "    $share % of samples are main;measure;strlen*: $(sort -k2 -nr out.folded | head -1)"
 	[ "$share" -ge 85 ] || { fail "only $share %: $(sort -k2 -nr out.folded | head -5)"; return 1; }
 }
+
+# Finding: pid reuse named a victim's samples with the attacker's code.
+# Processes were known by their pid alone: a short-lived victim's pid,
+# taken by another process within the window (32,000 forks, here made
+# quick with ns_last_pid), had the victim's samples named from the new
+# process's maps, which an attacker can lay over the addresses where the
+# victim's code was. Each life of a pid has its own maps, and /proc is
+# read only while the life it is read for lasts. As nobody, in both
+# unwinding modes.
+test_symbolize_pid_reuse_keeps_each_lifes_names() {
+	need_root_bpf || return
+	local rc=0 mode
+	cat >taker.py <<'PY'
+# take the dead victim's pid, become nobody, map libc's code over the
+# addresses the victim's code had, spin in a function of our own
+import ctypes, mmap, os, sys, time
+victim, start, end, cover = int(sys.argv[1]), int(sys.argv[2], 16), int(sys.argv[3], 16), sys.argv[4]
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+def taker_spins_here():
+    t = time.time() + 3
+    while time.time() < t:
+        pass
+for _ in range(200):
+    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+        f.write(str(victim - 1))
+    pid = os.fork()
+    if pid == 0:
+        if os.getpid() == victim:
+            os.setgid(65534)
+            os.setuid(65534)
+            fd = os.open(cover, os.O_RDONLY)
+            n = min(end - start, os.fstat(fd).st_size & ~4095)
+            libc.mmap(start, n, mmap.PROT_READ | mmap.PROT_EXEC, mmap.MAP_PRIVATE | 0x100000, fd, 0)
+            taker_spins_here()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    if pid == victim:
+        sys.exit(0)
+sys.exit("never got pid %d" % victim)
+PY
+	cat >reuse.sh <<SH
+#!/bin/bash
+"$WORKLOADS/burner" 1.5 >/dev/null &
+victim=\$!
+sleep 0.5
+range=\$(awk '/r-xp/ && /burner/ { print \$1; exit }' /proc/\$victim/maps)
+libc=\$(awk '/r-xp/ && /libc[.-]/ { print \$6; exit }' /proc/\$victim/maps)
+wait \$victim
+exec /usr/bin/python3 taker.py \$victim \${range%-*} \${range#*-} "\$libc"
+SH
+	chmod +x reuse.sh
+	for mode in dwarf fp; do
+		(sleep 0.3; ./reuse.sh >reuse-$mode.log 2>&1) &
+		capture_into $mode -a -d 5s --unwind "$mode" || { wait; rc=1; continue; }
+		wait
+		grep -q "never got" reuse-$mode.log && { fail "$mode: $(cat reuse-$mode.log)"; rc=1; continue; }
+		set -- $(awk '{ n = $NF; split($0, f, ";")
+			if (f[1] == "burner") { b += n; if (index($0, ";burn_60;")) v += n }
+			if (f[1] == "python3" && index($0, ";taker_spins_here")) t += n }
+			END { print b + 0, v + 0, t + 0 }' $mode.folded)
+		echo "   $mode: the victim's $1 samples, $2 in burn_60; the taker's in taker_spins_here: $3" >&2
+		# burn_60 is 60 % of burner's work; the taker ran its function for 3 s
+		[ "$1" -ge 50 ] && [ $(($2 * 100)) -ge $(($1 * 40)) ] ||
+			{ fail "$mode: burner's samples not named burn_60: $(grep '^burner' $mode.folded | sort -k2 -nr | head -3)"; rc=1; }
+		[ "$3" -ge 100 ] ||
+			{ fail "$mode: the taker's samples not named: $(grep '^python3' $mode.folded | sort -k2 -nr | head -3)"; rc=1; }
+	done
+	return $rc
+}

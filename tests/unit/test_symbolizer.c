@@ -427,6 +427,53 @@ static void test_own_process_and_libc(void **state)
 	symbolizer__free(s);
 }
 
+/* symbolizer__check_lives' answer: yes while *@ctx counts down. */
+static bool life_lasts(int pid, uint32_t life, void *ctx)
+{
+	int *yes = ctx;
+
+	(void)pid;
+	(void)life;
+	return (*yes)-- > 0;
+}
+
+/* A later life of a pid (another process that took it, or an exec) has a
+ * key of its own; a life that ends before or while it is read is not
+ * read: its frames keep their addresses rather than be named from what
+ * /proc says of another process. */
+static void test_a_life_that_ended_is_not_read(void **state)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	struct profile *p = profile__new();
+	uint64_t ips[1] = { (uint64_t)(uintptr_t)&test_own_process_and_libc + 1 };
+	int key = prockey_make((uint32_t)getpid(), 1), yes;
+	uint32_t locs[1];
+
+	assert_non_null(s);
+	assert_non_null(p);
+	assert_int_equal(prockey_pid(key), getpid());
+	assert_int_equal(prockey_life(key), 1);
+	assert_int_equal(prockey_make((uint32_t)getpid(), 0), getpid());
+	assert_int_equal(prockey_make(1, PROCKEY_MAX_LIFE + 1), PROCKEY_NONE);
+	assert_int_equal(prockey_make(PROCKEY_PID_MASK + 1, 0), PROCKEY_NONE);
+	symbolizer__check_lives(s, life_lasts, &yes);
+	yes = 0; /* over before it is read */
+	assert_int_equal(symbolizer__snapshot(s, key), -ESRCH);
+	yes = 1; /* over while it is read */
+	assert_int_equal(symbolizer__snapshot(s, key), -ESRCH);
+	assert_int_equal(symbolizer__user_stack(s, p, key, ips, 1, locs), 0);
+	assert_int_equal(loc(p, locs[0])->function, 0);
+	yes = 2; /* lasting: named, under its own key only */
+	assert_int_equal(symbolizer__snapshot(s, key), 0);
+	assert_int_equal(symbolizer__user_stack(s, p, key, ips, 1, locs), 0);
+	expect_fn(p, locs[0], "test_own_process_and_libc");
+	assert_int_equal(symbolizer__user_stack(s, p, getpid(), ips, 1, locs), 0);
+	assert_int_equal(loc(p, locs[0])->function, 0);
+	assert_int_equal(symbolizer__snapshot(s, PROCKEY_NONE), -ESRCH);
+	profile__free(p);
+	symbolizer__free(s);
+}
+
 /* A vDSO frame is named from the vDSO's own symbols (every native
  * process has the image this one has). */
 static void test_vdso_frame(void **state)
@@ -999,6 +1046,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_pid_and_stray_addresses),
 		cmocka_unit_test(test_user_frames_end_at_a_non_user_word),
 		cmocka_unit_test(test_own_process_and_libc),
+		cmocka_unit_test(test_a_life_that_ended_is_not_read),
 		cmocka_unit_test(test_vdso_frame),
 		cmocka_unit_test(test_fixture_tree_wrong_inode_deleted_and_pseudo),
 		cmocka_unit_test(test_jit_map_read_after_exit),

@@ -16,6 +16,7 @@
 #include "trapd/capture/metadata.h"
 #include "trapd/profile/profile_file.h"
 #include "trapd/symbolize/knames.h"
+#include "trapd/symbolize/prockey.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
 
@@ -71,7 +72,7 @@ struct build_ctx {
 	uint64_t leaf[LEAF_NR];	       /* samples by leaf verdict */
 	uint64_t roots[STACK_ROOT_NR]; /* samples with user frames by root verdict */
 	uint64_t user_cut;	       /* samples whose user stack was cut */
-	int pid;		       /* of the record being added */
+	int pid;		       /* of the record being added: its process key (prockey.h) */
 	struct pyframes *py;	       /* the window's Python code objects; NULL: none */
 	uint64_t offcpu_ns[SAMPLER_OFFCPU_NR];
 	uint32_t states[SAMPLER_OFFCPU_NR];  /* their labels' string indexes; 0: not yet */
@@ -164,8 +165,8 @@ static int user_locations(struct build_ctx *b, const struct sampler_record *rec,
 	err = symbolizer__user_stack(b->sym, b->p, b->pid, b->user, nuser, b->native);
 	if (err)
 		return err;
-	err = pyframes__splice(b->py, b->p, symbolizer__python(b->sym, b->pid), b->pid, b->user,
-			       b->native, nuser, rec->py, rec->py_len, samples(rec), out);
+	err = pyframes__splice(b->py, b->p, symbolizer__python(b->sym, b->pid), prockey_pid(b->pid),
+			       b->user, b->native, nuser, rec->py, rec->py_len, samples(rec), out);
 	if (err < 0)
 		return err;
 	*n = (uint32_t)err;
@@ -186,7 +187,8 @@ static int add_record(const struct sampler_record *rec, void *arg)
 	/* Leaf first: kernel frames, then user frames. User frames are
 	 * symbolized first so the program's mapping is the profile's first,
 	 * which pprof tools take as the main binary. */
-	b->pid = (int)rec->key->pid;
+	/* the process's life: its maps, not those of another that held its pid */
+	b->pid = prockey_make(rec->key->pid, rec->key->life);
 	nkept = rec->unwound
 			? symbolizer__user_frames(rec->user_ips, rec->user_len)
 			: symbolizer__walked_frames(b->sym, b->pid, rec->user_ips, rec->user_len);

@@ -30,6 +30,7 @@
 #include "trapd/capture/sampler.h"
 #include "trapd/profile/profile_merge.h"
 #include "trapd/symbolize/knames.h"
+#include "trapd/symbolize/prockey.h"
 #include "trapd/symbolize/symbolizer.h"
 #include "trapd/symbolize/symbudget.h"
 #include "trapd/symbolize/symcache.h"
@@ -188,6 +189,16 @@ static int kernel_names(void *ctx, const uint64_t *addrs, uint32_t n,
 	return knames__resolve(ctx, addrs, n, names);
 }
 
+/* life_is_current - on the recorder's thread: whether @pid's life @life
+ * (prockey.h) is the one it lives, by the recorder's sampler. */
+static bool life_is_current(int pid, uint32_t life, void *ctx)
+{
+	struct history *h = ctx;
+
+	return !h->sampler ||
+	       sampler_lives__current(sampler__lives_fd(h->sampler), (uint32_t)pid, life);
+}
+
 /* new_generation - a fresh symbolizer (the processes of the last window
  * forgotten) with a budget of its own. */
 static int new_generation(struct history *h)
@@ -196,6 +207,7 @@ static int new_generation(struct history *h)
 
 	if (!sym)
 		return -errno;
+	symbolizer__check_lives(sym, life_is_current, h);
 	if (h->o.symcache && symbolizer__use_cache(sym, h->o.symcache))
 		log_debug("history: no symbol cache; files are read for the recorder alone");
 	symbudget__init(&h->budget);
@@ -271,10 +283,11 @@ static void charge_reader(struct history *h, uint32_t pid, const char *comm, uin
 	r->a_pid = pid;
 }
 
-/* snapshot - symbolizer__snapshot of @pid, its cost charged to its name
- * (@comm, or procfs's when NULL). */
-static int snapshot(struct history *h, uint32_t pid, const char *comm)
+/* snapshot - symbolizer__snapshot of process @key (prockey.h), its cost
+ * charged to its name (@comm, or procfs's when NULL). */
+static int snapshot(struct history *h, int key, const char *comm)
 {
+	uint32_t pid = (uint32_t)prockey_pid(key);
 	char name[PROC_STAT_COMM_LEN];
 	uint64_t t0;
 	int e;
@@ -286,7 +299,7 @@ static int snapshot(struct history *h, uint32_t pid, const char *comm)
 		comm = name;
 	}
 	t0 = thread_cpu_ns();
-	e = symbolizer__snapshot(h->sym, (int)pid);
+	e = symbolizer__snapshot(h->sym, key);
 	charge_reader(h, pid, comm, thread_cpu_ns() - t0);
 	return e;
 }
@@ -298,15 +311,15 @@ static int snapshot(struct history *h, uint32_t pid, const char *comm)
  * in them, reading again could name nothing more. */
 static void snap(struct history *h, const struct sampler_record *rec)
 {
-	uint32_t pid = rec->key->pid;
+	int key = prockey_make(rec->key->pid, rec->key->life);
 
-	if (has_pid(h->snapped, h->nsnapped, pid))
+	if (key == PROCKEY_NONE || has_pid(h->snapped, h->nsnapped, (uint32_t)key))
 		return;
-	if (!take_pid(h->execd, &h->nexecd, pid) &&
-	    symbolizer__maps_hold(h->sym, (int)pid, rec->user_ips, rec->user_len))
+	if (!take_pid(h->execd, &h->nexecd, (uint32_t)key) &&
+	    symbolizer__maps_hold(h->sym, key, rec->user_ips, rec->user_len))
 		return;
-	add_pid(h->snapped, &h->nsnapped, SNAPPED_MAX, pid);
-	snapshot(h, pid, rec->key->comm);
+	add_pid(h->snapped, &h->nsnapped, SNAPPED_MAX, (uint32_t)key);
+	snapshot(h, key, rec->key->comm);
 }
 
 /* on_event - a process the sampler announces: new, or exec'd. Either may
@@ -318,15 +331,18 @@ static void snap(struct history *h, const struct sampler_record *rec)
 static void on_event(const struct sampler_event *ev, void *ctx)
 {
 	struct history *h = ctx;
+	int key = prockey_make(ev->pid, ev->life);
 
-	take_pid(h->snapped, &h->nsnapped, ev->pid);
-	if (snapshot(h, ev->pid, NULL) == -ESRCH) {
+	if (key == PROCKEY_NONE)
+		return;
+	take_pid(h->snapped, &h->nsnapped, (uint32_t)key);
+	if (snapshot(h, key, NULL) == -ESRCH) {
 		/* gone already (a short-lived process): no read will find it */
-		add_pid(h->snapped, &h->nsnapped, SNAPPED_MAX, ev->pid);
+		add_pid(h->snapped, &h->nsnapped, SNAPPED_MAX, (uint32_t)key);
 		return;
 	}
-	if (ev->kind == SAMPLER_EVENT_EXEC && !has_pid(h->execd, h->nexecd, ev->pid))
-		add_pid(h->execd, &h->nexecd, EXECD_MAX, ev->pid);
+	if (ev->kind == SAMPLER_EVENT_EXEC && !has_pid(h->execd, h->nexecd, (uint32_t)key))
+		add_pid(h->execd, &h->nexecd, EXECD_MAX, (uint32_t)key);
 }
 
 static int snap_record(const struct sampler_record *rec, void *ctx)

@@ -267,7 +267,7 @@ static bool same_key(const struct sampler_key *a, const struct sampler_key *b)
 	return a->pid == b->pid && a->tid == b->tid && a->user_stack == b->user_stack &&
 	       a->kernel_stack == b->kernel_stack && a->cgroup_id == b->cgroup_id &&
 	       a->py_stack == b->py_stack && a->offcpu == b->offcpu && a->call == b->call &&
-	       !memcmp(a->comm, b->comm, sizeof(a->comm));
+	       a->life == b->life && !memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 
 static int rehash_records(struct sample_dump *d)

@@ -337,6 +337,18 @@ static void setup_call_hooks(struct sampler *s, const char *dir, bool wanted)
 	s->skel->rodata->sys_enter_id_offset = (__u32)id;
 }
 
+/* setup_exit_hook - where sched_process_exit's record says the whole
+ * process died (group_dead, Linux 6.16+); without it the hook takes the
+ * leader's exit for the process's. */
+static void setup_exit_hook(struct sampler *s, const char *dir)
+{
+	int size = 0,
+	    off = tracefs_field_offset(dir, "sched/sched_process_exit", "group_dead", &size);
+
+	if (off > 0 && size == 1)
+		s->skel->rodata->exit_group_dead_offset = (__u32)off;
+}
+
 /* setup_fork_hook - the fork and exec hooks are classic tracepoints; find
  * where the fork record keeps the child's pid. Without tracefs they stay
  * unloaded: sampling works, children are not followed. */
@@ -359,8 +371,12 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 	bpf_program__set_autoload(s->skel->progs.on_fork, want_fork);
 	if (!dir) {
 		log_warn("tracefs is not mounted: a process that execs during the window may "
-			 "be symbolized from its old image");
+			 "be symbolized from its old image, and one whose pid is reused from "
+			 "the new process's");
 		bpf_program__set_autoload(s->skel->progs.on_exec, false);
+		bpf_program__set_autoload(s->skel->progs.on_exit, false);
+	} else {
+		setup_exit_hook(s, dir);
 	}
 	setup_switch_hook(s, dir, !o->one_window || (o->record & SAMPLER_RECORD_OFFCPU));
 	setup_call_hooks(s, dir, !o->one_window || o->split_calls);
@@ -484,6 +500,13 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 		if (!s->skel->links.on_exec)
 			log_warn("cannot see execs (sched_process_exec: %s); a process "
 				 "that execs may be symbolized from its old image",
+				 strerror(errno));
+	}
+	if (!e && bpf_program__autoload(s->skel->progs.on_exit)) {
+		s->skel->links.on_exit = bpf_program__attach(s->skel->progs.on_exit);
+		if (!s->skel->links.on_exit)
+			log_warn("cannot see exits (sched_process_exit: %s); a process whose "
+				 "pid is reused in a window may be symbolized from the new one",
 				 strerror(errno));
 	}
 	if (!e) {
@@ -1015,6 +1038,20 @@ int sampler__read_calls(struct sampler *s, sampler_call_fn fn, void *ctx, struct
 int sampler__events_fd(const struct sampler *s)
 {
 	return ring_buffer__epoll_fd(s->rb);
+}
+
+int sampler__lives_fd(const struct sampler *s)
+{
+	return bpf_map__fd(s->skel->maps.seen_pids);
+}
+
+bool sampler_lives__current(int lives_fd, uint32_t pid, uint32_t life)
+{
+	struct sampler_seen seen;
+
+	if (bpf_map_lookup_elem(lives_fd, &pid, &seen))
+		return life == 0; /* not met yet, or the map was full: its first */
+	return seen.life == life;
 }
 
 int sampler__drain_events(struct sampler *s, sampler_event_fn fn, void *ctx)

@@ -233,6 +233,16 @@ int sampler__stop(struct sampler *s);
 int sampler__events_fd(const struct sampler *s);
 int sampler__drain_events(struct sampler *s, sampler_event_fn fn, void *ctx);
 
+/* sampler__lives_fd - the map of the lives of the processes the window
+ * met (bpf/sampler.h: struct sampler_seen), counted from the window's
+ * start until the next one's; dup it to read it after the sampler goes.
+ *
+ * sampler_lives__current - whether thread group @pid is in life @life
+ * still, by that map: what /proc/PID says between two answers of yes is
+ * that life's. From any thread. */
+int sampler__lives_fd(const struct sampler *s);
+bool sampler_lives__current(int lives_fd, uint32_t pid, uint32_t life);
+
 /* A Python code object's announcement (struct sampler_py_code, @size
  * bytes), handed over by sampler__drain_events. */
 typedef void (*sampler_py_code_fn)(const void *rec, size_t size, void *ctx);

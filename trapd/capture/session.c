@@ -3,6 +3,7 @@
 #include "trapd/capture/session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,7 +59,8 @@ struct session {
 	struct symwork *work;	       /* the symbolizer's thread */
 	struct history_slice *before;  /* the recorder's seconds before the decision */
 	struct overhead_window budget; /* the window's frequency and measured cost */
-	int epfd; /* session__fd: announcements, the target's pidfd, the worker */
+	int epfd;     /* session__fd: announcements, the target's pidfd, the worker */
+	int lives_fd; /* the window's lives of processes (sampler__lives_fd); -1 */
 	bool events_watched;
 	bool pidfd_watched;
 	uint64_t duration_ns;
@@ -116,6 +118,13 @@ static void snapshot_again(int pid, void *work)
 	symwork__snapshot(work, pid);
 }
 
+/* life_is_current - on the worker or the unwinding thread: whether
+ * @pid's life @life is the one it lives (symbolizer__check_lives). */
+static bool life_is_current(int pid, uint32_t life, void *lives_fd)
+{
+	return sampler_lives__current(*(int *)lives_fd, (uint32_t)pid, life);
+}
+
 /* python_found - on the worker: a snapshot found an interpreter. */
 static void python_found(int pid, const struct pyruntime *rt, void *py)
 {
@@ -135,12 +144,15 @@ static void on_event(const struct sampler_event *ev, void *ctx)
 {
 	struct session *s = ctx;
 
-	snapshot(s, (int)ev->pid);
-	if (ev->kind == SAMPLER_EVENT_EXEC && s->drain)
-		unwind_drain__forget(s->drain, (int)ev->pid);
+	/* each life of a pid (an exec, a process that took a dead one's pid)
+	 * has its own maps: nothing of the last life is forgotten */
+	int key = prockey_make(ev->pid, ev->life);
+
+	if (key == PROCKEY_NONE)
+		return;
+	snapshot(s, key);
 	if (s->nresnap < RESNAP_MAX)
-		s->resnap[s->nresnap++] =
-			(struct resnap){ (int)ev->pid, clock_mono_ns() + RESNAP_NS };
+		s->resnap[s->nresnap++] = (struct resnap){ key, clock_mono_ns() + RESNAP_NS };
 }
 
 /* resnap_due - snapshot again the exec'd processes due by @now (all of
@@ -280,6 +292,11 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 		symbolizer__use_cache(sym, o->symcache);
 	if (sym && !o->no_python)
 		symbolizer__on_python(sym, python_found, s->py);
+	/* the window's map of lives, kept open as long as the worker may read
+	 * /proc: it outlives a borrowed sampler's next window's start */
+	s->lives_fd = fcntl(sampler__lives_fd(s->sampler), F_DUPFD_CLOEXEC, 0);
+	if (sym && s->lives_fd >= 0)
+		symbolizer__check_lives(sym, life_is_current, &s->lives_fd);
 	s->work = sym ? symwork__start(sym, o->budget) : NULL;
 	if (!s->work) {
 		e = -errno;
@@ -348,6 +365,7 @@ struct session *session__open(const struct session_opts *opts, char *err, size_t
 	s->target.exit_status = -1;
 	s->handle = (struct target_handle)TARGET_HANDLE_INIT;
 	s->epfd = -1;
+	s->lives_fd = -1;
 	s->duration_ns = o->duration_ns;
 	/* target_prepare reports bad input itself and says so with -EINVAL,
 	 * the one EINVAL session__open returns: a runtime EINVAL (a verifier
@@ -399,7 +417,9 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	overhead_window__start(&s->budget, s->sampler, clock_mono_ns());
 	if (!e && s->unwind.mode == UNWIND_MODE_DWARF) {
 		s->drain = unwind_drain__start(s->sampler, s->unwind.copy_bytes, s->unwinder,
-					       s->keep_cfi_bytes, snapshot_again, s->work);
+					       s->keep_cfi_bytes, snapshot_again, s->work,
+					       s->lives_fd >= 0 ? life_is_current : NULL,
+					       &s->lives_fd);
 		if (!s->drain)
 			e = -errno;
 	}
@@ -863,12 +883,15 @@ void session__free(struct session *s)
 		/* a kept sampler: its calls' probes go with the session */
 		sampler__split_calls(s->sampler, NULL, NULL, 0);
 	unwind_drain__free(s->drain);
+	s->drain = NULL;
 	if (s->own_sampler)
 		sampler__free(s->sampler);
 	else if (s->sampler)
 		sampler__on_py_code(s->sampler, NULL, NULL);
 	symwork__free(s->work); /* waits for a job under way: it uses @s */
-	pyframes__free(s->py);	/* after the worker, which registers with it */
+	if (s->lives_fd >= 0)
+		close(s->lives_fd); /* after the worker, which reads it */
+	pyframes__free(s->py);	    /* after the worker, which registers with it */
 	sample_dump__free(s->dump);
 	profile__free(s->profile);
 	history_slice__free(s->before);

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapd/symbolize/prockey.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/log.h"
 #include "trapd/util/signals.h"
 
 #define POLL_MS 50 /* the BPF side wakes this thread only when needed (copy_wakeup) */
-#define MAX_FORGET 64
 
 /* Blocking sites asked for again in one window (recopy). */
 #define RECOPY_MAX 256
@@ -32,10 +32,7 @@ struct unwind_drain {
 	pthread_t thread;
 	bool thread_started;
 	atomic_bool stopping;
-	_Atomic int64_t deadline_ns; /* walks stop then; 0 while the window runs */
-	pthread_mutex_t lock;	     /* guards forget[] */
-	int forget[MAX_FORGET];
-	int nforget;
+	_Atomic int64_t deadline_ns;	   /* walks stop then; 0 while the window runs */
 	struct sampler *sampler;	   /* for sampler__recopy_site */
 	struct unwind_result res;	   /* scratch: too big for the thread's stack frame */
 	uint8_t patched[SAMPLER_COPY_MAX]; /* a copy with a call's return address back */
@@ -58,19 +55,6 @@ static uint64_t stack_id(const uint64_t *ips, uint32_t n)
 	h ^= n;
 	h &= ~SAMPLER_SITE_BIT;
 	return h ? h : 1;
-}
-
-static void apply_forgets(struct unwind_drain *d)
-{
-	int pids[MAX_FORGET], n, i;
-
-	pthread_mutex_lock(&d->lock);
-	n = d->nforget;
-	memcpy(pids, d->forget, (size_t)n * sizeof(*pids));
-	d->nforget = 0;
-	pthread_mutex_unlock(&d->lock);
-	for (i = 0; i < n; i++)
-		unwinder__forget(d->uw, pids[i]);
 }
 
 /* count_end - the walk in d->res ended in its mapping. */
@@ -125,10 +109,10 @@ static uint32_t walk(struct unwind_drain *d, const struct sampler_copy *c)
 	int64_t t0 = clock_mono_ns();
 	int e;
 
-	e = unwinder__unwind(d->uw, (int)c->pid, &in, &d->res);
+	e = unwinder__unwind(d->uw, prockey_make(c->pid, c->life), &in, &d->res);
 	d->sum.unwind_ns += (uint64_t)(clock_mono_ns() - t0);
 	if (!e && d->res.maps_reread && d->remapped)
-		d->remapped((int)c->pid, d->remapped_ctx);
+		d->remapped(prockey_make(c->pid, c->life), d->remapped_ctx);
 	if (e == -ESRCH) {
 		d->sum.no_maps++;
 		return 0;
@@ -202,6 +186,7 @@ static int on_copy(void *ctx, void *data, size_t size)
 	}
 	key.pid = c->pid;
 	key.tid = c->tid;
+	key.life = c->life;
 	key.cgroup_id = c->cgroup_id;
 	memcpy(key.comm, c->comm, sizeof(key.comm));
 	key.kernel_stack = c->kernel_stack;
@@ -226,7 +211,6 @@ static void *run(void *arg)
 	struct unwind_drain *d = arg;
 
 	while (!atomic_load(&d->stopping)) {
-		apply_forgets(d);
 		ring_buffer__poll(d->rb, POLL_MS);
 		/* poll consumes only a ring that woke it: copies sent without
 		 * a wakeup (copy_wakeup) are taken here, at most POLL_MS late,
@@ -251,7 +235,8 @@ static int start_thread(struct unwind_drain *d)
 
 struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
 					 struct unwinder *uw, uint64_t keep_cfi_bytes,
-					 unwind_drain_remap_fn remapped, void *ctx)
+					 unwind_drain_remap_fn remapped, void *ctx,
+					 prockey_current_fn lives, void *lives_ctx)
 {
 	struct unwind_drain *d;
 	int fd = sampler__copies_fd(s), e = -ENOMEM;
@@ -265,7 +250,6 @@ struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
 		errno = ENOMEM;
 		return NULL;
 	}
-	pthread_mutex_init(&d->lock, NULL);
 	d->sum.mode = UNWIND_MODE_DWARF;
 	d->sum.copy_bytes = copy_bytes;
 	d->window = sampler__window_seq(s);
@@ -282,6 +266,7 @@ struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
 	}
 	if (!d->agg || !d->uw)
 		goto fail;
+	unwinder__check_lives(d->uw, lives, lives_ctx);
 	d->rb = ring_buffer__new(fd, on_copy, d, NULL);
 	if (!d->rb) {
 		e = -errno;
@@ -295,14 +280,6 @@ fail:
 	unwind_drain__free(d);
 	errno = -e;
 	return NULL;
-}
-
-void unwind_drain__forget(struct unwind_drain *d, int pid)
-{
-	pthread_mutex_lock(&d->lock);
-	if (d->nforget < MAX_FORGET)
-		d->forget[d->nforget++] = pid;
-	pthread_mutex_unlock(&d->lock);
 }
 
 void unwind_drain__stop(struct unwind_drain *d)
@@ -347,7 +324,8 @@ void unwind_drain__free(struct unwind_drain *d)
 	ring_buffer__free(d->rb);
 	if (d->own_uw)
 		unwinder__free(d->uw);
+	else if (d->uw)
+		unwinder__check_lives(d->uw, NULL, NULL); /* kept: the next window's lives */
 	sample_dump__free(d->agg);
-	pthread_mutex_destroy(&d->lock);
 	free(d);
 }

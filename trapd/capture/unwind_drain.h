@@ -36,14 +36,15 @@ struct unwinder;
  * it after sampler__start) on a new thread, with @uw (kept by the caller
  * across captures: unwinder__reset'd here, used by this drain only until
  * unwind_drain__free) or, when NULL, an unwinder of its own reading
- * processes under "/proc". @remapped (may be NULL) as said above. NULL
- * and errno on failure (EINVAL: the sampler takes no copies). */
+ * processes under "/proc". @remapped (may be NULL) as said above. Each
+ * copy is unwound in its process's life (prockey.h), what /proc says of
+ * it checked by @lives (unwinder__check_lives; NULL: not checked) until
+ * unwind_drain__free. NULL and errno on failure (EINVAL: the sampler
+ * takes no copies). */
 struct unwind_drain *unwind_drain__start(struct sampler *s, uint32_t copy_bytes,
 					 struct unwinder *uw, uint64_t keep_cfi_bytes,
-					 unwind_drain_remap_fn remapped, void *ctx);
-
-/* unwind_drain__forget - @pid exec'd: its maps are read again. Any thread. */
-void unwind_drain__forget(struct unwind_drain *d, int pid);
+					 unwind_drain_remap_fn remapped, void *ctx,
+					 prockey_current_fn lives, void *lives_ctx);
 
 /* unwind_drain__stop - after sampler__stop: take in what is left in the
  * ring (within UNWIND_DRAIN_STOP_NS) and end the thread. */

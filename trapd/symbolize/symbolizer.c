@@ -38,6 +38,7 @@
 #include "trapd/symbolize/ksyms.h"
 #include "trapd/symbolize/mapped_file.h"
 #include "trapd/symbolize/perfmap.h"
+#include "trapd/symbolize/prockey.h"
 #include "trapd/symbolize/procmaps.h"
 #include "trapd/symbolize/pyruntime.h"
 #include "trapd/symbolize/symbudget.h"
@@ -114,7 +115,16 @@ struct symbolizer {
 	unsigned njit_dirs;			  /* pid_maps.jit_dir kept open */
 	symbolizer_python_fn python_fn;		  /* told of each interpreter found */
 	void *python_ctx;
+	prockey_current_fn current_fn; /* whether a process key's life is its pid's still */
+	void *current_ctx;
 };
+
+/* life_holds - whether /proc/PID is still the life of process @key (see
+ * symbolizer__check_lives); true when nothing says otherwise. */
+static bool life_holds(const struct symbolizer *s, int key)
+{
+	return !s->current_fn || s->current_fn(prockey_pid(key), prockey_life(key), s->current_ctx);
+}
 
 /* --- the process table ------------------------------------------------ */
 
@@ -424,9 +434,9 @@ static void keep_jit_dir(struct symbolizer *s, struct pid_maps *pm, bool jit)
 
 	if (pm->jit_dir < 0 && s->njit_dirs >= (jit ? MAX_JIT_DIRS : MAX_JIT_DIRS / 2))
 		return;
-	fd = perfmap__open_tmp(s->proc_root, pm->pid, &owner);
+	fd = perfmap__open_tmp(s->proc_root, prockey_pid(pm->pid), &owner);
 	if (fd < 0)
-		log_debug("symbolizer: pid %d: its /tmp: %s", pm->pid, strerror(-fd));
+		log_debug("symbolizer: pid %d: its /tmp: %s", prockey_pid(pm->pid), strerror(-fd));
 	/* an older /tmp, when a newer one cannot be opened, may not be its */
 	if (pm->jit_dir >= 0) {
 		close(pm->jit_dir);
@@ -514,7 +524,7 @@ static void add_jit_spans(struct symbolizer *s, struct pid_maps *pm)
 
 	drop_jit_spans(pm);
 	c.n0 = pm->n;
-	c.f = m->n ? file_get(s, pm->pid, &anon) : NULL;
+	c.f = m->n ? file_get(s, prockey_pid(pm->pid), &anon) : NULL;
 	for (i = 0; c.f && i < m->n && !err; i++) {
 		const struct perfmap_sym *y = &m->syms[i];
 
@@ -530,7 +540,7 @@ static void add_jit_spans(struct symbolizer *s, struct pid_maps *pm)
 	if (c.f && !err)
 		err = cover_span(&c, start, end);
 	if (err)
-		log_debug("symbolizer: pid %d: perf map: %s", pm->pid,
+		log_debug("symbolizer: pid %d: perf map: %s", prockey_pid(pm->pid),
 			  err == -E2BIG ? "too many spans of JIT code" : strerror(-err));
 	sort_maps(pm);
 }
@@ -554,17 +564,19 @@ static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 		return;
 	if (pm->jit_dir >= 0)
 		err = perfmap__read_at(pm->jit_dir, &pm->jit_owner, max, &m);
+	else if (life_holds(s, pm->pid))
+		err = perfmap__read_max(s->proc_root, prockey_pid(pm->pid), max, &m);
 	else
-		err = perfmap__read_max(s->proc_root, pm->pid, max, &m);
+		return; /* its pid is another process's now: the old read stays */
 	if (err) {
 		if (err != -ENOENT)
-			log_debug("symbolizer: pid %d: perf map: %s", pm->pid,
+			log_debug("symbolizer: pid %d: perf map: %s", prockey_pid(pm->pid),
 				  m.error[0] ? m.error : strerror(-err));
 		return;
 	}
 	if (m.nbad || m.truncated)
-		log_warn("symbolizer: pid %d: perf map: %zu lines skipped%s", pm->pid, m.nbad,
-			 m.truncated ? ", cut at the size limit" : "");
+		log_warn("symbolizer: pid %d: perf map: %zu lines skipped%s", prockey_pid(pm->pid),
+			 m.nbad, m.truncated ? ", cut at the size limit" : "");
 	symbudget__charge(s->budget, SYMBUDGET_PERFMAP_BYTES, m.text_bytes);
 	if (m.truncated && m.text_bytes == left)
 		symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES); /* cut by the budget */
@@ -622,9 +634,9 @@ static void refused_python(struct symbolizer *s, struct pid_maps *pm,
 	pm->py_refused = true;
 	s->stats.python_refused++;
 	if (why)
-		log_info("pid %d: %s (Python %s): %s; its Python frames are not walked", pm->pid,
-			 e->path, version ? pyruntime__version(version, ver, sizeof(ver)) : "?",
-			 why);
+		log_info("pid %d: %s (Python %s): %s; its Python frames are not walked",
+			 prockey_pid(pm->pid), e->path,
+			 version ? pyruntime__version(version, ver, sizeof(ver)) : "?", why);
 }
 
 /* probe_file - pyruntime__probe of the file open at @fd, charged to the
@@ -666,7 +678,7 @@ static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct
 		return;
 	if (!cache_of(s))
 		return;
-	fd = mapped_file_open(s->proc_root, pm->pid, e);
+	fd = mapped_file_open(s->proc_root, prockey_pid(pm->pid), e);
 	if (fd < 0)
 		return;
 	switch (symcache__python(s->cache, fd, &version)) {
@@ -696,11 +708,11 @@ static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct
 		return;
 	*pm->py = rt;
 	s->stats.python_found++;
-	log_debug("pid %d: Python %s in %s, _PyRuntime at 0x%llx", pm->pid,
+	log_debug("pid %d: Python %s in %s, _PyRuntime at 0x%llx", prockey_pid(pm->pid),
 		  pyruntime__version(rt.version, ver, sizeof(ver)), e->path,
 		  (unsigned long long)rt.runtime);
 	if (s->python_fn)
-		s->python_fn(pm->pid, pm->py, s->python_ctx);
+		s->python_fn(prockey_pid(pm->pid), pm->py, s->python_ctx);
 }
 
 /* eval_mapped - whether the eval loop of @rt is in one of the process's
@@ -733,7 +745,7 @@ static void find_python(struct symbolizer *s, struct pid_maps *pm, const struct 
 	}
 	if (pm->py) {
 		if (s->python_fn)
-			s->python_fn(pm->pid, pm->py, s->python_ctx);
+			s->python_fn(prockey_pid(pm->pid), pm->py, s->python_ctx);
 		return;
 	}
 	for (i = 0; i < m->n && !pm->py && !pm->py_refused; i++) {
@@ -741,7 +753,7 @@ static void find_python(struct symbolizer *s, struct pid_maps *pm, const struct 
 
 		if (e->kind != PROCMAPS_FILE)
 			continue;
-		f = file_get(s, pm->pid, e);
+		f = file_get(s, prockey_pid(pm->pid), e);
 		if (f)
 			probe_python(s, pm, e, f, exe);
 	}
@@ -752,6 +764,12 @@ const struct pyruntime *symbolizer__python(const struct symbolizer *s, int pid)
 	const struct pid_maps *pm = pid_find(s, pid);
 
 	return pm ? pm->py : NULL;
+}
+
+void symbolizer__check_lives(struct symbolizer *s, prockey_current_fn fn, void *ctx)
+{
+	s->current_fn = fn;
+	s->current_ctx = ctx;
 }
 
 void symbolizer__on_python(struct symbolizer *s, symbolizer_python_fn fn, void *ctx)
@@ -777,16 +795,18 @@ int symbolizer__snapshot(struct symbolizer *s, int pid)
 	return err;
 }
 
-static int snapshot(struct symbolizer *s, int pid)
+static int snapshot(struct symbolizer *s, int key)
 {
 	struct procmaps pmaps = { 0 };
 	char exe[PROCMAPS_MAX_PATH + 1];
+	int err, pid = prockey_pid(key);
 	struct pid_maps *pm;
 	struct sym_file *f;
 	size_t i, nsorted;
 	bool jit = false;
-	int err;
 
+	if (key < 0 || !life_holds(s, key))
+		return -ESRCH;
 	err = procmaps__read(s->proc_root, pid, PROCMAPS_EXEC_ONLY, &pmaps);
 	if (err)
 		return err;
@@ -794,7 +814,7 @@ static int snapshot(struct symbolizer *s, int pid)
 	if (pmaps.nbad || pmaps.truncated)
 		log_debug("symbolizer: pid %d: %zu bad maps lines%s", pid, pmaps.nbad,
 			  pmaps.truncated ? ", truncated" : "");
-	pm = pid_get(s, pid);
+	pm = pid_get(s, key);
 	if (!pm) {
 		err = -ENOMEM;
 		goto cleanup;
@@ -825,6 +845,14 @@ static int snapshot(struct symbolizer *s, int pid)
 		err = add_map(pm, &e, f);
 		if (err)
 			break;
+	}
+	if (!life_holds(s, key)) {
+		/* the process died while it was read: its pid may be another's,
+		 * and what was read, that one's */
+		log_debug("symbolizer: pid %d: gone while its maps were read", pid);
+		pm->n = nsorted;
+		err = -ESRCH;
+		goto cleanup;
 	}
 	sort_maps(pm);
 	if (!err)

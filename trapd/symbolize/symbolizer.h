@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "trapd/profile/profile.h"
+#include "trapd/symbolize/prockey.h"
 
 struct symbolizer;
 
@@ -48,11 +49,23 @@ struct symbolizer_stats {
 struct symbolizer *symbolizer__new(const char *proc_root);
 void symbolizer__free(struct symbolizer *s);
 
-/* symbolizer__snapshot - read /proc/PID/maps of @pid now and remember its
- * executable mappings (a new snapshot adds to the old one: exec'd or
- * dlopen'd images are kept). Returns 0, -ESRCH if the process is gone, or
- * another negative errno. */
+/* Processes are named by their key (prockey.h: the pid in its first life
+ * in a window, the pid and its life after), the @pid of the functions
+ * below; /proc is read by the key's pid.
+ *
+ * symbolizer__snapshot - read /proc/PID/maps of @pid now and remember its
+ * executable mappings (a new snapshot adds to the old one: dlopen'd
+ * images are kept). Returns 0, -ESRCH if the process is gone (or, under
+ * symbolizer__check_lives, its life is over, before or while it is read),
+ * or another negative errno. */
 int symbolizer__snapshot(struct symbolizer *s, int pid);
+
+/* symbolizer__check_lives - ask @fn, before and after reading /proc/PID,
+ * whether a process key's life is its pid's still: a snapshot of a life
+ * that ended is dropped, so its samples keep their addresses (counted in
+ * pids_without_maps) rather than be named from another process's maps.
+ * From the thread that snapshots. NULL: never asked. */
+void symbolizer__check_lives(struct symbolizer *s, prockey_current_fn fn, void *ctx);
 
 /* symbolizer__user_stack - resolve @n user addresses of @pid (leaf first:
  * ips[0] is where the sample hit, the others are return addresses) into

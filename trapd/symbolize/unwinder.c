@@ -25,6 +25,7 @@
 
 #include "trapd/symbolize/cfi.h"
 #include "trapd/symbolize/mapped_file.h"
+#include "trapd/symbolize/prockey.h"
 #include "trapd/symbolize/procmaps.h"
 
 #define DEFAULT_MAX_CFI_BYTES (256ull << 20)
@@ -79,7 +80,21 @@ struct unwinder {
 	bool vdso_tried;
 	uint64_t tick;
 	struct unwinder_stats stats;
+	prockey_current_fn current_fn; /* unwinder__check_lives */
+	void *current_ctx;
 };
+
+/* life_holds - whether /proc/PID is still the life of process @key. */
+static bool life_holds(const struct unwinder *u, int key)
+{
+	return !u->current_fn || u->current_fn(prockey_pid(key), prockey_life(key), u->current_ctx);
+}
+
+void unwinder__check_lives(struct unwinder *u, prockey_current_fn fn, void *ctx)
+{
+	u->current_fn = fn;
+	u->current_ctx = ctx;
+}
 
 static const char *const end_names[UNWIND_END_NR] = {
 	[UNWIND_END_ENTRY] = "entry",
@@ -288,7 +303,11 @@ static void resolve(struct unwinder *u, struct pid_ent *p, size_t i)
 	if (e->kind == PROCMAPS_PSEUDO && !strcmp(e->path, "[vdso]")) {
 		x->cfi = vdso_load(u);
 	} else if (e->kind == PROCMAPS_FILE) {
-		fd = mapped_file_open(u->proc_root, p->pid, e);
+		fd = mapped_file_open(u->proc_root, prockey_pid(p->pid), e);
+		if (fd >= 0 && !life_holds(u, p->pid)) {
+			close(fd); /* the pid's file now, not the life's */
+			fd = -ESRCH;
+		}
 		if (fd < 0) {
 			x->state = MAP_NO_FILE;
 			return;
@@ -316,7 +335,13 @@ static int pid_read_maps(struct unwinder *u, struct pid_ent *p)
 
 	p->read_ns = now_ns();
 	u->stats.maps_reads++;
-	err = procmaps__read(u->proc_root, p->pid, PROCMAPS_EXEC_ONLY, &m);
+	if (p->pid < 0 || !life_holds(u, p->pid))
+		return -ESRCH;
+	err = procmaps__read(u->proc_root, prockey_pid(p->pid), PROCMAPS_EXEC_ONLY, &m);
+	if (!err && !life_holds(u, p->pid)) {
+		procmaps__free(&m);
+		err = -ESRCH; /* it died while it was read: what was read may be another's */
+	}
 	if (err)
 		return err;
 	ext = calloc(m.n ? m.n : 1, sizeof(*ext));

@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trapd/symbolize/prockey.h"
+
 #define UNWINDER_MAX_FRAMES 127 /* as the kernel's walk (PERF_MAX_STACK_DEPTH) */
 #define UNWINDER_END_PATH 256
 
@@ -97,8 +99,13 @@ bool unwinder__supported(void);
 struct unwinder *unwinder__new(const char *proc_root, uint64_t max_cfi_bytes);
 void unwinder__free(struct unwinder *u);
 
-/* unwinder__unwind - walk the stack of the sample @in of process @pid (as
- * the host's /proc sees it) into @out. The process's executable mappings
+/* unwinder__check_lives - as symbolizer__check_lives: maps and files read
+ * while the life of a process key (@pid below, prockey.h) did not hold
+ * are not used. */
+void unwinder__check_lives(struct unwinder *u, prockey_current_fn fn, void *ctx);
+
+/* unwinder__unwind - walk the stack of the sample @in of process @pid (a
+ * process key, prockey.h: the host's pid in its first life) into @out. The process's executable mappings
  * are read on its first sample and again when a pc falls outside them (a
  * library loaded since; for a process with at most 512 executable
  * mappings at most every 2 ms, for a bigger one every 100 ms). Returns 0
