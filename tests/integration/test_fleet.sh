@@ -467,3 +467,55 @@ near("the history's time of 'all'", rep[(allf, "before")][1] * 1e9,
 print("ok", whole, pprof[allf], table[allf])
 PY
 }
+
+# Not tried before: a hostile S3 listing server (fleet/hostile_s3.py).
+# Pages that never end or go round, a giant key, a key with an escape
+# byte, XML cut short, a truncation flag that is neither, a 20 MiB answer,
+# 10,000 keys in a page, and an answer that stalls: each listing stops
+# within a bounded time and number of requests, exits 1 with a message
+# that says what the store did, and prints no byte the store chose raw.
+test_fleet_hostile_listing_server() {
+	local rc=0 port b t0 took want
+	start_bg srv "$FLEET_PY" "$FLEET_DIR/hostile_s3.py" "$PWD/port"
+	for _ in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+	port=$(cat port) || { fail "the hostile server did not start"; return 1; }
+	printf 'id\n' >id && printf 'secret\n' >secret && chmod 600 id secret
+	export AWS_ACCESS_KEY_ID=id AWS_SECRET_ACCESS_KEY=secret TRAPD_ALLOW_INSECURE_CREDENTIALS=yes
+	for b in endless circle bigkey ctlkey badxml nottrunc huge many stall; do
+		cat >"$b.ini" <<INI
+[upload]
+url = s3://$b/p
+endpoint = http://127.0.0.1:$port
+access_key_id_file = $PWD/id
+secret_access_key_file = $PWD/secret
+allow_insecure_credentials = yes
+stall_timeout = 2s
+INI
+		t0=$(date +%s%N)
+		timeout 60 "$TRAPD" captures ls "$b.ini" >"$b.out" 2>"$b.err"
+		set -- $? "$(grep -c '' "$b.err")"
+		took=$((($(date +%s%N) - t0) / 1000000))
+		echo "   $b: exit $1 in $took ms, $(grep "^$b " port.count | cut -d' ' -f2) requests: $(grep error: "$b.err" | cut -c1-160)" >&2
+		case $b in
+		endless) want="after 100 pages (0 objects): the store gave page after empty page" ;;
+		circle) want="the store gave the same next page again" ;;
+		bigkey) want="<Key> of <Contents> 1: longer than 1024 bytes" ;;
+		ctlkey) want="a bad character reference" ;;
+		badxml) want="cut short: <Size> not closed" ;;
+		nottrunc) want="<IsTruncated>: neither true nor false" ;;
+		huge) want="the answer is larger than 16777216 bytes" ;;
+		stall) want="Less than 1024 bytes/sec transferred the last 2 seconds" ;;
+		many) want="" ;;
+		esac
+		if [ -n "$want" ]; then
+			[ "$1" = 1 ] && grep -q "error: listing s3://$b/p/ stopped .*$want" "$b.err" ||
+				{ fail "$b: exit $1: $(cat "$b.err")"; rc=1; }
+		else
+			[ "$1" = 0 ] || { fail "$b: exit $1: $(cat "$b.err")"; rc=1; }
+		fi
+		[ "$took" -lt 30000 ] || { fail "$b: the listing took $took ms"; rc=1; }
+		LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$b.out" "$b.err" &&
+			{ fail "$b: a control byte reached the terminal"; rc=1; }
+	done
+	return $rc
+}

@@ -62,6 +62,21 @@ static void problem(struct fleet_catalog *cat, const char *key, const char *what
 	cat->problems[cat->nproblems++] = line;
 }
 
+/* stop_why - in words, why list_all stopped a listing with @e. */
+static const char *stop_why(int e)
+{
+	switch (e) {
+	case -E2BIG:
+		return "too many captures or pages: narrow the query with --host or --since";
+	case -ELOOP:
+		return "the store gave the same next page again";
+	case -ENODATA:
+		return "the store gave page after empty page, each with a next one";
+	default:
+		return strerror(-e);
+	}
+}
+
 /* list_all - every page under @prefix, each to @fn. */
 static int list_all(struct walk *w, const char *prefix, bool delimit,
 		    int (*fn)(struct walk *, const struct upload_page *), char *err, size_t errlen)
@@ -72,6 +87,7 @@ static int list_all(struct walk *w, const char *prefix, bool delimit,
 				       .metadata = !delimit };
 	struct upload_page page = { 0 };
 	char why[400], *token = NULL;
+	unsigned empty = 0;
 	int e;
 
 	w->prefix = prefix;
@@ -86,8 +102,11 @@ static int list_all(struct walk *w, const char *prefix, bool delimit,
 		w->cat->objects += page.nitems;
 		e = fn(w, &page);
 		/* a store whose pages never end, or go round, is not listed forever */
+		empty = page.nitems || page.nprefixes ? 0 : empty + 1;
 		if (!e && page.next && token && !strcmp(page.next, token))
 			e = -ELOOP;
+		if (!e && page.next && empty >= FLEET_EMPTY_PAGES_MAX)
+			e = -ENODATA;
 		if (!e && (w->cat->pages > FLEET_PAGES_MAX || w->cat->objects > FLEET_OBJECTS_MAX))
 			e = -E2BIG;
 		free(token);
@@ -96,12 +115,7 @@ static int list_all(struct walk *w, const char *prefix, bool delimit,
 		upload_page__free(&page);
 		if (e) {
 			free(token);
-			return fail(w, e,
-				    e == -E2BIG	  ? "too many captures or pages: narrow the query "
-						    "with --host or --since"
-				    : e == -ELOOP ? "the store gave the same next page again"
-						  : strerror(-e),
-				    err, errlen);
+			return fail(w, e, stop_why(e), err, errlen);
 		}
 	} while (token);
 	return 0;

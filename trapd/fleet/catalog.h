@@ -28,6 +28,9 @@
 #define FLEET_HOSTS_MAX 100000			  /* hosts one listing walks */
 #define FLEET_PAGES_MAX 1000000			  /* pages one listing reads */
 #define FLEET_OBJECTS_MAX (4 * FLEET_CATALOG_MAX) /* keys one listing reads */
+/* Pages in a row with nothing on them yet a next one: a store may send a
+ * few (S3 can, past deleted keys); one that goes on is not listed forever */
+#define FLEET_EMPTY_PAGES_MAX 100
 
 #define FLEET_LIST_JOBS_MAX 32
 
