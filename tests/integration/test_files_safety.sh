@@ -172,7 +172,21 @@ test_files_safety_perf_map_planted() {
 	grep -q "perf-$pid.map: a FIFO, not a regular file" cap-fifo.log ||
 		{ fail "no true message for the FIFO: $(grep perf cap-fifo.log)"; rc=1; }
 	rm -f "$map"
-	# 4. control: the process's own map is read
+	# 4. a hard link to a root-only file, where fs.protected_hardlinks=0
+	# lets anyone make one (the file in a directory nobody can search)
+	local hard=/var/tmp/trapd-it-secret-$$ protect
+	(umask 077 && printf '0 7fffffffffff HARDNAME\n' >"$hard")
+	protect=$(sysctl -n fs.protected_hardlinks)
+	sysctl -qw fs.protected_hardlinks=0
+	setpriv --reuid=nobody --regid=nogroup --clear-groups ln "$hard" "$map" ||
+		{ fail "could not link $hard"; rc=1; }
+	sysctl -qw fs.protected_hardlinks="$protect"
+	filesafe_names "$pid" hard >names || rc=1
+	grep -q HARDNAME names && { fail "a root-only file linked in became function names"; rc=1; }
+	grep -q "perf-$pid.map: root's, with 2 links, for a process of uid $(id -u nobody) (a hard link)" cap-hard.log ||
+		{ fail "no message for the hard link: $(grep perf cap-hard.log)"; rc=1; }
+	rm -f "$map" "$hard"
+	# 5. control: the process's own map is read
 	setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c \
 		"printf '0 7fffffffffff OWNNAME\n' >$map"
 	filesafe_names "$pid" own >names || rc=1

@@ -262,7 +262,10 @@ static const char *file_kind(mode_t m)
 
 /* refuse - the reason @st (of @path) is not a perf map trapd reads: not
  * a regular file, or owned by neither the process's user nor root (what
- * perf requires too: anyone else could have planted it). */
+ * perf requires too: anyone else could have planted it), or owned by
+ * root, of a process that is not root's, and with more than one link
+ * (where fs.protected_hardlinks is 0, any user can link any root file
+ * they can reach into /tmp). */
 static int refuse(const struct stat *st, const struct perfmap_owner *o, const char *path, char *why,
 		  size_t len)
 {
@@ -274,6 +277,12 @@ static int refuse(const struct stat *st, const struct perfmap_owner *o, const ch
 		snprintf(why, len,
 			 "%s: owned by uid %u, not by the process's user (uid %ld) or root", path,
 			 (unsigned)st->st_uid, o->euid);
+		return -EPERM;
+	}
+	if (!st->st_uid && st->st_nlink > 1 && o->ruid && o->euid) {
+		snprintf(why, len,
+			 "%s: root's, with %lu links, for a process of uid %ld (a hard link)", path,
+			 (unsigned long)st->st_nlink, o->euid);
 		return -EPERM;
 	}
 	return 0;
