@@ -458,3 +458,37 @@ SH
 	done
 	return $rc
 }
+
+# Not tried before: starvation of the symbolization budget. A capture's
+# budget (symbolize_max_read, 512 MiB) was spent in the order processes
+# were met: nobody, with twelve copies of a program holding 2,000,000
+# symbols (60 MB of tables each) busy before the victim starts, had the
+# budget spent on them, and the victim's frames kept their addresses.
+# One user's processes take at most half of it now.
+test_symbolize_budget_is_shared_by_users() {
+	need_root_bpf || return
+	local rc=0 i lookalike=$WORKLOADS/symtest/pylookalike
+	[ -x "$lookalike" ] || { fail "no $lookalike (make integration builds it)"; return 1; }
+	chmod 755 "$PWD" "$(dirname "$PWD")"
+	mkdir -m 755 bin || return 1
+	for i in $(seq 1 12); do
+		cp "$lookalike" "bin/copy$i" || return 1
+	done
+	cat >hog.sh <<'SH'
+for i in $(seq 1 12); do "./bin/copy$i" 2 12 400 >/dev/null & done
+wait
+SH
+	start_bg hog setpriv --reuid=nobody --regid=nogroup --clear-groups sh hog.sh
+	sleep 1
+	(sleep 3; exec "$WORKLOADS/burner" 3 >/dev/null) &
+	capture_into starve -a -d 7s -F 49 || { wait; return 1; }
+	wait
+	set -- $(awk '{ n = $NF; split($0, f, ";")
+		if (f[1] == "burner") { b += n; if (index($0, ";burn_60;")) v += n } }
+		END { print b + 0, v + 0 }' starve.folded)
+	echo "   the victim's $1 samples, $2 in burn_60; budget: $(python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["symbols"].get("budget"))' starve.json)" >&2
+	[ "$1" -ge 30 ] && [ $(($2 * 100)) -ge $(($1 * 40)) ] ||
+		{ fail "burner's samples not named: $(grep '^burner' starve.folded | sort -k2 -nr | head -3)"; rc=1; }
+	return $rc
+}

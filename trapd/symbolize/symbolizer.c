@@ -53,6 +53,8 @@
  * after they exit: each fd pins that directory's mount until the free.
  * Those no snapshot saw JIT code in (yet) get at most half. */
 #define MAX_JIT_DIRS 64
+/* users whose processes get a share of the budget each (user_budget) */
+#define MAX_USER_SHARES 64
 /* Perf map entries this close together share one mapping of JIT code
  * that no snapshot saw, and a process gets at most this many. */
 #define JIT_SPAN_GAP (64u << 10)
@@ -92,6 +94,7 @@ struct pid_maps {
 	int jit_dir;			/* its /tmp, kept to read the map after it exits; -1 */
 	struct perfmap_owner jit_owner; /* whose map is read from @jit_dir */
 	struct pyruntime *py;		/* its CPython interpreter, NULL if none known */
+	struct symbudget *budget;	/* its user's share (user_budget), from its snapshot */
 	bool py_refused;		/* one was found that trapd cannot walk */
 };
 
@@ -117,7 +120,39 @@ struct symbolizer {
 	void *python_ctx;
 	prockey_current_fn current_fn; /* whether a process key's life is its pid's still */
 	void *current_ctx;
+	/* the budget's shares by the user a process runs as (user_budget) */
+	struct user_share {
+		uid_t uid;
+		struct symbudget share;
+	} shares[MAX_USER_SHARES];
+	unsigned nshares;
 };
+
+/* user_budget - the share of the budget of the user process @pid runs
+ * as (the owner of /proc/PID): what one user's processes map cannot take
+ * another's symbols. The whole budget when the user is unknown, and
+ * for the users past MAX_USER_SHARES. NULL without a budget. */
+static struct symbudget *user_budget(struct symbolizer *s, int pid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	unsigned i;
+
+	if (!s->budget)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%d", s->proc_root, pid);
+	if (stat(path, &st))
+		return s->budget;
+	for (i = 0; i < s->nshares; i++)
+		if (s->shares[i].uid == st.st_uid)
+			return &s->shares[i].share;
+	if (s->nshares == MAX_USER_SHARES)
+		return s->budget;
+	s->shares[i].uid = st.st_uid;
+	symbudget__share(&s->shares[i].share, s->budget, SYMBUDGET_USER_SHARE);
+	s->nshares++;
+	return &s->shares[i].share;
+}
 
 /* life_holds - whether /proc/PID is still the life of process @key (see
  * symbolizer__check_lives); true when nothing says otherwise. */
@@ -204,18 +239,18 @@ static struct symcache *cache_of(struct symbolizer *s)
 }
 
 /* load_file - the symbols of @f, from the cache, for the mapping @e of
- * @pid. */
-static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
+ * @pm's process, within its user's share of the budget. */
+static void load_file(struct symbolizer *s, struct sym_file *f, const struct pid_maps *pm,
 		      const struct procmaps_entry *e)
 {
+	int fd, pid = prockey_pid(pm->pid);
 	struct debugfile_search where = {
 		.proc_root = s->proc_root,
 		.host_root = "",
 		.pid = pid,
-		.budget = s->budget,
+		.budget = pm->budget,
 	};
 	struct symcache_stats before, after;
-	int fd;
 
 	if (symbudget__expired(s->budget)) {
 		f->retry = false;
@@ -244,6 +279,11 @@ static void load_file(struct symbolizer *s, struct sym_file *f, int pid,
 		f->open_errno = errno;
 	else if (!f->ent->elf)
 		log_debug("symbolizer: %s: no symbols: %s", f->path, strerror(f->ent->load_errno));
+	/* cut by one user's share: another user's process that maps it may
+	 * load the rest within its own */
+	if (f->ent && f->ent->partial && pm->budget != s->budget &&
+	    symbudget__left(s->budget, SYMBUDGET_BYTES))
+		f->retry = true;
 	close(fd);
 }
 
@@ -311,7 +351,8 @@ static int file_table_grow(struct symbolizer *s)
 /* file_get - the cache entry for the object behind mapping @e, loading
  * its ELF symbols when it is new (or failed before for want of access).
  * NULL only when out of memory. */
-static struct sym_file *file_get(struct symbolizer *s, int pid, const struct procmaps_entry *e)
+static struct sym_file *file_get(struct symbolizer *s, const struct pid_maps *pm,
+				 const struct procmaps_entry *e)
 {
 	uint64_t dev = (uint64_t)e->dev_major << 32 | e->dev_minor;
 	uint64_t h = file_hash(dev, e->inode, e->path);
@@ -323,7 +364,7 @@ static struct sym_file *file_get(struct symbolizer *s, int pid, const struct pro
 			    strcmp(f->path, e->path) != 0)
 				continue;
 			if (f->retry)
-				load_file(s, f, pid, e);
+				load_file(s, f, pm, e);
 			return f;
 		}
 	}
@@ -345,7 +386,7 @@ static struct sym_file *file_get(struct symbolizer *s, int pid, const struct pro
 	s->files[h & (s->files_cap - 1)] = f;
 	s->nfiles++;
 	if (f->is_file)
-		load_file(s, f, pid, e);
+		load_file(s, f, pm, e);
 	else if (!strcmp(f->path, VDSO_PATH))
 		f->vdso = load_vdso();
 	return f;
@@ -524,7 +565,7 @@ static void add_jit_spans(struct symbolizer *s, struct pid_maps *pm)
 
 	drop_jit_spans(pm);
 	c.n0 = pm->n;
-	c.f = m->n ? file_get(s, prockey_pid(pm->pid), &anon) : NULL;
+	c.f = m->n ? file_get(s, pm, &anon) : NULL;
 	for (i = 0; c.f && i < m->n && !err; i++) {
 		const struct perfmap_sym *y = &m->syms[i];
 
@@ -551,16 +592,16 @@ static void add_jit_spans(struct symbolizer *s, struct pid_maps *pm)
  * from there (also after it exits), the others through /proc. */
 static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 {
-	uint64_t left = symbudget__left(s->budget, SYMBUDGET_PERFMAP_BYTES);
+	uint64_t left = symbudget__left(pm->budget, SYMBUDGET_PERFMAP_BYTES);
 	size_t max = left > SIZE_MAX ? SIZE_MAX : (size_t)left;
 	struct perfmap m;
 	int err;
 
 	if (!left) {
-		symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES);
+		symbudget__refuse(pm->budget, SYMBUDGET_PERFMAP_BYTES);
 		return; /* the old read, if any, stays */
 	}
-	if (symbudget__expired(s->budget))
+	if (symbudget__expired(pm->budget))
 		return;
 	if (pm->jit_dir >= 0)
 		err = perfmap__read_at(pm->jit_dir, &pm->jit_owner, max, &m);
@@ -577,9 +618,9 @@ static void read_jit(const struct symbolizer *s, struct pid_maps *pm)
 	if (m.nbad || m.truncated)
 		log_warn("symbolizer: pid %d: perf map: %zu lines skipped%s", prockey_pid(pm->pid),
 			 m.nbad, m.truncated ? ", cut at the size limit" : "");
-	symbudget__charge(s->budget, SYMBUDGET_PERFMAP_BYTES, m.text_bytes);
+	symbudget__charge(pm->budget, SYMBUDGET_PERFMAP_BYTES, m.text_bytes);
 	if (m.truncated && m.text_bytes == left)
-		symbudget__refuse(s->budget, SYMBUDGET_PERFMAP_BYTES); /* cut by the budget */
+		symbudget__refuse(pm->budget, SYMBUDGET_PERFMAP_BYTES); /* cut by the budget */
 	perfmap__free(&pm->jit);
 	pm->jit = m;
 }
@@ -643,18 +684,19 @@ static void refused_python(struct symbolizer *s, struct pid_maps *pm,
  * budget (it walks every symbol of the file) and remembered by the
  * file's identity, found or not (symcache.h). Returns as the probe;
  * -EDQUOT when the budget refused it (nothing remembered). */
-static int probe_file(struct symbolizer *s, int fd, const struct procmaps_entry *e,
-		      struct pyruntime *rt, char *why, size_t whylen)
+static int probe_file(struct symbolizer *s, struct symbudget *budget, int fd,
+		      const struct procmaps_entry *e, struct pyruntime *rt, char *why,
+		      size_t whylen)
 {
 	int err;
 
-	if (symbudget__expired(s->budget) || !symbudget__left(s->budget, SYMBUDGET_BYTES)) {
-		symbudget__refuse(s->budget, SYMBUDGET_BYTES);
+	if (symbudget__expired(budget) || !symbudget__left(budget, SYMBUDGET_BYTES)) {
+		symbudget__refuse(budget, SYMBUDGET_BYTES);
 		return -EDQUOT;
 	}
 	memset(rt, 0, sizeof(*rt));
 	err = pyruntime__probe(fd, e->start, e->offset, rt, why, whylen);
-	symbudget__charge(s->budget, SYMBUDGET_BYTES, rt->probe_bytes);
+	symbudget__charge(budget, SYMBUDGET_BYTES, rt->probe_bytes);
 	if (err == -ENOENT)
 		symcache__set_python(s->cache, fd, SYMCACHE_PYTHON_NONE, 0);
 	else if (err == -ENOTSUP)
@@ -693,7 +735,7 @@ static void probe_python(struct symbolizer *s, struct pid_maps *pm, const struct
 	default:
 		break;
 	}
-	err = probe_file(s, fd, e, &rt, why, sizeof(why));
+	err = probe_file(s, pm->budget, fd, e, &rt, why, sizeof(why));
 	close(fd);
 	if (err == -ENOENT)
 		f->not_python = true;
@@ -753,7 +795,7 @@ static void find_python(struct symbolizer *s, struct pid_maps *pm, const struct 
 
 		if (e->kind != PROCMAPS_FILE)
 			continue;
-		f = file_get(s, prockey_pid(pm->pid), e);
+		f = file_get(s, pm, e);
 		if (f)
 			probe_python(s, pm, e, f, exe);
 	}
@@ -819,6 +861,8 @@ static int snapshot(struct symbolizer *s, int key)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	if (!pm->budget)
+		pm->budget = user_budget(s, pid);
 	pm->gen++;
 	drop_jit_spans(pm); /* a mapping seen now must not match one of them */
 	nsorted = pm->n;
@@ -830,7 +874,7 @@ static int snapshot(struct symbolizer *s, int key)
 			e.path = JIT_PATH;
 			jit = true;
 		}
-		f = file_get(s, pid, &e);
+		f = file_get(s, pm, &e);
 		if (!f) {
 			err = -ENOMEM;
 			break;
@@ -1365,6 +1409,7 @@ void symbolizer__get_stats(const struct symbolizer *s, struct symbolizer_stats *
 void symbolizer__use_budget(struct symbolizer *s, struct symbudget *budget)
 {
 	s->budget = budget;
+	s->nshares = 0;
 }
 
 int symbolizer__use_cache(struct symbolizer *s, struct symcache *cache)

@@ -37,11 +37,27 @@ static uint64_t spent_ns(struct symbudget *b)
 	return b->used[SYMBUDGET_TIME];
 }
 
-uint64_t symbudget__left(const struct symbudget *b, enum symbudget_kind kind)
+void symbudget__share(struct symbudget *share, struct symbudget *whole, double fraction)
+{
+	int k;
+
+	memset(share, 0, sizeof(*share));
+	share->whole = whole;
+	for (k = 0; k < SYMBUDGET_NR; k++) {
+		if (k == SYMBUDGET_TIME || !whole->max[k])
+			continue;
+		share->max[k] = (uint64_t)((double)whole->max[k] * fraction);
+		if (!share->max[k])
+			share->max[k] = 1; /* 0 would mean no limit */
+	}
+}
+
+/* own_left - what is left of @b's own limit of @kind. */
+static uint64_t own_left(const struct symbudget *b, enum symbudget_kind kind)
 {
 	uint64_t used;
 
-	if (!b || !b->max[kind])
+	if (!b->max[kind])
 		return UINT64_MAX;
 	used = b->used[kind];
 	if (kind == SYMBUDGET_TIME && b->started_ns) {
@@ -52,33 +68,46 @@ uint64_t symbudget__left(const struct symbudget *b, enum symbudget_kind kind)
 	return used >= b->max[kind] ? 0 : b->max[kind] - used;
 }
 
+uint64_t symbudget__left(const struct symbudget *b, enum symbudget_kind kind)
+{
+	uint64_t left = UINT64_MAX, l;
+
+	for (; b; b = b->whole) {
+		l = own_left(b, kind);
+		if (l < left)
+			left = l;
+	}
+	return left;
+}
+
 bool symbudget__take(struct symbudget *b, enum symbudget_kind kind, uint64_t amount)
 {
 	if (!b)
 		return true;
-	if (b->max[kind] && amount > symbudget__left(b, kind)) {
-		b->refused[kind]++;
+	if (amount > symbudget__left(b, kind)) {
+		symbudget__refuse(b, kind);
 		return false;
 	}
-	if (kind != SYMBUDGET_TIME)
-		b->used[kind] += amount;
+	symbudget__charge(b, kind, amount);
 	return true;
 }
 
 void symbudget__charge(struct symbudget *b, enum symbudget_kind kind, uint64_t amount)
 {
-	if (b && kind != SYMBUDGET_TIME)
+	for (; b && kind != SYMBUDGET_TIME; b = b->whole)
 		b->used[kind] += amount;
 }
 
 void symbudget__refuse(struct symbudget *b, enum symbudget_kind kind)
 {
-	if (b)
+	for (; b; b = b->whole)
 		b->refused[kind]++;
 }
 
 bool symbudget__expired(struct symbudget *b)
 {
+	while (b && b->whole)
+		b = b->whole; /* a share's clock is the whole's */
 	if (!b || !b->max[SYMBUDGET_TIME] || !b->started_ns)
 		return false;
 	if (spent_ns(b) < b->max[SYMBUDGET_TIME])
@@ -103,9 +132,9 @@ void symbudget__charge_elf(struct symbudget *b, const struct elfsym *e)
 	symbudget__charge(b, SYMBUDGET_SYMBOLS, elfsym__count(e));
 	over = elfsym__over_limits(e);
 	if (over & ELFSYM_OVER_BYTES)
-		b->refused[SYMBUDGET_BYTES]++;
+		symbudget__refuse(b, SYMBUDGET_BYTES);
 	if (over & ELFSYM_OVER_ENTRIES)
-		b->refused[SYMBUDGET_SYMBOLS]++;
+		symbudget__refuse(b, SYMBUDGET_SYMBOLS);
 }
 
 void symbudget__stop_clock(struct symbudget *b)

@@ -45,7 +45,20 @@ struct symbudget {
 	uint64_t used[SYMBUDGET_NR];	/* [SYMBUDGET_TIME]: ns, at the last check */
 	uint64_t refused[SYMBUDGET_NR]; /* pieces of work refused */
 	int64_t started_ns;		/* CLOCK_MONOTONIC */
+	/* A share of a budget (symbudget__share): bounded by its own limits
+	 * and what is left of @whole's, every charge and refusal counted in
+	 * both; its wall time is the whole's. NULL: a whole budget. */
+	struct symbudget *whole;
 };
+
+/* The share of a capture's budget the processes of one user may take
+ * (symbolizer.c): the files they map, the perf maps they write. Another
+ * user's processes keep the rest, whatever the first ones map first. */
+#define SYMBUDGET_USER_SHARE 0.5
+
+/* symbudget__share - make @share a part of @whole: @fraction of each of
+ * its limits but the wall time (none when the whole has none). */
+void symbudget__share(struct symbudget *share, struct symbudget *whole, double fraction);
 
 /* symbudget__init - the default limits, clock not started. */
 void symbudget__init(struct symbudget *b);
