@@ -618,6 +618,45 @@ test_daemon_top_cleans_names_a_process_chose() {
 	return $rc
 }
 
+# Not tried before: `trapd top` as a heavy client of the control socket.
+# Every top request merged and encoded the recorder's last seconds on the
+# daemon's loop: eight clients asking as fast as they can, each for a
+# length of its own, had the loop do it for every one. Answers are kept a
+# quarter of a second by length now: the loop builds at most one per
+# length per quarter second, and status still answers under the flood.
+test_daemon_top_heavy_clients_cost_the_loop_little() {
+	need_root_bpf || return
+	local rc=0 i pids=() stalls=0 t0 ms counts
+	write_global 'history_frequency = 49Hz' 'history_window = 10s' >rules.ini
+	start_daemon || return 1
+	start_bg burn "$WORKLOADS/burner" 30
+	sleep 2
+	t0=$(date +%s%N)
+	for i in $(seq 1 8); do
+		(end=$(($(date +%s) + 4)); while [ "$(date +%s)" -lt "$end" ]; do
+			"$TRAPD" top -S ctl.sock --once -s $((i % 10 + 1)) >/dev/null 2>&1
+		done) &
+		pids+=("$!")
+	done
+	for i in $(seq 1 8); do
+		timeout 5 "$TRAPD" status -S ctl.sock >/dev/null 2>&1 || stalls=$((stalls + 1))
+		sleep 0.4
+	done
+	wait "${pids[@]}"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	counts=$("$TRAPD" status -S ctl.sock --json | python3 -c 'import json,sys
+t=json.load(sys.stdin)["top_answers"]; print(t["asked"], t["built"])')
+	set -- $counts
+	echo "   8 clients for $ms ms: $1 top requests, $2 answers built; status failed $stalls of 8 times" >&2
+	[ "$1" -ge 40 ] || { fail "only $1 top requests were answered"; rc=1; }
+	# 8 lengths asked, one answer each a quarter second at most, and one
+	# more per length for the windows' edges
+	[ "$2" -le $((8 * (ms / 250 + 2))) ] || { fail "$2 answers built for $1 requests in $ms ms"; rc=1; }
+	[ "$stalls" = 0 ] || { fail "status did not answer $stalls times under the flood"; rc=1; }
+	stop_daemon
+	return $rc
+}
+
 # The overhead budget: a recorder asked for 999 Hz on a busy host with
 # max_overhead 0.5% is lowered until its measured share fits; a manual
 # capture asked for 100 kHz is capped to fit max_capture_overhead, and

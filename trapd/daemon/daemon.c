@@ -237,9 +237,12 @@ static void on_signal(struct daemon *d)
 
 /* answer_top - `trapd top`: the recorder's last seconds as pprof. The
  * merge and the encoding are bounded by CONTROL_TOP_MAX_SECONDS of the
- * ring (itself bounded by history_max_memory). */
+ * ring (itself bounded by history_max_memory), and done at most once per
+ * TOP_CACHE_NS for each length asked, whatever the clients ask. */
 static void answer_top(struct daemon *d, struct control_conn *c, uint32_t seconds)
 {
+	int64_t now = clock_mono_ns();
+	const struct top_answer *a;
 	struct profile *p = NULL;
 	void *buf = NULL;
 	size_t len = 0;
@@ -253,6 +256,11 @@ static void answer_top(struct daemon *d, struct control_conn *c, uint32_t second
 					    : "usage: the flight recorder is off: set [global] "
 					      "history_frequency (19Hz, say) in the rules file",
 				    NULL, 0);
+		return;
+	}
+	a = top_cache__get(&d->top, seconds, now);
+	if (a) {
+		control_conn__reply(c, "ok", a->buf, a->len);
 		return;
 	}
 	e = history__recent(d->guard.trap.history, seconds, &p);
@@ -270,10 +278,13 @@ static void answer_top(struct daemon *d, struct control_conn *c, uint32_t second
 						  "send: ask for fewer"
 						: "error: out of memory",
 				    NULL, 0);
-	else
-		control_conn__reply(c, "ok", buf, len);
-	free(buf);
 	profile__free(p);
+	if (e) {
+		free(buf);
+		return;
+	}
+	control_conn__reply(c, "ok", buf, len);
+	top_cache__put(&d->top, seconds, now, buf, len);
 }
 
 /* answer - a control request (control_handler): on the loop's thread,
@@ -445,6 +456,7 @@ static void teardown(struct daemon *d)
 	uploader__stop(d->uploader);
 	guard__release(&d->guard);
 	control_server__close(&d->ctl); /* removes the socket file only if still ours */
+	top_cache__free(&d->top);
 	if (d->sigfd >= 0)
 		close(d->sigfd);
 	if (d->timerfd >= 0)

@@ -23,6 +23,7 @@
 #include "rules/signal.h"
 #include "trapd/daemon/control.h"
 #include "trapd/daemon/control_server.h"
+#include "trapd/daemon/top_cache.h"
 #include "trapd/guard/guard.h"
 #include "upload/uploader.h"
 
@@ -42,6 +43,7 @@ struct daemon {
 	uint64_t reloads;
 	uint64_t reloads_rejected;
 	uint64_t manual_arms;
+	struct top_cache top; /* `trapd top`'s answers, kept a moment */
 };
 
 /* daemon__run - load @rules_path, run until SIGTERM/SIGINT, return an exit

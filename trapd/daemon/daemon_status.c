@@ -530,6 +530,12 @@ static void status_json(struct daemon *d, FILE *f)
 	json_kv_u64(&w, "captures_failed", d->guard.trap.failed);
 	json_kv_u64(&w, "capture_errors", d->guard.capture_errors);
 	json_kv_u64(&w, "manual_arms", d->manual_arms);
+	/* `trapd top`'s requests, and those the loop built an answer for */
+	json_key(&w, "top_answers");
+	json_object_begin(&w);
+	json_kv_u64(&w, "asked", d->top.asked);
+	json_kv_u64(&w, "built", d->top.built);
+	json_object_end(&w);
 	/* rules by process name: ticks that listed /proc, and those the
 	 * kernel's process events let skip it (this watch, since a reload) */
 	json_key(&w, "process_scans");
