@@ -492,3 +492,57 @@ print(json.load(open(sys.argv[1]))["symbols"].get("budget"))' starve.json)" >&2
 		{ fail "burner's samples not named: $(grep '^burner' starve.folded | sort -k2 -nr | head -3)"; rc=1; }
 	return $rc
 }
+
+# Not tried before: mount-namespace tricks through /proc/PID/root. A
+# binary's debug file is looked for inside the root of the process that
+# maps it first, and the symbols found serve every process that maps the
+# file. nobody, in a user and mount namespace of their own, put a forged
+# debug file (the binary's build ID, other names) at the binary's
+# build-ID path and ran the binary first: a victim running the same
+# binary outside had its frames named by nobody. A debug file is
+# believed only when root or the binary's owner owns it now.
+test_symbolize_forged_debug_file_in_a_users_root() {
+	need_root_bpf || return
+	setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -Urm true 2>/dev/null ||
+		{ skip "no unprivileged user namespaces here"; return; }
+	local rc=0 bid dir
+	chmod 755 "$PWD" "$(dirname "$PWD")"
+	cat >spinner.c <<'C'
+#include <stdlib.h>
+#include <time.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void NAME(void) { for (int i = 0; i < 1000000; i++) sink = sink * 31 + i; }
+int main(int argc, char **argv)
+{
+	time_t end = time(NULL) + atoi(argv[1]);
+	while (time(NULL) < end)
+		NAME();
+	return 0;
+}
+C
+	cc -O1 -g -DNAME=victim_spins -Wl,--build-id=0x5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed \
+		spinner.c -o spinner.full &&
+		cc -O1 -g -DNAME=forged_name__xx -Wl,--build-id=0x5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed \
+			spinner.c -o forged.debug &&
+		strip -o spinner spinner.full || { fail "cc"; return 1; }
+	chmod 755 spinner && chmod 644 forged.debug
+	bid=5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed
+	mkdir -p /usr/lib/debug
+	cat >attack.sh <<SH
+mount -t tmpfs none /usr/lib/debug &&
+mkdir -p /usr/lib/debug/.build-id/${bid:0:2} &&
+cp $PWD/forged.debug /usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug &&
+exec $PWD/spinner 8
+SH
+	start_bg attacker setpriv --reuid=nobody --regid=nogroup --clear-groups unshare -Urm sh attack.sh
+	sleep 1
+	(sleep 2; exec ./spinner 3) &
+	capture_into forged -a -d 5s -F 99 || { wait; return 1; }
+	wait %1 2>/dev/null
+	set -- $(awk '{ n = $NF; if ($0 ~ /^spinner;/) { s += n; if (index($0, "forged_name__xx")) f += n } }
+		END { print s + 0, f + 0 }' forged.folded)
+	echo "   spinner samples: $1, named by the forged debug file: $2" >&2
+	[ "$1" -ge 100 ] || { fail "too few spinner samples: $(grep '^spinner' forged.folded | head -3)"; rc=1; }
+	[ "$2" = 0 ] || { fail "the forged debug file named $2 samples: $(grep forged_name forged.folded | head -3)"; rc=1; }
+	return $rc
+}

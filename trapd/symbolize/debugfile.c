@@ -74,16 +74,33 @@ static bool belongs(int fd, const struct elfsym *bin, struct symbudget *budget)
 	return !file_crc32(fd, budget, &crc) && crc == want;
 }
 
-/* try_fd - the symbols of the candidate open at @fd (closed here) if it
- * belongs to @bin and has a full symbol table. */
-static struct elfsym *try_fd(int fd, const struct elfsym *bin, struct symbudget *budget)
+/* owned_well - whether the file at @fd is root's or @owner's (the
+ * binary's): no other user may name the binary's functions. */
+static bool owned_well(int fd, long owner, const char *cand)
 {
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;
+	if (!st.st_uid || (owner >= 0 && (long)st.st_uid == owner))
+		return true;
+	log_debug("debug file %s: owned by uid %u, neither root nor the binary's owner: not used",
+		  cand, (unsigned)st.st_uid);
+	return false;
+}
+
+/* try_fd - the symbols of the candidate @cand open at @fd (closed here)
+ * if it is owned well, belongs to @bin and has a full symbol table. */
+static struct elfsym *try_fd(int fd, const struct debugfile_search *w, const char *cand,
+			     const struct elfsym *bin)
+{
+	struct symbudget *budget = w->budget;
 	struct elfsym_limits lim;
 	struct elfsym *dbg = NULL;
 
 	if (fd < 0)
 		return NULL;
-	if (belongs(fd, bin, budget)) {
+	if (owned_well(fd, w->bin_owner, cand) && belongs(fd, bin, budget)) {
 		symbudget__elf_limits(budget, &lim);
 		dbg = elfsym__open_fd_limited(fd, budget ? &lim : NULL);
 		symbudget__charge_elf(budget, dbg);
@@ -104,7 +121,7 @@ static struct elfsym *try_path(const struct debugfile_search *w, const char *can
 	struct elfsym *dbg;
 	int n;
 
-	dbg = try_fd(mapped_file_open_in_root(w->proc_root, w->pid, cand), bin, w->budget);
+	dbg = try_fd(mapped_file_open_in_root(w->proc_root, w->pid, cand), w, cand, bin);
 	if (dbg) {
 		if (found)
 			snprintf(found, foundlen, "root:%s", cand);
@@ -113,7 +130,7 @@ static struct elfsym *try_path(const struct debugfile_search *w, const char *can
 	n = snprintf(host, sizeof(host), "%s%s", w->host_root ? w->host_root : "", cand);
 	if (n < 0 || (size_t)n >= sizeof(host))
 		return NULL;
-	dbg = try_fd(mapped_file_open_host(host), bin, w->budget);
+	dbg = try_fd(mapped_file_open_host(host), w, cand, bin);
 	if (dbg && found)
 		snprintf(found, foundlen, "host:%s", cand);
 	return dbg;

@@ -13,7 +13,9 @@
  * ships its own debug files), then in trapd's own view of the file
  * system. A candidate is used only when it is proven to belong to the
  * binary: the same build ID, or, when the binary has none, the CRC-32
- * its debuglink names. Candidates are untrusted ELF files like any other.
+ * its debuglink names, and owned by root or by the binary's owner (a
+ * build ID is easily copied into a forged file). Candidates are
+ * untrusted ELF files like any other.
  */
 #ifndef TRAPD_DEBUGFILE_H
 #define TRAPD_DEBUGFILE_H
@@ -35,6 +37,12 @@ struct debugfile_search {
 	/* what proving and loading candidates may cost (a debuglink's CRC
 	 * reads the whole candidate); NULL: the fixed caps only */
 	struct symbudget *budget;
+	/* who owns the binary (-1: unknown). A candidate is believed only
+	 * when root or that user owns it: the symbols of a file are shared
+	 * by every process that maps it, and a user who can shape a
+	 * process's root (a mount namespace of their own) could otherwise
+	 * name another user's frames. Set by debugfile__load's callers. */
+	long bin_owner;
 };
 
 /* debugfile__wanted - whether @bin lacks a full symbol table but names a

@@ -168,16 +168,20 @@ static uint64_t budget_refusals(const struct symbudget *b)
 	return n;
 }
 
-/* find_debug - the debug file of @e's stripped ELF, if it has none yet. */
-static void find_debug(struct symcache_entry *e, const struct debugfile_search *where,
+/* find_debug - the debug file of @e's stripped ELF (open at @fd), if it
+ * has none yet: one owned by root or by the ELF file's owner. */
+static void find_debug(struct symcache_entry *e, const struct debugfile_search *where, int fd,
 		       const char *path)
 {
 	uint64_t refused = budget_refusals(where->budget);
+	struct debugfile_search w = *where;
 	char found[PATH_MAX + 8];
+	struct stat st;
 
 	if (!e->elf || e->debug || !debugfile__wanted(e->elf))
 		return;
-	e->debug = debugfile__load(where, path, e->elf, found, sizeof(found));
+	w.bin_owner = fstat(fd, &st) ? -1 : (long)st.st_uid;
+	e->debug = debugfile__load(&w, path, e->elf, found, sizeof(found));
 	if (budget_refusals(where->budget) != refused)
 		e->partial = true; /* a candidate was not proven or not read */
 	if (!e->debug)
@@ -270,7 +274,7 @@ static struct symcache_entry *load(const int fd, const struct debugfile_search *
 		return e;
 	}
 	e->bytes += elfsym__memory(e->elf);
-	find_debug(e, where, path);
+	find_debug(e, where, fd, path);
 	find_fde(e, fd, where->budget);
 	find_inlines(e, fd, where->budget);
 	return e;
@@ -323,7 +327,7 @@ static struct symcache_entry *get_locked(struct symcache *c, int fd,
 			size_t before = e->bytes;
 
 			c->stats.build_id_hits++;
-			find_debug(e, where, path); /* this root may have it */
+			find_debug(e, where, fd, path); /* this root may have it */
 			c->bytes += e->bytes - before;
 			return take(c, e);
 		}
