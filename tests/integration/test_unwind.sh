@@ -172,3 +172,32 @@ test_unwind_daemon_keeps_cfi_between_captures() {
 	echo "    symbol_cache = 0: CFI files loaded $l1 then $l2"
 	[ "$l2" -ge 1 ] || { fail "nothing was read again without a cache: $l1 $c1 $l2 $c2"; return 1; }
 }
+
+# lld packs segments within a page: librustc_driver's text segment begins
+# at file offset 0x11a0c00, so its mapping starts at 0x11a0000, a page
+# the read-only segment before it also covers. The unwinder found the
+# mapping's address from that offset among all segments, picked the
+# read-only one, and looked every pc up 4 KiB too low: walks through
+# rustc's code ended not_mapped or no_cfi. The executable segment whose
+# pages hold the offset is the one. `rustc -O` compiling a crate of
+# 1,500 functions (Rust's own toolchain, as rustup installs it).
+test_unwind_rustc_lld_packed_segments() {
+	need_root_bpf || return
+	command -v rustc >/dev/null || { fail "no rustc (rustup installs it)"; return 1; }
+	local walks lost
+	python3 -c '
+print("use std::hint::black_box;")
+for i in range(1500):
+    print(f"#[inline(never)] pub fn f{i}(x: u64) -> u64 {{ let mut v = vec![x; {i % 17 + 3}]; for j in 0..v.len() {{ v[j] = v[j].wrapping_mul({i} + j as u64).rotate_left({i % 31}); }} v.iter().fold({i}, |a, b| a ^ b) }}")
+print("fn main() { let mut a = 0u64;")
+for i in range(1500):
+    print(f"a ^= f{i}(black_box(a));")
+print("println!(\"{}\", a); }")' >big.rs
+	capture_into rc --unwind dwarf -d 4s -F 99 -- rustc -O --edition 2021 -o big big.rs || return 1
+	walks=$(unwind_field rc.json unwound)
+	lost=$(($(unwind_field rc.json ended not_mapped) + $(unwind_field rc.json ended no_cfi)))
+	echo "    rustc -O: $walks walks, $lost ended outside the known code (not_mapped, no_cfi)"
+	[ "$walks" -ge 100 ] || { fail "only $walks walks"; return 1; }
+	[ $((lost * 100)) -le $((walks * 2)) ] ||
+		{ fail "$lost of $walks walks lost their way: $(grep -A12 '"ended"' rc.json)"; return 1; }
+}

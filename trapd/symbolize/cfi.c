@@ -32,6 +32,7 @@
 
 struct cfi_seg {
 	uint64_t offset, filesz, vaddr;
+	bool exec; /* PF_X */
 };
 
 struct cfi_expr {
@@ -97,7 +98,8 @@ static int load_segments(struct cfi *c)
 			return -EINVAL;
 		if (ph.p_type != PT_LOAD || !ph.p_filesz)
 			continue;
-		c->segs[c->nsegs++] = (struct cfi_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+		c->segs[c->nsegs++] =
+			(struct cfi_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_flags & PF_X };
 	}
 	return 0;
 }
@@ -352,6 +354,25 @@ int cfi__offset_to_vaddr(const struct cfi *c, uint64_t off, uint64_t *vaddr)
 	for (i = 0; i < c->nsegs; i++) {
 		if (off >= c->segs[i].offset && off - c->segs[i].offset < c->segs[i].filesz) {
 			*vaddr = c->segs[i].vaddr + (off - c->segs[i].offset);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int cfi__exec_mapping_vaddr(const struct cfi *c, uint64_t off, uint64_t page_size, uint64_t *vaddr)
+{
+	const struct cfi_seg *s;
+	uint64_t first;
+	unsigned i;
+
+	for (i = 0; i < c->nsegs; i++) {
+		s = &c->segs[i];
+		first = s->offset & ~(page_size - 1); /* the page it begins in */
+		if (s->exec && off >= first && off - first < s->offset - first + s->filesz) {
+			/* off may be below the segment's start: the page it
+			 * begins in, which the kernel maps from its start */
+			*vaddr = s->vaddr - (s->offset - off);
 			return 0;
 		}
 	}

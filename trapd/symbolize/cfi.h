@@ -121,6 +121,16 @@ int cfi__function_range(struct cfi *c, uint64_t vaddr, uint64_t *start, uint64_t
  * the PT_LOAD segments. Returns 0, or -ENOENT when no segment holds it. */
 int cfi__offset_to_vaddr(const struct cfi *c, uint64_t off, uint64_t *vaddr);
 
+/* cfi__exec_mapping_vaddr - the file address where an executable mapping
+ * of the file from offset @off (page aligned, as the kernel maps it)
+ * begins: through the executable PT_LOAD segment whose pages hold @off.
+ * lld, mold and rustc pack segments within a page, so the page-aligned
+ * offset of the text segment's mapping may lie in the segment before it,
+ * or before the text's own first byte: a lookup of @off among all
+ * segments by their exact offsets picks the wrong one (every pc then
+ * off by a page). Returns 0, or -ENOENT. */
+int cfi__exec_mapping_vaddr(const struct cfi *c, uint64_t off, uint64_t page_size, uint64_t *vaddr);
+
 void cfi__get_stats(const struct cfi *c, struct cfi_stats *out);
 
 #endif

@@ -291,6 +291,19 @@ static struct cfi *vdso_load(struct unwinder *u)
 	return u->vdso;
 }
 
+/* page_size - the kernel's page, which mappings are aligned to. */
+static uint64_t page_size(void)
+{
+	static uint64_t size;
+
+	if (!size) {
+		long n = sysconf(_SC_PAGESIZE);
+
+		size = n > 0 ? (uint64_t)n : 4096;
+	}
+	return size;
+}
+
 /* resolve - what mapping @i of @p holds: CFI and bias, or why not. */
 static void resolve(struct unwinder *u, struct pid_ent *p, size_t i)
 {
@@ -317,7 +330,7 @@ static void resolve(struct unwinder *u, struct pid_ent *p, size_t i)
 		if (!x->cfi && err != -ENOENT)
 			x->state = MAP_NO_FILE;
 	}
-	if (x->cfi && !cfi__offset_to_vaddr(x->cfi, e->offset, &v)) {
+	if (x->cfi && !cfi__exec_mapping_vaddr(x->cfi, e->offset, page_size(), &v)) {
 		x->bias = e->start - v;
 		x->state = MAP_CFI;
 	} else if (x->cfi) {
