@@ -1344,6 +1344,20 @@ static __always_inline bool offcpu_may_take(__u64 now)
 	return true;
 }
 
+/* offcpu_keep - @start is what thread @tid left with: into its entry
+ * @old (in place: no allocation at every switch) or a new one. */
+static __always_inline void offcpu_keep(struct sampler_offcpu_start *old, __u32 tid,
+					const struct sampler_offcpu_start *start)
+{
+	if (old) {
+		__builtin_memcpy(old, start, sizeof(*start));
+	} else if (bpf_map_update_elem(&offcpu_tasks, &tid, start, BPF_NOEXIST)) {
+		stat_inc(SAMPLER_STAT_OFFCPU_TASKS_FULL);
+		return;
+	}
+	stat_inc(SAMPLER_STAT_OFFCPU_SWITCHES);
+}
+
 /* offcpu_throttled - the current task leaves the CPU in @state over this
  * CPU's bound: its wait is counted under the stacks it last left with
  * (@old's, when it is of the same process), or under none; no walk, no
@@ -1373,13 +1387,7 @@ static __always_inline void offcpu_throttled(struct sampler_offcpu_start *old, _
 	start.key.cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(start.key.comm, sizeof(start.key.comm));
 	start.since = now;
-	if (old) {
-		__builtin_memcpy(old, &start, sizeof(start));
-	} else if (bpf_map_update_elem(&offcpu_tasks, &tid, &start, BPF_NOEXIST)) {
-		stat_inc(SAMPLER_STAT_OFFCPU_TASKS_FULL);
-		return;
-	}
-	stat_inc(SAMPLER_STAT_OFFCPU_SWITCHES);
+	offcpu_keep(old, tid, &start);
 }
 
 /* offcpu_begin - the current task (watched, thread group @pid, thread
@@ -1436,14 +1444,7 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 			store_stack(ctx, &sc->user, BPF_F_USER_STACK, SAMPLER_STAT_USER_STACK_FAULT,
 				    SAMPLER_STAT_USER_TRUNCATED, start.sp);
 	start.since = now;
-	if (old) {
-		/* in place: no allocation at every switch */
-		__builtin_memcpy(old, &start, sizeof(start));
-	} else if (bpf_map_update_elem(&offcpu_tasks, &tid, &start, BPF_NOEXIST)) {
-		stat_inc(SAMPLER_STAT_OFFCPU_TASKS_FULL);
-		return;
-	}
-	stat_inc(SAMPLER_STAT_OFFCPU_SWITCHES);
+	offcpu_keep(old, tid, &start);
 }
 
 /* The scheduler switches from the current task to the next one. A

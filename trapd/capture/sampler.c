@@ -394,6 +394,19 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 		log_debug("no bpf_task_pt_regs: leaf callers only for samples in user mode");
 }
 
+/* attach_hook - attach @prog (the tracepoint @tp), if loaded, for good
+ * into *@link; when it cannot be, say that trapd cannot @what, and
+ * @then, and go on without it. */
+static void attach_hook(struct bpf_program *prog, struct bpf_link **link, const char *what,
+			const char *tp, const char *then)
+{
+	if (!bpf_program__autoload(prog))
+		return;
+	*link = bpf_program__attach(prog);
+	if (!*link)
+		log_warn("cannot %s (%s: %s); %s", what, tp, strerror(errno), then);
+}
+
 static int load(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
 	int e;
@@ -488,26 +501,16 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 	e = load(s, o, err, errlen);
 	if (!e)
 		e = set_target(s, o, err, errlen);
-	if (!e && bpf_program__autoload(s->skel->progs.on_fork)) {
-		s->skel->links.on_fork = bpf_program__attach(s->skel->progs.on_fork);
-		if (!s->skel->links.on_fork)
-			log_warn("cannot follow forks (sched_process_fork: %s); children "
-				 "of the target are not sampled",
-				 strerror(errno));
-	}
-	if (!e && bpf_program__autoload(s->skel->progs.on_exec)) {
-		s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
-		if (!s->skel->links.on_exec)
-			log_warn("cannot see execs (sched_process_exec: %s); a process "
-				 "that execs may be symbolized from its old image",
-				 strerror(errno));
-	}
-	if (!e && bpf_program__autoload(s->skel->progs.on_exit)) {
-		s->skel->links.on_exit = bpf_program__attach(s->skel->progs.on_exit);
-		if (!s->skel->links.on_exit)
-			log_warn("cannot see exits (sched_process_exit: %s); a process whose "
-				 "pid is reused in a window may be symbolized from the new one",
-				 strerror(errno));
+	if (!e) {
+		attach_hook(s->skel->progs.on_fork, &s->skel->links.on_fork, "follow forks",
+			    "sched_process_fork", "children of the target are not sampled");
+		attach_hook(s->skel->progs.on_exec, &s->skel->links.on_exec, "see execs",
+			    "sched_process_exec",
+			    "a process that execs may be symbolized from its old image");
+		attach_hook(s->skel->progs.on_exit, &s->skel->links.on_exit, "see exits",
+			    "sched_process_exit",
+			    "a process whose pid is reused in a window may be symbolized from "
+			    "the new one");
 	}
 	if (!e) {
 		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_ring_event, s, NULL);
