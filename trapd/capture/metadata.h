@@ -4,8 +4,8 @@
  * It says what the capture is without opening it: id, host, kernel,
  * trapd version, labels, trigger and the rules that fired it (with their
  * signals' recent history), target, window, frequency, samples, losses and
- * symbolization coverage. Its format is documented in README.md ("Capture
- * format"); "format": "trapd-capture/1" names its version.
+ * symbolization coverage. Its format is documented in
+ * docs/capture-format.md; "format": "trapd-capture/1" names its version.
  */
 #ifndef TRAPD_METADATA_H
 #define TRAPD_METADATA_H
