@@ -27,7 +27,7 @@ ci_baseline() {
 # Unchanged code, three runs a side, as on a shared runner. The whole
 # run's CPU time is shown, not judged; the functions are judged against
 # the machine's factor. The gate's false alarms are documented at 1 in 100
-# at most (README, "trapd ci": 0 in 40 measured); this test fails when 2
+# at most (docs/ci.md: 0 in 40 measured); this test fails when 2
 # of its 5 comparisons are false alarms. The chance of that at 1 in 100 is
 # 1 - 0.99^5 - 5 x 0.01 x 0.99^4 = 0.00098, under 1 in 1,000 a CI run; a
 # gate that raises 1 false alarm in 10 fails it 8 times in 100.
