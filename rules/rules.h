@@ -16,6 +16,7 @@
  * only those of the lines above its own (`make check-includes` fails on a
  * cycle). Private: not for users outside rules/.
  *   units.h, ini.h, syscall_table.h      values, the INI lexer, syscalls
+ *   did_you_mean.h                       the word meant (also the CLI's)
  *   rules_model.h                        the data
  *   rule_words.h                         a rule as words
  *   evaluator.h                          its limits bound some keys

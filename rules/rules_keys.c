@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/un.h>
 
+#include "rules/did_you_mean.h"
 #include "rules/evaluator.h" /* EVAL_FIRES_MAX */
 #include "rules/rule_words.h"
 #include "rules/units.h"
@@ -131,17 +132,35 @@ int rules_keys__find(const struct rules_key *keys, int n, const char *name)
 
 const char *rules_keys__list(const struct rules_key *keys, int n, char *buf, size_t len)
 {
-	size_t used = 0;
-	int i, w;
+	char more[48];
+	size_t used = 0, need;
+	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < n && used < len; i++) {
-		w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", keys[i].name);
-		if (w < 0)
+	for (i = 0; i < n; i++) {
+		/* whole names only, with room left to say how many did not fit */
+		need = strlen(keys[i].name) + (i ? 2 : 0);
+		if (used + need + sizeof(more) >= len)
 			break;
-		used += (size_t)w;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 keys[i].name);
+	}
+	if (i < n) {
+		snprintf(more, sizeof(more), " and %d more (docs/rules.md)", n - i);
+		snprintf(buf + used, len - used, "%s", more);
 	}
 	return buf;
+}
+
+const char *rules_keys__meant(const struct rules_key *keys, int n, const char *typed)
+{
+	struct did_you_mean d;
+	int i;
+
+	did_you_mean__init(&d, typed);
+	for (i = 0; i < n; i++)
+		did_you_mean__offer(&d, keys[i].name);
+	return did_you_mean__best(&d);
 }
 
 /* --- values -------------------------------------------------------------- */

@@ -158,9 +158,14 @@ extern const struct rules_key rules_rule_keys[RK_NR];
 /* rules_keys__find - the index of @name in @keys (@n of them), or -1. */
 int rules_keys__find(const struct rules_key *keys, int n, const char *name);
 
-/* rules_keys__list - "a, b, c": the names of @keys, for "expected one
- * of" messages. Returns @buf. */
+/* rules_keys__list - "a, b, c": the names of @keys that fit in @len
+ * whole, then " and N more" for the rest, for "expected one of"
+ * messages. Returns @buf. */
 const char *rules_keys__list(const struct rules_key *keys, int n, char *buf, size_t len);
+
+/* rules_keys__meant - the key of @keys that @typed most likely meant
+ * (did_you_mean.h), or NULL. */
+const char *rules_keys__meant(const struct rules_key *keys, int n, const char *typed);
 
 /* rules_key__parse - parse @v into @k's field of @base (replacing and
  * freeing what was there). Returns 0, -ENOMEM, or -EINVAL with the rest

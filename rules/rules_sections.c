@@ -162,11 +162,16 @@ static int on_section(void *ctx, int line, const char *name)
 static void unknown_key(struct rules_parser *p, int line, const char *key,
 			const struct rules_key *keys, int n)
 {
-	char q[80], list[400];
+	const char *meant = rules_keys__meant(keys, n, key);
+	char q[80], list[360];
 
-	rules_parser__error(p, line, p->section, rules_value__quote(key, q, sizeof(q)),
-			    "unknown key; expected one of %s",
-			    rules_keys__list(keys, n, list, sizeof(list)));
+	if (meant)
+		rules_parser__error(p, line, p->section, rules_value__quote(key, q, sizeof(q)),
+				    "unknown key; did you mean %s?", meant);
+	else
+		rules_parser__error(p, line, p->section, rules_value__quote(key, q, sizeof(q)),
+				    "unknown key; expected one of %s",
+				    rules_keys__list(keys, n, list, sizeof(list)));
 }
 
 /* A section of plain keys ([global], [upload]): its table, where each key

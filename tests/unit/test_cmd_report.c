@@ -144,6 +144,9 @@ static void test_bad_usage_exits_2_saying_what_to_do(void **state)
 	expect("unknown option '--bogus'; see 'trapd report --help'", TRAPD_EXIT_USAGE,
 	       run(capture, "--bogus", NULL));
 	expect("unknown option '-x'", TRAPD_EXIT_USAGE, run("-x", capture, NULL));
+	/* a slip of the fingers: the option meant */
+	expect("unknown option '--tpo=3'; did you mean '--top'? See 'trapd report --help'",
+	       TRAPD_EXIT_USAGE, run(capture, "--tpo=3", NULL));
 	expect("option '--top' needs a value", TRAPD_EXIT_USAGE, run(capture, "--top", NULL));
 	expect("bad --top 'ten': expected a number of rows", TRAPD_EXIT_USAGE,
 	       run(capture, "--top", "ten", NULL));

@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/did_you_mean.h"
 #include "rules/units.h"
 #include "trapd/capture/sampler.h"
 #include "trapd/capture/unwind_summary.h"
@@ -85,10 +87,43 @@ int cli_parse_comparison(const char *option, const char *s, struct profile_diff_
 	return -EINVAL;
 }
 
-int cli_bad_option(const char *command, int opt, const char *arg)
+const char *cli_meant_option(const struct option *longopts, const char *arg, char *buf, size_t len)
 {
-	if (opt == ':')
+	char typed[DID_YOU_MEAN_MAX_LEN + 1];
+	struct did_you_mean d;
+	const char *meant;
+	size_t n;
+
+	if (!longopts || strncmp(arg, "--", 2))
+		return NULL;
+	n = strcspn(arg + 2, "="); /* --durration=3s */
+	if (n >= sizeof(typed))
+		return NULL;
+	memcpy(typed, arg + 2, n);
+	typed[n] = '\0';
+	did_you_mean__init(&d, typed);
+	for (; longopts->name; longopts++)
+		did_you_mean__offer(&d, longopts->name);
+	meant = did_you_mean__best(&d);
+	if (!meant)
+		return NULL;
+	snprintf(buf, len, "--%s", meant);
+	return buf;
+}
+
+int cli_bad_option(const char *command, const struct option *longopts, int opt, const char *arg)
+{
+	const char *meant;
+	char buf[DID_YOU_MEAN_MAX_LEN + 3];
+
+	if (opt == ':') {
 		log_error("option '%s' needs a value; see 'trapd %s --help'", arg, command);
+		return -EINVAL;
+	}
+	meant = cli_meant_option(longopts, arg, buf, sizeof(buf));
+	if (meant)
+		log_error("unknown option '%s'; did you mean '%s'? See 'trapd %s --help'", arg,
+			  meant, command);
 	else
 		log_error("unknown option '%s'; see 'trapd %s --help'", arg, command);
 	return -EINVAL;

@@ -5,6 +5,7 @@
 #ifndef TRAPD_CLI_ARGS_H
 #define TRAPD_CLI_ARGS_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,9 +29,15 @@ int cli_parse_number(const char *s, const char *option, double lo, double hi, do
 
 /* cli_bad_option - getopt_long (optstring starting with ':') returned
  * @opt, ':' or '?', for the argument @arg: log "option 'ARG' needs a
- * value" or "unknown option 'ARG'", each pointing at 'trapd COMMAND
- * --help'. Returns -EINVAL. */
-int cli_bad_option(const char *command, int opt, const char *arg);
+ * value" or "unknown option 'ARG'" (with the option of @longopts it most
+ * likely meant, if one is close: cli_meant_option), each pointing at
+ * 'trapd COMMAND --help'. Returns -EINVAL. */
+int cli_bad_option(const char *command, const struct option *longopts, int opt, const char *arg);
+
+/* cli_meant_option - "--NAME" into @buf: the option of @longopts (NULL:
+ * none) that the unknown long option @arg most likely meant
+ * (rules/did_you_mean.h), or NULL. */
+const char *cli_meant_option(const struct option *longopts, const char *arg, char *buf, size_t len);
 
 struct profile_diff_options;
 

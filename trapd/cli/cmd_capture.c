@@ -275,8 +275,7 @@ static int parse_args(struct capture_cmd *c, int argc, char **argv)
 				log_error("option -%c needs a value; see 'trapd capture --help'",
 					  optopt);
 			else
-				log_error("unknown option '%s'; see 'trapd capture --help'",
-					  argv[optind - 1]);
+				cli_bad_option("capture", longopts, '?', argv[optind - 1]);
 			return -EINVAL;
 		}
 		if (parse_option(c, opt, optarg))

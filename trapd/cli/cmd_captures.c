@@ -63,7 +63,7 @@ static int parse(int argc, char **argv, struct cli_store_args *a, bool *json, bo
 		if (e < 0)
 			return e;
 		if (!e) {
-			cli_bad_option("captures ls", opt, argv[optind - 1]);
+			cli_bad_option("captures ls", longopts, opt, argv[optind - 1]);
 			return -EINVAL;
 		}
 	}

@@ -58,7 +58,7 @@ static int parse_args(int argc, char **argv, const char **path, enum rules_use *
 		case 'h':
 			return 1;
 		default:
-			cli_bad_option("check", opt, argv[optind - 1]);
+			cli_bad_option("check", longopts, opt, argv[optind - 1]);
 			return -1;
 		}
 	}

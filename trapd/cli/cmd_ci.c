@@ -170,6 +170,27 @@ static const char *comparison_option(int opt)
 	}
 }
 
+/* the options, by their long names (cli_bad_option suggests among them) */
+static const struct option longopts[] = {
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "max-regress", required_argument, NULL, OPT_MAX_REGRESS },
+	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "runs", required_argument, NULL, OPT_RUNS },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "judge-cpu-time", no_argument, NULL, OPT_JUDGE_CPU_TIME },
+	{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
+	{ "output", required_argument, NULL, 'o' },
+	{ "frequency", required_argument, NULL, 'F' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* parse_unwind - --unwind MODE and --stack-copy SIZE, as `trapd capture`
  * takes them. Returns 0 or -EINVAL (reported). */
 static int parse_unwind(struct ci_cmd *c, int opt, const char *arg)
@@ -229,32 +250,13 @@ static int parse_option(struct ci_cmd *c, int opt, char **argv)
 	case OPT_STACK_COPY:
 		return parse_unwind(c, opt, optarg);
 	default:
-		return cli_bad_option("ci", opt, argv[optind - 1]);
+		return cli_bad_option("ci", longopts, opt, argv[optind - 1]);
 	}
 }
 
 /* parse_args - fill @c; returns 0, 1 for --help, or -EINVAL (reported). */
 static int parse_args(struct ci_cmd *c, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "max-regress", required_argument, NULL, OPT_MAX_REGRESS },
-		{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "view", required_argument, NULL, OPT_VIEW },
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "judge-cpu-time", no_argument, NULL, OPT_JUDGE_CPU_TIME },
-		{ "cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT },
-		{ "unwind", required_argument, NULL, OPT_UNWIND },
-		{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
-		{ "output", required_argument, NULL, 'o' },
-		{ "frequency", required_argument, NULL, 'F' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const struct profile_diff_options defaults = PROFILE_DIFF_OPTIONS_INIT;
 	int opt;
 

@@ -158,6 +158,25 @@ static int check_outputs(const struct diff_cmd *c)
 	return 0;
 }
 
+/* the options, by their long names (cli_bad_option suggests among them) */
+static const struct option longopts[] = {
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "markdown", required_argument, NULL, OPT_MARKDOWN },
+	{ "max-regress", required_argument, NULL, OPT_MAX_REGRESS },
+	{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "where", required_argument, NULL, OPT_WHERE },
+	{ "base-where", required_argument, NULL, OPT_BASE_WHERE },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "judge-cpu-time", no_argument, NULL, OPT_JUDGE_CPU_TIME },
+	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "phase", required_argument, NULL, OPT_PHASE },
+	{ "base-phase", required_argument, NULL, OPT_BASE_PHASE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_option(struct diff_cmd *c, int opt, char **argv)
 {
 	switch (opt) {
@@ -196,30 +215,13 @@ static int parse_option(struct diff_cmd *c, int opt, char **argv)
 		*(opt == OPT_PHASE ? &c->phase : &c->base_phase) = optarg;
 		return 0;
 	default:
-		return cli_bad_option("diff", opt, argv[optind - 1]);
+		return cli_bad_option("diff", longopts, opt, argv[optind - 1]);
 	}
 }
 
 /* parse_args - fill @c; returns 0, 1 for --help, or -EINVAL (reported). */
 static int parse_args(struct diff_cmd *c, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
-		{ "max-regress", required_argument, NULL, OPT_MAX_REGRESS },
-		{ "min-share", required_argument, NULL, OPT_MIN_SHARE },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "where", required_argument, NULL, OPT_WHERE },
-		{ "base-where", required_argument, NULL, OPT_BASE_WHERE },
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "judge-cpu-time", no_argument, NULL, OPT_JUDGE_CPU_TIME },
-		{ "view", required_argument, NULL, OPT_VIEW },
-		{ "phase", required_argument, NULL, OPT_PHASE },
-		{ "base-phase", required_argument, NULL, OPT_BASE_PHASE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const struct profile_diff_options defaults = PROFILE_DIFF_OPTIONS_INIT;
 	int opt;
 

@@ -97,7 +97,7 @@ static int parse(int argc, char **argv, struct merge_cmd *c)
 			}
 		} else if ((e = cli_store__option(&c->store, opt, optarg)) <= 0) {
 			if (!e)
-				cli_bad_option("merge", opt, argv[optind - 1]);
+				cli_bad_option("merge", longopts, opt, argv[optind - 1]);
 			return -EINVAL;
 		}
 	}

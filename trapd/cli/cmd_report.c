@@ -201,7 +201,7 @@ static int parse_args(struct report_cmd *c, int argc, char **argv)
 			c->phase = optarg;
 			break;
 		default:
-			cli_bad_option("report", opt, argv[optind - 1]);
+			cli_bad_option("report", longopts, opt, argv[optind - 1]);
 			return -EINVAL;
 		}
 	}

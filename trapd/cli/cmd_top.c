@@ -62,6 +62,14 @@ static void usage(FILE *out)
 
 enum { OPT_BY = 256, OPT_ONCE };
 
+/* the options, by their long names (cli_bad_option suggests among them) */
+static const struct option longopts[] = {
+	{ "seconds", required_argument, NULL, 's' }, { "rows", required_argument, NULL, 'n' },
+	{ "by", required_argument, NULL, OPT_BY },   { "once", no_argument, NULL, OPT_ONCE },
+	{ "socket", required_argument, NULL, 'S' },  { "config", required_argument, NULL, 'c' },
+	{ "help", no_argument, NULL, 'h' },	     { NULL, 0, NULL, 0 },
+};
+
 static int parse_option(struct top_cmd *c, int opt, char **argv)
 {
 	size_t n;
@@ -95,22 +103,12 @@ static int parse_option(struct top_cmd *c, int opt, char **argv)
 		c->rules = optarg;
 		return 0;
 	default:
-		return cli_bad_option("top", opt, argv[optind - 1]);
+		return cli_bad_option("top", longopts, opt, argv[optind - 1]);
 	}
 }
 
 static int parse_args(struct top_cmd *c, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "seconds", required_argument, NULL, 's' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int opt;
 
 	c->seconds = CONTROL_TOP_DEFAULT_SECONDS;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* main.c - the trapd binary: global options and the command table. */
 #include "trapd/cli/commands.h"
-#include "trapd/util/log.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "rules/did_you_mean.h"
+#include "trapd/util/log.h"
 
 struct command {
 	const char *name;
@@ -49,6 +51,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	int verbosity = LOG_LVL_INFO;
+	struct did_you_mean meant;
 	size_t i;
 
 	log_route_libbpf();
@@ -82,9 +85,16 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return TRAPD_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	did_you_mean__init(&meant, argv[0]);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[0], commands[i].name))
 			return commands[i].run(argc, argv);
-	log_error("unknown command '%s'; see 'trapd --help'", argv[0]);
+		did_you_mean__offer(&meant, commands[i].name);
+	}
+	if (did_you_mean__best(&meant))
+		log_error("unknown command '%s'; did you mean '%s'? See 'trapd --help'", argv[0],
+			  did_you_mean__best(&meant));
+	else
+		log_error("unknown command '%s'; see 'trapd --help'", argv[0]);
 	return TRAPD_EXIT_USAGE;
 }
