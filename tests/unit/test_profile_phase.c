@@ -278,6 +278,26 @@ static void test_merge_by_time_keeps_each_phase(void **state)
 	profile__free(p);
 }
 
+/* The phase comment is for programs; a table shows it in words. */
+static void test_phase_comment_in_words(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(
+		profile_phase__comment_words("phase before: time_ns=1795905431420369427 "
+					     "duration_ns=10000000000 "
+					     "period_ns=52631578",
+					     buf, sizeof(buf)),
+		"phase before: from 2026-11-28T22:37:11Z, 10.00s at 19 Hz");
+	assert_string_equal(profile_phase__comment_words("phase before: time_ns=0 duration_ns=5 "
+							 "period_ns=0",
+							 buf, sizeof(buf)),
+			    "phase before: from ?, 0.00s");
+	assert_null(profile_phase__comment_words("losses: none", buf, sizeof(buf)));
+	assert_null(profile_phase__comment_words("phase before: garbage", buf, sizeof(buf)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_select_all_counts_by_time),
 		cmocka_unit_test(test_without_phases_everything_is_during),
 		cmocka_unit_test(test_merge_by_time_keeps_each_phase),
+		cmocka_unit_test(test_phase_comment_in_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

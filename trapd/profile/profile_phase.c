@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "trapd/profile/profile_merge.h"
 
@@ -232,4 +233,28 @@ int64_t profile_phase__samples(const struct profile *p, const char *name)
 		if (in_phase(&p->samples[i], want, name) && p->samples[i].count > 0)
 			sum += p->samples[i].count;
 	return sum;
+}
+
+const char *profile_phase__comment_words(const char *comment, char *buf, size_t len)
+{
+	int64_t t, d, q;
+	char when[32] = "?";
+	struct tm tm;
+	time_t secs;
+
+	if (strncmp(comment, PHASE_COMMENT, strlen(PHASE_COMMENT)) ||
+	    sscanf(comment + strlen(PHASE_COMMENT),
+		   "time_ns=%" SCNd64 " duration_ns=%" SCNd64 " period_ns=%" SCNd64, &t, &d,
+		   &q) != 3)
+		return NULL;
+	secs = (time_t)(t / 1000000000);
+	if (t > 0 && gmtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (q > 0)
+		snprintf(buf, len, "phase " PROFILE_PHASE_BEFORE ": from %s, %.2fs at %.0f Hz",
+			 when, (double)d / 1e9, 1e9 / (double)q);
+	else
+		snprintf(buf, len, "phase " PROFILE_PHASE_BEFORE ": from %s, %.2fs", when,
+			 (double)d / 1e9);
+	return buf;
 }

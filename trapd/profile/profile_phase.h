@@ -24,6 +24,7 @@
 #define TRAPD_PROFILE_PHASE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "trapd/profile/profile.h"
@@ -62,5 +63,11 @@ int profile_phase__select(struct profile *p, const char *name);
 /* profile_phase__samples - the on-CPU samples of phase @name in @p (for
  * a note saying what a report left out). */
 int64_t profile_phase__samples(const struct profile *p, const char *name);
+
+/* profile_phase__comment_words - @comment, when it is the phase comment
+ * profile_phase__splice writes (nanoseconds, for programs), in words for
+ * a person into @buf ("phase before: from 2026-11-29T10:00:00Z, 10.00s
+ * at 19 Hz"); NULL for any other comment. */
+const char *profile_phase__comment_words(const char *comment, char *buf, size_t len);
 
 #endif

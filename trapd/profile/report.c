@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapd/profile/profile_phase.h"
 #include "trapd/profile/profile_view.h"
 
 #define MAX_COMMENT_LINES 16
@@ -319,6 +320,9 @@ static void write_comments(FILE *out, const struct profile *p)
 				continue;
 			}
 			snprintf(line, sizeof(line), "%.*s", (int)n, c);
+			/* the history's scalars are for programs: in words here */
+			if (profile_phase__comment_words(line, clean, sizeof(clean)))
+				snprintf(line, sizeof(line), "%s", clean);
 			fprintf(out, "# %s\n", stacktree__clean_name(clean, sizeof(clean), line));
 			shown++;
 		}
