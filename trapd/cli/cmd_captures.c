@@ -220,9 +220,10 @@ static int cmd_ls(int argc, char **argv)
 		status = print_json(&s);
 	} else if (!status) {
 		print_table(&s);
-		log_info("%zu captures from %s: %llu requests, %llu sidecars read, %llu from the "
+		log_info("%zu capture%s from %s: %llu requests, %llu sidecars read, %llu from the "
 			 "cache",
-			 s.catalog.n, s.store->name, (unsigned long long)s.store->requests,
+			 s.catalog.n, s.catalog.n == 1 ? "" : "s", s.store->name,
+			 (unsigned long long)s.store->requests,
 			 (unsigned long long)s.catalog.sidecars_read,
 			 (unsigned long long)s.catalog.sidecars_cached);
 	}

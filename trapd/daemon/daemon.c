@@ -524,8 +524,8 @@ int daemon__run(const char *rules_path, const struct signal_env *env)
 		teardown(&d);
 		return e;
 	}
-	log_info("trapd daemon %s: %zu rules from %s, polled every %s; control socket %s",
-		 TRAPD_VERSION, w->n, rules_path,
+	log_info("daemon %s: %zu rule%s from %s, polled every %s; control socket %s", TRAPD_VERSION,
+		 w->n, w->n == 1 ? "" : "s", rules_path,
 		 units_format_duration(w->rules->global.poll_interval_ns, dur, sizeof(dur)),
 		 d.ctl_path);
 	/* A first reading now, so rates have their base at the first tick. */
