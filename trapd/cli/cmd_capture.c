@@ -28,6 +28,7 @@
 #include "trapd/util/clock.h"
 #include "trapd/util/cpus.h"
 #include "trapd/util/log.h"
+#include "trapd/util/privileges.h"
 
 #define DEFAULT_DURATION_NS (10ull * 1000000000)
 #define DEFAULT_FREQ_HZ 99
@@ -482,12 +483,17 @@ int cmd_capture(int argc, char **argv)
 	struct capture_cmd c = { 0 };
 	struct session *s = NULL;
 	int ret, sigfd = -1;
+	char why[200];
 
 	ret = parse_args(&c, argc, argv);
 	if (ret) {
 		if (ret > 0)
 			usage(stdout);
 		return ret > 0 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
+	}
+	if (!privileges__can_sample(why, sizeof(why))) {
+		log_error("%s", why);
+		return TRAPD_EXIT_FAILURE;
 	}
 	if (capture_new_id(&info)) {
 		log_error("no randomness for a capture id: %s", strerror(errno));

@@ -32,6 +32,7 @@
 #include "trapd/profile/profile_view.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/log.h"
+#include "trapd/util/privileges.h"
 
 #define DEFAULT_DIR "trapd-ci"
 #define DEFAULT_FREQ_HZ 499
@@ -555,6 +556,7 @@ static int run_watched(const struct ci_cmd *c)
 int cmd_ci(int argc, char **argv)
 {
 	struct ci_cmd c = { 0 };
+	char why[200];
 	int ret;
 
 	ret = parse_args(&c, argc, argv);
@@ -562,6 +564,10 @@ int cmd_ci(int argc, char **argv)
 		if (ret == 1)
 			usage(stdout);
 		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
+	}
+	if (!privileges__can_sample(why, sizeof(why))) {
+		log_error("%s", why);
+		return TRAPD_EXIT_FAILURE;
 	}
 	return c.rules ? run_watched(&c) : run(&c);
 }

@@ -12,6 +12,7 @@
 #include "trapd/cli/commands.h"
 #include "trapd/daemon/daemon.h"
 #include "trapd/util/log.h"
+#include "trapd/util/privileges.h"
 
 static void usage(FILE *out)
 {
@@ -59,6 +60,7 @@ int cmd_daemon(int argc, char **argv)
 	};
 	struct signal_env env = SIGNAL_ENV_LIVE;
 	const char *rules = NULL, *log_to = "auto";
+	char why[200];
 	int opt;
 
 	opterr = 0;
@@ -92,6 +94,10 @@ int cmd_daemon(int argc, char **argv)
 				: "say which rules file: trapd daemon -c RULES%s",
 			  rules ? argv[optind] : "");
 		return TRAPD_EXIT_USAGE;
+	}
+	if (!privileges__can_sample(why, sizeof(why))) {
+		log_error("%s", why);
+		return TRAPD_EXIT_FAILURE;
 	}
 	if (use_syslog(log_to))
 		log_use_syslog("trapd");
