@@ -41,7 +41,7 @@ volatile __u32 copy_bytes;   /* DWARF mode: user stack bytes to copy; 0 = frame 
 volatile __u32 window_seq;   /* which arming this is, stamped on every copy */
 volatile __u32 offcpu;	     /* the switch hook records off-CPU time (sampler.h) */
 /* Stacks the switch hook takes on one CPU in one SAMPLER_OFFCPU_SLOT_NS;
- * 0: no bound (sampler.h: offcpu_bound) */
+ * 0: no bound (sampler.h, at SAMPLER_OFFCPU_SLOT_NS) */
 volatile __u32 offcpu_takes_max;
 volatile __u32 calls;	 /* enum sampler_calls_kind: the calls this window numbers */
 volatile __u64 call_seq; /* calls numbered in this window */
@@ -240,7 +240,7 @@ struct {
 	__type(value, struct sampler_offcpu_start);
 } offcpu_tasks SEC(".maps");
 
-/* Off-CPU: this CPU's stack takes in the current slot (offcpu_bound). */
+/* Off-CPU: this CPU's stack takes in the current slot (offcpu_may_take). */
 struct offcpu_rate {
 	__u64 slot; /* bpf_ktime_get_ns / SAMPLER_OFFCPU_SLOT_NS */
 	__u64 takes;
@@ -1136,6 +1136,22 @@ int on_fork(void *ctx)
 	return 0;
 }
 
+/* next_life - thread group @pid, met in this window, is another process
+ * (or image) from now on: its next life, not announced yet. NULL when
+ * the window never met it. Counted after the window too, while user
+ * space still reads the processes it met (until the next window empties
+ * the map). */
+static __always_inline struct sampler_seen *next_life(__u32 pid)
+{
+	struct sampler_seen *e = bpf_map_lookup_elem(&seen_pids, &pid);
+
+	if (e) {
+		e->life++;
+		e->announced = 0;
+	}
+	return e;
+}
+
 /* An exec replaces the memory map: the process's next life, announced so
  * user space snapshots it. The hook runs in the process that exec'd. */
 SEC("tracepoint/sched/sched_process_exec")
@@ -1146,15 +1162,11 @@ int on_exec(void *ctx)
 
 	/* its interpreter, if it had one, is gone */
 	bpf_map_delete_elem(&py_procs, &pid);
-	/* counted after the window too, while user space still reads the
-	 * processes it met (until the next window empties the map) */
-	e = bpf_map_lookup_elem(&seen_pids, &pid);
-	if (!e)
-		return 0;
-	e->life++;
-	e->announced = armed;
-	if (armed)
+	e = next_life(pid);
+	if (e && armed) {
+		e->announced = 1;
 		announce(SAMPLER_EVENT_EXEC, pid, e->life);
+	}
 	return 0;
 }
 
@@ -1168,7 +1180,6 @@ int on_exit(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32;
-	struct sampler_seen *e;
 	bool dead = false;
 
 	if (exit_group_dead_offset)
@@ -1178,11 +1189,7 @@ int on_exit(void *ctx)
 	if (!dead)
 		return 0;
 	bpf_map_delete_elem(&py_procs, &pid);
-	e = bpf_map_lookup_elem(&seen_pids, &pid);
-	if (!e)
-		return 0;
-	e->life++;
-	e->announced = 0;
+	next_life(pid);
 	return 0;
 }
 
@@ -1322,7 +1329,7 @@ static __always_inline bool still_copied(__u64 id)
 }
 
 /* offcpu_may_take - whether this CPU may take one more task's stacks
- * now (offcpu_bound): counted as a take when it may. */
+ * now (offcpu_takes_max in this slot): counted as a take when it may. */
 static __always_inline bool offcpu_may_take(__u64 now)
 {
 	__u64 slot = now / SAMPLER_OFFCPU_SLOT_NS;

@@ -605,9 +605,10 @@ void session__end(struct session *s, const char *reason)
 		return;
 	s->end_reason = reason;
 	/* the window ends at the decision, whatever closing it then costs
-	 * on a busy host (detaching hooks waits for their last runs) */
+	 * on a busy host (detaching hooks waits for their last runs):
+	 * close_window measures it from this disarm */
 	if (s->started && !s->stopped && s->sampler)
-		s->window_ns = (int64_t)sampler__disarm(s->sampler) - s->start_mono;
+		sampler__disarm(s->sampler);
 }
 
 void session__signal_command(struct session *s, int signo)

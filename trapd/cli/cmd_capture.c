@@ -483,7 +483,6 @@ int cmd_capture(int argc, char **argv)
 	struct capture_cmd c = { 0 };
 	struct session *s = NULL;
 	int ret, sigfd = -1;
-	char why[200];
 
 	ret = parse_args(&c, argc, argv);
 	if (ret) {
@@ -491,10 +490,8 @@ int cmd_capture(int argc, char **argv)
 			usage(stdout);
 		return ret > 0 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
 	}
-	if (!privileges__can_sample(why, sizeof(why))) {
-		log_error("%s", why);
+	if (!privileges__can_sample())
 		return TRAPD_EXIT_FAILURE;
-	}
 	if (capture_new_id(&info)) {
 		log_error("no randomness for a capture id: %s", strerror(errno));
 		return TRAPD_EXIT_FAILURE;

@@ -556,7 +556,6 @@ static int run_watched(const struct ci_cmd *c)
 int cmd_ci(int argc, char **argv)
 {
 	struct ci_cmd c = { 0 };
-	char why[200];
 	int ret;
 
 	ret = parse_args(&c, argc, argv);
@@ -565,9 +564,7 @@ int cmd_ci(int argc, char **argv)
 			usage(stdout);
 		return ret == 1 ? TRAPD_EXIT_OK : TRAPD_EXIT_USAGE;
 	}
-	if (!privileges__can_sample(why, sizeof(why))) {
-		log_error("%s", why);
+	if (!privileges__can_sample())
 		return TRAPD_EXIT_FAILURE;
-	}
 	return c.rules ? run_watched(&c) : run(&c);
 }

@@ -60,7 +60,6 @@ int cmd_daemon(int argc, char **argv)
 	};
 	struct signal_env env = SIGNAL_ENV_LIVE;
 	const char *rules = NULL, *log_to = "auto";
-	char why[200];
 	int opt;
 
 	opterr = 0;
@@ -95,10 +94,8 @@ int cmd_daemon(int argc, char **argv)
 			  rules ? argv[optind] : "");
 		return TRAPD_EXIT_USAGE;
 	}
-	if (!privileges__can_sample(why, sizeof(why))) {
-		log_error("%s", why);
+	if (!privileges__can_sample())
 		return TRAPD_EXIT_FAILURE;
-	}
 	if (use_syslog(log_to))
 		log_use_syslog("trapd");
 	/* Not dumpable: a crash writes no core holding the uploader's

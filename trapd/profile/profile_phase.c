@@ -110,6 +110,16 @@ static bool in_phase(const struct profile_sample *s, uint32_t want, const char *
 	return want && s->phase == want;
 }
 
+/* phase_comment - whether @c is a phase comment (profile_phase__splice
+ * writes them), and its time, duration and period into *@t, *@d, *@q. */
+static bool phase_comment(const char *c, int64_t *t, int64_t *d, int64_t *q)
+{
+	return !strncmp(c, PHASE_COMMENT, strlen(PHASE_COMMENT)) &&
+	       sscanf(c + strlen(PHASE_COMMENT),
+		      "time_ns=%" SCNd64 " duration_ns=%" SCNd64 " period_ns=%" SCNd64, t, d,
+		      q) == 3;
+}
+
 /* history_scalars - the history's time, duration and period from the
  * phase comments of @p; false when it has none. A merged profile
  * (`trapd merge`) has one comment per member that held a history: its
@@ -125,10 +135,7 @@ static bool history_scalars(const struct profile *p, int64_t *time, int64_t *dur
 
 	for (i = 0; i < p->ncomments; i++) {
 		c = profile__str(p, p->comments[i]);
-		if (strncmp(c, PHASE_COMMENT, strlen(PHASE_COMMENT)) ||
-		    sscanf(c + strlen(PHASE_COMMENT),
-			   "time_ns=%" SCNd64 " duration_ns=%" SCNd64 " period_ns=%" SCNd64, &t, &d,
-			   &q) != 3)
+		if (!phase_comment(c, &t, &d, &q))
 			continue;
 		if (!found) {
 			*time = t, *duration = d, *period = q;
@@ -242,10 +249,7 @@ const char *profile_phase__comment_words(const char *comment, char *buf, size_t 
 	struct tm tm;
 	time_t secs;
 
-	if (strncmp(comment, PHASE_COMMENT, strlen(PHASE_COMMENT)) ||
-	    sscanf(comment + strlen(PHASE_COMMENT),
-		   "time_ns=%" SCNd64 " duration_ns=%" SCNd64 " period_ns=%" SCNd64, &t, &d,
-		   &q) != 3)
+	if (!phase_comment(comment, &t, &d, &q))
 		return NULL;
 	secs = (time_t)(t / 1000000000);
 	if (t > 0 && gmtime_r(&secs, &tm))

@@ -48,4 +48,11 @@ static inline uint32_t prockey_life(int key)
  * such way (a capture without lives): every read is taken as the life's. */
 typedef bool (*prockey_current_fn)(int pid, uint32_t life, void *ctx);
 
+/* prockey_lasts - whether /proc/PID is still the life of @key, by @fn
+ * (with @ctx); true when there is no @fn to say otherwise. */
+static inline bool prockey_lasts(prockey_current_fn fn, void *ctx, int key)
+{
+	return !fn || fn(prockey_pid(key), prockey_life(key), ctx);
+}
+
 #endif

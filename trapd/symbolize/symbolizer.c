@@ -158,7 +158,7 @@ static struct symbudget *user_budget(struct symbolizer *s, int pid)
  * symbolizer__check_lives); true when nothing says otherwise. */
 static bool life_holds(const struct symbolizer *s, int key)
 {
-	return !s->current_fn || s->current_fn(prockey_pid(key), prockey_life(key), s->current_ctx);
+	return prockey_lasts(s->current_fn, s->current_ctx, key);
 }
 
 /* --- the process table ------------------------------------------------ */

@@ -87,7 +87,7 @@ struct unwinder {
 /* life_holds - whether /proc/PID is still the life of process @key. */
 static bool life_holds(const struct unwinder *u, int key)
 {
-	return !u->current_fn || u->current_fn(prockey_pid(key), prockey_life(key), u->current_ctx);
+	return prockey_lasts(u->current_fn, u->current_ctx, key);
 }
 
 void unwinder__check_lives(struct unwinder *u, prockey_current_fn fn, void *ctx)
@@ -379,6 +379,18 @@ static struct pid_ent **pid_slot(struct unwinder *u, int pid)
 	return pp;
 }
 
+/* pid_forget - drop what is known of process @pid's mappings. */
+static void pid_forget(struct unwinder *u, int pid)
+{
+	struct pid_ent **pp = pid_slot(u, pid), *p = *pp;
+
+	if (!p)
+		return;
+	*pp = p->next;
+	pid_free(p);
+	u->npids--;
+}
+
 /* pid_evict_lru - forget the least recently used process. */
 static void pid_evict_lru(struct unwinder *u)
 {
@@ -392,7 +404,7 @@ static void pid_evict_lru(struct unwinder *u)
 		}
 	}
 	if (old)
-		unwinder__forget(u, old->pid);
+		pid_forget(u, old->pid);
 }
 
 static int pid_get(struct unwinder *u, int pid, struct pid_ent **out)
@@ -420,17 +432,6 @@ static int pid_get(struct unwinder *u, int pid, struct pid_ent **out)
 	}
 	*out = p;
 	return p->have_maps ? 0 : -ESRCH;
-}
-
-void unwinder__forget(struct unwinder *u, int pid)
-{
-	struct pid_ent **pp = pid_slot(u, pid), *p = *pp;
-
-	if (!p)
-		return;
-	*pp = p->next;
-	pid_free(p);
-	u->npids--;
 }
 
 /* find_map - the index of the executable mapping of @p holding @pc, the

@@ -124,10 +124,6 @@ void unwinder__reset(struct unwinder *u, uint64_t keep_cfi_bytes);
 /* unwinder__cfi_files - files whose CFI is held now, and their bytes. */
 size_t unwinder__cfi_files(const struct unwinder *u, uint64_t *bytes);
 
-/* unwinder__forget - drop what is known of @pid's mappings (it exec'd a
- * new image): its next sample reads them again. */
-void unwinder__forget(struct unwinder *u, int pid);
-
 /* unwinder__end_name - "entry", "no_cfi", "stack_short", "not_mapped",
  * "no_file", "bad_cfi", "loop", "depth". */
 const char *unwinder__end_name(enum unwind_end end);

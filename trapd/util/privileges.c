@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trapd/util/log.h"
+
 /* capability numbers (linux/capability.h), not in every libc's headers */
 #define CAP_NR_SYS_ADMIN 21
 #define CAP_NR_PERFMON 38
@@ -32,10 +34,10 @@ bool privileges__check_caps(unsigned long long cap_eff, unsigned euid, char *why
 	return false;
 }
 
-bool privileges__can_sample(char *why, size_t len)
+bool privileges__can_sample(void)
 {
 	unsigned long long eff = 0;
-	char line[256];
+	char line[256], why[200];
 	FILE *f;
 
 	if (!geteuid())
@@ -46,5 +48,8 @@ bool privileges__can_sample(char *why, size_t len)
 			break;
 	if (f)
 		fclose(f);
-	return privileges__check_caps(eff, (unsigned)geteuid(), why, len);
+	if (privileges__check_caps(eff, (unsigned)geteuid(), why, sizeof(why)))
+		return true;
+	log_error("%s", why);
+	return false;
 }

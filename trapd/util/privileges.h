@@ -9,8 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* privileges__can_sample - true, or false with what is missing in @why. */
-bool privileges__can_sample(char *why, size_t len);
+/* privileges__can_sample - true, or false once it has said what is
+ * missing (an error on the log). */
+bool privileges__can_sample(void);
 
 /* privileges__check_caps - privileges__can_sample on the CapEff mask
  * @cap_eff and effective uid @euid (for tests). */
