@@ -28,6 +28,7 @@
 /* errno values are not in vmlinux.h */
 #define EEXIST 17
 #define E2BIG 7
+#define EBUSY 16
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -82,6 +83,16 @@ const volatile bool have_task_pt_regs;
 /* Set before load: bpf_loop exists (5.17+); DWARF mode needs it. */
 const volatile bool have_bpf_loop;
 
+/* Set before load: the kernel walk (sampler.h) can run: bpf_find_vma and
+ * bpf_loop exist, and user space found in the kernel's BTF where these
+ * fields are (the object carries no CO-RE relocations: see the top). */
+const volatile bool have_walk;
+const volatile __u32 vma_start_off, vma_end_off, vma_pgoff_off, vma_file_off;
+const volatile __u32 file_inode_off, inode_ino_off, inode_sb_off, sb_dev_off;
+
+/* The kernel walk instead of bpf_get_stack's frame pointers (have_walk). */
+volatile __u32 walk_tables;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -131,12 +142,28 @@ struct py_walk {
 	__u8 buf[SAMPLER_PY_FRAME_READ]; /* the frame being read */
 };
 
+/* The state of one kernel walk (walk_step), in the scratch value. */
+struct user_walk {
+	__u64 ip, sp, bp; /* the frame being stepped from */
+	__u32 exact; /* ip is where the frame is (the leaf, or after a signal), not a return address */
+	__u32 end; /* enum sampler_walk_end + 1 once the walk ended */
+	__u32 pid;
+	__u32 fp_reason; /* enum sampler_walk_end a frame-pointer step would end with */
+	/* the mapping of the last pc: [vstart, vend), file offset of vstart */
+	__u64 vstart, vend, voff;
+	struct sampler_unwind_file_key file; /* ino 0: no file (anonymous) */
+	struct sampler_unwind_file table;    /* count 0: none */
+	__u32 looked; /* bpf_find_vma was called in this walk (it answers once) */
+	__u32 pad;
+};
+
 /* Three stacks per CPU: too large for the 512-byte BPF stack. */
 struct scratch {
 	struct sampler_stack user;
 	struct sampler_stack kernel;
 	struct sampler_stack py;
 	struct py_walk walk;
+	struct user_walk uw;
 };
 
 struct {
@@ -305,6 +332,59 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sampler_copy_buf);
 } copy_bufs SEC(".maps");
+
+/* The kernel walk's tables (sampler.h): every file's rows, one after
+ * another (user space allocates the array, sized at load), and where each
+ * file's are. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* the rows the memory bound allows, set before load */
+	__type(key, __u32);
+	__type(value, struct sampler_unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8192);
+	__type(key, struct sampler_unwind_file_key);
+	__type(value, struct sampler_unwind_file);
+} unwind_files SEC(".maps");
+
+/* Files asked for and not yet answered, so each is asked once; user
+ * space removes an entry when it answers (or gives up). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1024);
+	__type(key, struct sampler_unwind_file_key);
+	__type(value, __u64);
+} unwind_asked SEC(".maps");
+
+/* The mappings a process's walks met (sampler.h, at SAMPLER_WALK_VMAS),
+ * by pid: bpf_find_vma answers once per interrupt, so the other frames
+ * of a sample find their mappings here. The exec and exit hooks drop a
+ * process's entry. */
+struct walk_vma {
+	__u64 start, end, off; /* [start, end) maps the file from off */
+	struct sampler_unwind_file_key file;
+	__u64 seen; /* bpf_ktime_get_ns when found */
+};
+
+struct walk_vmas {
+	__u32 next; /* the slot the next one takes */
+	__u32 pad;
+	struct walk_vma e[SAMPLER_WALK_VMAS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct walk_vmas);
+} walk_vmas SEC(".maps");
 
 static __always_inline void stat_inc(__u32 which)
 {
@@ -563,13 +643,15 @@ static __always_inline void find_leaf(__u64 sp, struct sampler_stack *st)
 }
 #endif
 
+/* The user registers a walk or a copy starts from. */
+struct uregs {
+	__u64 ip, sp, bp;
+};
+
 #if defined(__TARGET_ARCH_x86)
-/* user_regs - the interrupted task's user ip, sp and bp: the sample's own
- * registers in user mode, those saved at kernel entry otherwise. False
- * when there are none (a kernel thread, or no bpf_task_pt_regs). */
 /* saved_user_regs - the current task's user ip, sp and bp as saved when
  * it entered the kernel. False when there are none. */
-static __always_inline bool saved_user_regs(struct sampler_copy *c)
+static __always_inline bool saved_user_regs(struct uregs *r)
 {
 	struct user_regs_x86 *saved;
 	__u64 cs = 0;
@@ -579,30 +661,33 @@ static __always_inline bool saved_user_regs(struct sampler_copy *c)
 	saved = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (!saved || bpf_probe_read_kernel(&cs, sizeof(cs), &saved->cs) || (cs & 3) != 3)
 		return false;
-	if (bpf_probe_read_kernel(&c->ip, sizeof(c->ip), &saved->ip) ||
-	    bpf_probe_read_kernel(&c->sp, sizeof(c->sp), &saved->sp) ||
-	    bpf_probe_read_kernel(&c->bp, sizeof(c->bp), &saved->bp))
+	if (bpf_probe_read_kernel(&r->ip, sizeof(r->ip), &saved->ip) ||
+	    bpf_probe_read_kernel(&r->sp, sizeof(r->sp), &saved->sp) ||
+	    bpf_probe_read_kernel(&r->bp, sizeof(r->bp), &saved->bp))
 		return false;
 	return true;
 }
 
-static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct sampler_copy *c)
+/* user_regs - the interrupted task's user ip, sp and bp: the sample's own
+ * registers in user mode, those saved at kernel entry otherwise. False
+ * when there are none (a kernel thread, or no bpf_task_pt_regs). */
+static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct uregs *r)
 {
 	if ((ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, cs)) & 3) == 3) {
-		c->ip = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, ip));
-		c->sp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
-		c->bp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, bp));
+		r->ip = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, ip));
+		r->sp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, sp));
+		r->bp = ctx_word(ctx, __builtin_offsetof(struct user_regs_x86, bp));
 		return true;
 	}
-	return saved_user_regs(c);
+	return saved_user_regs(r);
 }
 #else
-static __always_inline bool saved_user_regs(struct sampler_copy *c)
+static __always_inline bool saved_user_regs(struct uregs *r)
 {
 	return false;
 }
 
-static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct sampler_copy *c)
+static __always_inline bool user_regs(struct bpf_perf_event_data *ctx, struct uregs *r)
 {
 	return false;
 }
@@ -1026,14 +1111,18 @@ static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sa
 {
 	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
 	struct sampler_copy_buf *b;
+	struct uregs r;
 
 	b = bpf_map_lookup_elem(&copy_bufs, &cpu);
 	if (!b)
 		return false;
-	if (!user_regs(ctx, &b->hdr)) {
+	if (!user_regs(ctx, &r)) {
 		stat_inc(SAMPLER_STAT_COPY_NO_REGS);
 		return false;
 	}
+	b->hdr.ip = r.ip;
+	b->hdr.sp = r.sp;
+	b->hdr.bp = r.bp;
 	if (want > SAMPLER_COPY_MAX)
 		want = SAMPLER_COPY_MAX;
 	len = copy_stack(b, b->hdr.sp, want);
@@ -1058,6 +1147,351 @@ static __always_inline bool send_copy(struct bpf_perf_event_data *ctx, struct sa
 	}
 	stat_inc(SAMPLER_STAT_COPIES);
 	return true;
+}
+
+/* --- the kernel walk (sampler.h) ------------------------------------ */
+
+#define WALK_SEARCH_STEPS 24 /* rows of one file: at most 2^24 */
+#define WALK_USER_MAX 0x00007fffffffffffull
+
+static __always_inline __u64 kernel_word(const void *base, __u32 off)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (const char *)base + off);
+	return v;
+}
+
+/* What bpf_find_vma's callback found (on the stack: the helper wants its
+ * context there). */
+struct walk_vma_found {
+	__u64 start, end, off;
+	struct sampler_unwind_file_key file;
+	__u64 found;
+};
+
+/* walk_vma - bpf_find_vma's callback: the mapping's range, where it is
+ * in its file, and the file's device and inode. */
+static long walk_vma(struct task_struct *task, struct vm_area_struct *vma, void *arg)
+{
+	struct walk_vma_found *f = arg;
+	__u64 file, inode, sb;
+	__u32 dev = 0;
+
+	f->found = 1;
+	f->start = kernel_word(vma, vma_start_off);
+	f->end = kernel_word(vma, vma_end_off);
+	f->off = kernel_word(vma, vma_pgoff_off) << 12;
+	file = kernel_word(vma, vma_file_off);
+	if (!file)
+		return 0;
+	inode = kernel_word((void *)file, file_inode_off);
+	if (!inode)
+		return 0;
+	sb = kernel_word((void *)inode, inode_sb_off);
+	if (sb)
+		bpf_probe_read_kernel(&dev, sizeof(dev), (const char *)sb + sb_dev_off);
+	f->file.dev = dev;
+	f->file.ino = kernel_word((void *)inode, inode_ino_off);
+	return 0;
+}
+
+/* walk_ask - tell user space that @w's file has no table yet, once. */
+static __always_inline void walk_ask(struct user_walk *w)
+{
+	struct sampler_unwind_want *e;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (bpf_map_update_elem(&unwind_asked, &w->file, &now, BPF_NOEXIST))
+		return; /* asked already, or too many pending */
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		bpf_map_delete_elem(&unwind_asked, &w->file);
+		stat_inc(SAMPLER_STAT_EVENTS_LOST);
+		return;
+	}
+	e->kind = SAMPLER_EVENT_UNWIND_FILE;
+	e->pid = w->pid;
+	e->start = w->vstart;
+	e->end = w->vend;
+	e->file = w->file;
+	bpf_ringbuf_submit(e, 0);
+	stat_inc(SAMPLER_STAT_WALK_FILES_ASKED);
+}
+
+/* walk_known - the mapping of @pc among those @pid's walks met, fresh;
+ * into @w. */
+static __always_inline bool walk_known(struct user_walk *w, struct walk_vmas *v, __u64 pc,
+				       __u64 now)
+{
+	for (int i = 0; i < SAMPLER_WALK_VMAS; i++) {
+		struct walk_vma *e = &v->e[i];
+
+		if (pc >= e->start && pc < e->end && now - e->seen < SAMPLER_WALK_VMA_NS) {
+			w->vstart = e->start;
+			w->vend = e->end;
+			w->voff = e->off;
+			w->file = e->file;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* walk_look - bpf_find_vma for @pc, kept in @v (NULL: no room); false
+ * when it has no mapping (or cannot look: w->end says which). */
+static __always_inline bool walk_look(struct user_walk *w, struct walk_vmas *v, __u64 pc, __u64 now)
+{
+	struct walk_vma_found f = {};
+	struct walk_vma *e;
+	__u32 slot;
+	long err;
+
+	if (w->looked) {
+		w->end = SAMPLER_WALK_VMA_UNKNOWN + 1;
+		return false;
+	}
+	w->looked = 1;
+	err = bpf_find_vma(bpf_get_current_task_btf(), pc, walk_vma, &f, 0);
+	if (err || !f.found || pc < f.start || pc >= f.end) {
+		w->end = (err == -EBUSY ? SAMPLER_WALK_VMA_UNKNOWN : SAMPLER_WALK_NOT_MAPPED) + 1;
+		return false;
+	}
+	w->vstart = f.start;
+	w->vend = f.end;
+	w->voff = f.off;
+	w->file = f.file;
+	if (!v)
+		return true;
+	slot = v->next % SAMPLER_WALK_VMAS;
+	v->next = slot + 1;
+	e = &v->e[slot];
+	e->start = f.start;
+	e->end = f.end;
+	e->off = f.off;
+	e->file = f.file;
+	e->seen = now;
+	return true;
+}
+
+/* walk_mapping - make @w's mapping the one of @pc: false when there is
+ * none, or it is not known yet (w->end says why). */
+static __always_inline bool walk_mapping(struct user_walk *w, __u64 pc)
+{
+	static const struct walk_vmas empty = {};
+	struct sampler_unwind_file *t;
+	struct walk_vmas *v;
+	__u64 now;
+
+	if (pc >= w->vstart && pc < w->vend)
+		return true;
+	now = bpf_ktime_get_ns();
+	v = bpf_map_lookup_elem(&walk_vmas, &w->pid);
+	if (!v) {
+		bpf_map_update_elem(&walk_vmas, &w->pid, &empty, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&walk_vmas, &w->pid);
+	}
+	w->vstart = w->vend = 0;
+	if (!(v && walk_known(w, v, pc, now)) && !walk_look(w, v, pc, now))
+		return false;
+	w->table.first = w->table.count = 0;
+	if (!w->file.ino)
+		return true;
+	t = bpf_map_lookup_elem(&unwind_files, &w->file);
+	if (t)
+		w->table = *t;
+	else
+		walk_ask(w);
+	return true;
+}
+
+/* walk_row - the row of file offset @off in @w's table; NULL: none. */
+static __always_inline struct sampler_unwind_row *walk_row(const struct user_walk *w, __u32 off)
+{
+	__u32 lo = w->table.first, hi = w->table.first + w->table.count, mid;
+	struct sampler_unwind_row *r;
+
+	for (int i = 0; i < WALK_SEARCH_STEPS && lo < hi; i++) {
+		mid = lo + (hi - lo) / 2;
+		r = bpf_map_lookup_elem(&unwind_rows, &mid);
+		if (!r)
+			return NULL;
+		if (r->off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == w->table.first)
+		return NULL;
+	lo -= 1;
+	return bpf_map_lookup_elem(&unwind_rows, &lo);
+}
+
+/* walk_by_frame_pointer - step @w to its caller through rbp (code with
+ * no row); false when the chain ends there. */
+static __always_inline bool walk_by_frame_pointer(struct user_walk *w)
+{
+	__u64 fp[2];
+
+	stat_inc(SAMPLER_STAT_WALK_FP_FRAMES);
+	if (!w->bp || w->bp < w->sp || bpf_probe_read_user(fp, sizeof(fp), (void *)w->bp))
+		return false;
+	w->sp = w->bp + 16;
+	w->bp = fp[0];
+	w->ip = fp[1];
+	w->exact = 0;
+	return true;
+}
+
+/* walk_signal - step @w over a signal frame: the registers the kernel
+ * saved in its ucontext (x86-64: uc_mcontext at sp + 40; rbp, rsp and
+ * rip at 80, 120 and 128 in it). The pc found is exact. */
+static __always_inline bool walk_signal(struct user_walk *w)
+{
+	__u64 mc = w->sp + 40, bp, sp, ip;
+
+	if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(mc + 80)) ||
+	    bpf_probe_read_user(&sp, sizeof(sp), (void *)(mc + 120)) ||
+	    bpf_probe_read_user(&ip, sizeof(ip), (void *)(mc + 128)))
+		return false;
+	w->bp = bp;
+	w->sp = sp;
+	w->ip = ip;
+	w->exact = 1;
+	return true;
+}
+
+/* walk_by_row - step @w to its caller with row @r; false when the walk
+ * ends (w->end says why). */
+static __always_inline bool walk_by_row(struct user_walk *w, const struct sampler_unwind_row *r)
+{
+	__u32 kind = r->kind & SAMPLER_UNWIND_KIND_MASK;
+	__u64 cfa, ra, bp = w->bp;
+
+	switch (kind) {
+	case SAMPLER_UNWIND_ENTRY:
+		w->end = SAMPLER_WALK_ENTRY + 1;
+		return false;
+	case SAMPLER_UNWIND_SIGNAL:
+		if (walk_signal(w))
+			return true;
+		w->end = SAMPLER_WALK_BAD_READ + 1;
+		return false;
+	case SAMPLER_UNWIND_CFA_SP:
+		cfa = w->sp + r->cfa;
+		break;
+	case SAMPLER_UNWIND_CFA_BP:
+		cfa = w->bp + r->cfa;
+		break;
+	case SAMPLER_UNWIND_CFA_BP_DEREF:
+		if (bpf_probe_read_user(&cfa, sizeof(cfa), (void *)(w->bp + r->cfa))) {
+			w->end = SAMPLER_WALK_BAD_READ + 1;
+			return false;
+		}
+		break;
+	case SAMPLER_UNWIND_PLT:
+		cfa = w->sp + 8 + ((__s64)(w->ip & 15) >= r->cfa ? 8 : 0);
+		break;
+	default: /* a gap, or a rule the walk cannot run */
+		w->fp_reason = SAMPLER_WALK_NO_CFI;
+		if (walk_by_frame_pointer(w))
+			return true;
+		w->end = SAMPLER_WALK_NO_CFI + 1;
+		return false;
+	}
+	if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+		w->end = (cfa <= w->sp ? SAMPLER_WALK_BAD_FRAME : SAMPLER_WALK_BAD_READ) + 1;
+		return false;
+	}
+	if (r->kind & SAMPLER_UNWIND_RBP_SAVED) {
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + 8 * (__s64)r->rbp))) {
+			w->end = SAMPLER_WALK_BAD_READ + 1;
+			return false;
+		}
+	} else if (r->kind & SAMPLER_UNWIND_RBP_LOST) {
+		bp = 0;
+	}
+	w->sp = cfa;
+	w->bp = bp;
+	w->ip = ra;
+	w->exact = 0;
+	return true;
+}
+
+/* walk_step - a bpf_loop step of walk_user: record the frame at w->ip
+ * and step to its caller. Its state is in the scratch value (see
+ * copy_chunk). */
+static long walk_step(__u32 i, void *arg)
+{
+	struct scratch *sc = *(struct scratch **)arg;
+	struct user_walk *w = &sc->uw;
+	struct sampler_unwind_row *r;
+	__u32 n = sc->user.len;
+	__u64 pc;
+
+	if (n >= SAMPLER_WALK_MAX_DEPTH) {
+		w->end = SAMPLER_WALK_DEPTH + 1;
+		return 1;
+	}
+	if (!w->ip || w->ip > WALK_USER_MAX) {
+		w->end = (n ? SAMPLER_WALK_BAD_FRAME : SAMPLER_WALK_NOT_MAPPED) + 1;
+		return 1;
+	}
+	sc->user.ips[n] = w->ip;
+	sc->user.len = n + 1;
+	pc = w->ip - (w->exact ? 0 : 1); /* a call's return address is past it */
+	if (!walk_mapping(w, pc)) {
+		/* anonymous or unmapped: JIT code keeps frame pointers */
+		w->fp_reason = w->end - 1;
+		w->end = 0;
+		if (walk_by_frame_pointer(w))
+			return 0;
+		w->end = w->fp_reason + 1;
+		return 1;
+	}
+	if (!w->table.count) {
+		w->fp_reason = w->file.ino ? SAMPLER_WALK_NO_TABLE : SAMPLER_WALK_NO_CFI;
+		if (walk_by_frame_pointer(w))
+			return 0;
+		w->end = w->fp_reason + 1;
+		return 1;
+	}
+	r = walk_row(w, (__u32)(pc - w->vstart + w->voff));
+	if (!r) {
+		w->fp_reason = SAMPLER_WALK_NO_CFI;
+		if (walk_by_frame_pointer(w))
+			return 0;
+		w->end = SAMPLER_WALK_NO_CFI + 1;
+		return 1;
+	}
+	return walk_by_row(w, r) ? 0 : 1;
+}
+
+/* walk_user - the kernel walk of the sampled task's user stack into
+ * sc->user; 0 frames when it has no user registers (a kernel thread). */
+static __always_inline void walk_user(struct bpf_perf_event_data *ctx, struct scratch *sc,
+				      __u32 pid)
+{
+	struct user_walk *w = &sc->uw;
+	struct uregs r;
+	__u32 end;
+
+	sc->user.len = 0;
+	sc->user.leaf.ret = sc->user.leaf.ret_target = sc->user.leaf.caller_target = 0;
+	if (!user_regs(ctx, &r))
+		return;
+	w->ip = r.ip;
+	w->sp = r.sp;
+	w->bp = r.bp;
+	w->exact = 1;
+	w->end = 0;
+	w->pid = pid;
+	w->vstart = w->vend = 0;
+	w->looked = 0;
+	bpf_loop(SAMPLER_WALK_MAX_DEPTH + 1, walk_step, &sc, 0);
+	end = w->end ? w->end - 1 : SAMPLER_WALK_DEPTH;
+	if (end < SAMPLER_WALK_NR)
+		stat_inc(SAMPLER_STAT_WALK_ENTRY + end);
 }
 
 SEC("perf_event")
@@ -1095,6 +1529,14 @@ int sample(struct bpf_perf_event_data *ctx)
 	key.py_stack = py_stack(sc, key.pid, key.tid);
 	call_in(key.tid, &call);
 	key.call = call.id;
+	if (walk_tables && have_walk) {
+		walk_user(ctx, sc, key.pid);
+		key.user_stack = sc->user.len ? keep_stack(&sc->user) : 0;
+		key.life = process_life(key.pid, key.user_stack != 0, &first);
+		count_sample(&key);
+		stat_inc(SAMPLER_STAT_SAMPLES);
+		return 0;
+	}
 	if (copy_bytes && have_bpf_loop) {
 		key.life = process_life(key.pid, true, &first);
 		if (send_copy(ctx, &key, &call, first)) {
@@ -1162,6 +1604,7 @@ int on_exec(void *ctx)
 
 	/* its interpreter, if it had one, is gone */
 	bpf_map_delete_elem(&py_procs, &pid);
+	bpf_map_delete_elem(&walk_vmas, &pid);
 	e = next_life(pid);
 	if (e && armed) {
 		e->announced = 1;
@@ -1189,6 +1632,7 @@ int on_exit(void *ctx)
 	if (!dead)
 		return 0;
 	bpf_map_delete_elem(&py_procs, &pid);
+	bpf_map_delete_elem(&walk_vmas, &pid);
 	next_life(pid);
 	return 0;
 }
@@ -1269,8 +1713,7 @@ static __always_inline __u64 site_hash(const struct sampler_copy_buf *b, __u32 p
  * process was announced now); 0
  * when it cannot be named or copied (the reason is counted): the caller
  * walks frame pointers instead. */
-static __always_inline __u64 offcpu_site(const struct sampler_key *key,
-					 const struct sampler_copy *regs,
+static __always_inline __u64 offcpu_site(const struct sampler_key *key, const struct uregs *regs,
 					 const struct call_where *call, bool first)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), want = copy_bytes, len;
@@ -1404,7 +1847,7 @@ static __always_inline void offcpu_begin(void *ctx, __u32 pid, __u32 tid, __u32 
 {
 	struct sampler_offcpu_start start = {}, *old;
 	struct sampler_key *key = &start.key;
-	struct sampler_copy regs;
+	struct uregs regs;
 	struct call_where call;
 	bool have_regs, first;
 	struct scratch *sc;

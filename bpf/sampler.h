@@ -182,6 +182,19 @@ enum sampler_stat {
 	SAMPLER_STAT_CALLS,	      /* calls entered by watched threads */
 	SAMPLER_STAT_CALLS_UNTRACKED, /* ... not numbered: call_tasks was full */
 	SAMPLER_STAT_CALL_TIMES_FULL, /* a sampled call's duration lost: call_times full */
+	/* The kernel walk (struct sampler_unwind_row): walks by how they
+	 * ended (enum sampler_walk_end, in order), frames stepped by the
+	 * frame pointer instead of a table, files asked for */
+	SAMPLER_STAT_WALK_ENTRY,
+	SAMPLER_STAT_WALK_NO_TABLE,
+	SAMPLER_STAT_WALK_NO_CFI,
+	SAMPLER_STAT_WALK_NOT_MAPPED,
+	SAMPLER_STAT_WALK_BAD_READ,
+	SAMPLER_STAT_WALK_BAD_FRAME,
+	SAMPLER_STAT_WALK_DEPTH,
+	SAMPLER_STAT_WALK_VMA_UNKNOWN,
+	SAMPLER_STAT_WALK_FP_FRAMES,
+	SAMPLER_STAT_WALK_FILES_ASKED,
 	SAMPLER_STAT_NR,
 };
 
@@ -190,6 +203,7 @@ enum sampler_stat {
 enum sampler_event_kind {
 	SAMPLER_EVENT_NEW_PROCESS = 1, /* first sample of this thread group */
 	SAMPLER_EVENT_EXEC = 2,	       /* a sampled process exec'd a new image */
+	SAMPLER_EVENT_UNWIND_FILE = 3, /* struct sampler_unwind_want */
 };
 
 struct sampler_event {
@@ -257,6 +271,94 @@ struct sampler_copy_buf {
 	struct sampler_copy hdr;
 	__u8 stack[SAMPLER_COPY_MAX + SAMPLER_COPY_CHUNK];
 	__u64 loop_addr, loop_got, loop_want; /* the copy loop's state */
+};
+
+/* The kernel walk: user stacks walked in the program itself, frame by
+ * frame, with tables user space derives from each mapped file's call
+ * frame information (.eh_frame): no frame pointers needed, no copy of the
+ * stack, and no depth bound but the frames a stack holds
+ * (SAMPLER_WALK_MAX_DEPTH). At each pc the program finds its mapping
+ * (bpf_find_vma), the file's table by the file's device and inode (the
+ * unwind_files map), and in it, by the pc's offset in the file, the row
+ * that says where the caller's frame is. Keyed by file offset, a table
+ * needs no load bias, so segments packed below a page (lld) are no
+ * matter. A file without a table yet is asked for on the events ring
+ * (struct sampler_unwind_want), and its frames are walked by the frame
+ * pointer meanwhile; so is code without CFI (JIT code). Every read is
+ * bpf_probe_read_user: a stack or table that makes no sense ends the
+ * walk, with its reason counted (enum sampler_walk_end). */
+#define SAMPLER_WALK_MAX_DEPTH SAMPLER_MAX_DEPTH
+
+/* bpf_find_vma answers once per interrupt (it unlocks the memory map
+ * from an irq_work, which one call holds), so a walk remembers each
+ * process's last SAMPLER_WALK_VMAS mappings, each for SAMPLER_WALK_VMA_NS
+ * (a library unmapped and another mapped in its place is then seen
+ * within that), and a frame in a mapping not among them is walked by its
+ * frame pointer (SAMPLER_WALK_VMA_UNKNOWN) after the sample's one look. */
+#define SAMPLER_WALK_VMAS 8
+#define SAMPLER_WALK_VMA_NS 2000000000ull
+
+enum sampler_unwind_kind {
+	SAMPLER_UNWIND_GAP = 0,	     /* no CFI here: the frame pointer, if it leads on */
+	SAMPLER_UNWIND_CFA_SP,	     /* cfa = sp + cfa */
+	SAMPLER_UNWIND_CFA_BP,	     /* cfa = bp + cfa */
+	SAMPLER_UNWIND_CFA_BP_DEREF, /* cfa = *(bp + cfa) (a stack realigned) */
+	SAMPLER_UNWIND_PLT,	     /* cfa = sp + 8, + 8 more when (pc & 15) >= cfa */
+	SAMPLER_UNWIND_SIGNAL,	     /* a signal frame: the registers its ucontext saved */
+	SAMPLER_UNWIND_ENTRY,	     /* no caller: a thread's or the process's entry */
+	SAMPLER_UNWIND_INVALID,	     /* a rule the walk cannot run: the frame pointer */
+	SAMPLER_UNWIND_KINDS,
+};
+#define SAMPLER_UNWIND_KIND_MASK 0x0f
+#define SAMPLER_UNWIND_RBP_SAVED 0x10 /* the caller's rbp is at cfa + 8 * rbp */
+#define SAMPLER_UNWIND_RBP_LOST 0x20  /* ... is not known (else: unchanged) */
+
+/* One row of a file's table: from file offset @off to the next row's,
+ * this is how a frame finds its caller. On x86-64 the return address is
+ * always at cfa - 8 (a row where it is not is SAMPLER_UNWIND_INVALID). */
+struct sampler_unwind_row {
+	__u32 off;
+	__u8 kind; /* enum sampler_unwind_kind, with SAMPLER_UNWIND_RBP_* bits */
+	__s8 rbp;  /* SAMPLER_UNWIND_RBP_SAVED: in words from the cfa */
+	__s16 cfa; /* bytes added; SAMPLER_UNWIND_PLT: the pc's low bits bound */
+};
+
+/* A file, as the kernel names it: its super block's device (the kernel's
+ * dev_t: major << 20 | minor) and its inode number. */
+struct sampler_unwind_file_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+/* Where its table is in the unwind_rows array; @count 0: it has none
+ * (no usable CFI, or it did not fit): its frames are walked by the frame
+ * pointer, and it is not asked for again. */
+struct sampler_unwind_file {
+	__u32 first;
+	__u32 count;
+};
+
+/* A file met without a table: sent once (unwind_asked) for user space to
+ * build one, which it opens through the process's map_files entry for
+ * [start, end) and checks to be @dev and @ino. */
+struct sampler_unwind_want {
+	__u32 kind; /* SAMPLER_EVENT_UNWIND_FILE */
+	__u32 pid;
+	__u64 start, end;
+	struct sampler_unwind_file_key file;
+};
+
+/* Why a kernel walk ended, counted per sample (SAMPLER_STAT_WALK_*). */
+enum sampler_walk_end {
+	SAMPLER_WALK_ENTRY = 0,	  /* reached an entry: complete */
+	SAMPLER_WALK_NO_TABLE,	  /* a file without a table (yet), whose frame pointer ended */
+	SAMPLER_WALK_NO_CFI,	  /* code without CFI, whose frame pointer ended */
+	SAMPLER_WALK_NOT_MAPPED,  /* a pc outside any file mapping */
+	SAMPLER_WALK_BAD_READ,	  /* a stack word could not be read */
+	SAMPLER_WALK_BAD_FRAME,	  /* the stack pointer did not move up, or a pc made no sense */
+	SAMPLER_WALK_DEPTH,	  /* SAMPLER_WALK_MAX_DEPTH frames */
+	SAMPLER_WALK_VMA_UNKNOWN, /* a pc in a mapping not yet known (see SAMPLER_WALK_VMAS) */
+	SAMPLER_WALK_NR,
 };
 
 /* Python: the interpreter's own frames, walked at the sample.
@@ -374,6 +476,10 @@ _Static_assert(sizeof(struct sampler_stack) == 8 + 24 + 8 * SAMPLER_MAX_DEPTH,
 	       "sampler_stack layout");
 _Static_assert(sizeof(struct sampler_event) == 16, "sampler_event layout");
 _Static_assert(sizeof(struct sampler_seen) == 8, "sampler_seen layout");
+_Static_assert(sizeof(struct sampler_unwind_row) == 8, "sampler_unwind_row layout");
+_Static_assert(sizeof(struct sampler_unwind_want) == 40, "sampler_unwind_want layout");
+_Static_assert(SAMPLER_STAT_WALK_ENTRY + SAMPLER_WALK_NR == SAMPLER_STAT_WALK_FP_FRAMES,
+	       "walk ends and their counters");
 #endif
 
 #endif

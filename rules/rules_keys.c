@@ -75,6 +75,10 @@ const struct rules_key rules_global_keys[GK_NR] = {
 				10 * MIN, "30s" },
 	[GK_HISTORY_MEMORY] = { "history_max_memory", KEY_SIZE, G(history_max_bytes), 1 << 20,
 				1ull << 32, "16MiB" },
+	/* The kernel walk's tables (trapd/capture/unwind_tables.h), 8 bytes
+	 * a row: libc needs 28,000 rows, python3.11 65,000. */
+	[GK_UNWIND_TABLES_MEMORY] = { "unwind_tables_memory", KEY_SIZE, G(unwind_tables_bytes),
+				      1 << 20, 1ull << 32, "16MiB" },
 	/* The overhead budget (trapd/capture/overhead.h), in hundredths of
 	 * a percent of the host. */
 	[GK_MAX_OVERHEAD] = { "max_overhead", KEY_PERCENT, G(max_overhead_centi), 1, 10000, "1%" },

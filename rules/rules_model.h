@@ -233,6 +233,8 @@ struct rules_global {
 	uint64_t history_freq_hz;   /* 0: off */
 	uint64_t history_window_ns; /* kept, and put into each capture */
 	uint64_t history_max_bytes; /* the most its seconds may hold */
+	/* the kernel walk's tables (bpf/sampler.h), in BPF maps */
+	uint64_t unwind_tables_bytes;
 	/* the overhead budget, in hundredths of a percent of the host */
 	uint64_t max_overhead_centi;	     /* what runs always (the recorder) */
 	uint64_t max_capture_overhead_centi; /* a capture's window */

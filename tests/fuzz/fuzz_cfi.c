@@ -4,7 +4,10 @@
  * target's file is read) and from memory (as the vDSO is). Loading must
  * never crash; a loaded image must answer rules, function ranges and
  * offset conversions within their promises, and every expression of a
- * rule must evaluate or fail, over a stack made of the input itself. */
+ * rule must evaluate or fail, over a stack made of the input itself. The
+ * kernel walk's table of the image (unwind_table.h) must build or fail
+ * within its row bound, sorted, every row of a known kind, and be found
+ * by its own search. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include "trapd/symbolize/cfi.h"
+#include "trapd/symbolize/unwind_table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -82,6 +86,30 @@ static void probe(struct cfi *c, const uint8_t *data, size_t size)
 	}
 }
 
+static void check_table(struct cfi *c)
+{
+	struct unwind_table t;
+	uint32_t i;
+	int err;
+
+	err = unwind_table__build(c, 4096, &t);
+	if (err && err != -E2BIG && err != -ENOMEM)
+		__builtin_trap();
+	if (err)
+		return;
+	if (t.n > 4096)
+		__builtin_trap();
+	for (i = 0; i < t.n; i++) {
+		if ((t.rows[i].kind & SAMPLER_UNWIND_KIND_MASK) >= SAMPLER_UNWIND_KINDS)
+			__builtin_trap();
+		if (i && t.rows[i].off <= t.rows[i - 1].off)
+			__builtin_trap();
+		if (unwind_table__find(&t, t.rows[i].off) != &t.rows[i])
+			__builtin_trap();
+	}
+	unwind_table__release(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
@@ -94,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c = cfi__open_fd(fd, 1u << 20);
 	if (c) {
 		probe(c, data, size);
+		check_table(c);
 		cfi__free(c);
 	}
 	c = cfi__open_mem(data, size, 1u << 20);

@@ -542,6 +542,47 @@ test_daemon_history_names_what_a_process_execs() {
 	return $rc
 }
 
+# The recorder walks user stacks in the kernel with tables made from the
+# programs' .eh_frame: Debian's xz and python3.11 keep no frame pointers,
+# and their samples before the trigger still reach the thread's entry
+# (__libc_start_call_main), as a window's do; status says what the walk
+# loaded and how walks ended.
+test_daemon_history_walks_stacks_without_frame_pointers() {
+	need_root_bpf || return
+	local rc=0 cap st
+	command -v xz >/dev/null || { fail "no xz (xz-utils)"; return 1; }
+	[ -x /usr/bin/python3.11 ] || { fail "no /usr/bin/python3.11"; return 1; }
+	write_global 'history_frequency = 49Hz' 'history_window = 10s' 'manual_duration = 500ms' >rules.ini
+	start_daemon || return 1
+	head -c 50000000 /dev/urandom >xzdata
+	start_bg xz xz -T1 -6 -c xzdata
+	start_bg py /usr/bin/python3.11 -c '
+def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
+while True: fib(25)'
+	sleep 6
+	"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm"; rc=1; }
+	wait_for 10 has_captures 1 || { fail "no capture after arm: $(cat daemon.log)"; rc=1; }
+	st=$("$TRAPD" status -S ctl.sock --json)
+	kill_bg
+	cap=$(ls spool/*.pb.zst 2>/dev/null | head -1)
+	[ -n "$cap" ] && "$TRAPD" report "$cap" --phase before --folded before.folded >/dev/null ||
+		{ fail "report --phase before"; stop_daemon; return 1; }
+	for comm in xz python3.11; do
+		awk -v c="$comm" 'index($0, c ";") == 1 { n += $NF; if (/;__libc_start_call_main;/) r += $NF }
+			END { printf "%s: %d of %d samples reach __libc_start_call_main\n", c, r, n; exit !(n >= 50 && r >= 0.95 * n) }' \
+			before.folded >>walk.txt || { fail "$(tail -1 walk.txt); $(grep "^$comm;" before.folded | grep -v __libc_start_call_main | head -3)"; rc=1; }
+	done
+	echo "$st" | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["history"]["kernel_walk"]
+t = w["tables"]
+assert t["files"] >= 3 and 0 < t["rows"] <= t["rows_max"], t
+assert w["ended"]["entry"] > 0.5 * sum(w["ended"].values()), w' ||
+		{ fail "status's kernel walk: $(echo "$st" | grep -o '"kernel_walk".*')"; rc=1; }
+	stop_daemon
+	return $rc
+}
+
 # trapd top in a terminal (tmux): a burner's hot function appears within
 # 2 s of its start, and the screen is redrawn; --once for scripts; a
 # daemon without the recorder says how to turn it on.

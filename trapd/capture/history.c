@@ -79,7 +79,8 @@ struct history {
 
 	/* the thread's own */
 	struct history_opts o;
-	uint64_t freq_hz; /* now: o.freq_hz, or lower to keep the budget */
+	uint64_t walk_seen[SAMPLER_WALK_NR + 1]; /* the armed sampler's walk counters, counted */
+	uint64_t freq_hz;			 /* now: o.freq_hz, or lower to keep the budget */
 	struct sampler *sampler;
 	struct symbolizer *sym;
 	struct knames *kn;
@@ -571,6 +572,25 @@ static void measure(struct history *h)
 	}
 }
 
+/* count_walks - add a drain's kernel walks to the stats (the lock held):
+ * @st counts since the sampler was armed, which a renewal (@rearmed)
+ * does again from zero. */
+static void count_walks(struct history *h, const struct sampler_stats *st, bool rearmed)
+{
+	int i;
+
+	h->st.walking = sampler__can_walk(h->sampler);
+	for (i = 0; i < SAMPLER_WALK_NR; i++) {
+		h->st.walk_ends[i] += st->v[SAMPLER_STAT_WALK_ENTRY + i] - h->walk_seen[i];
+		h->walk_seen[i] = st->v[SAMPLER_STAT_WALK_ENTRY + i];
+	}
+	h->st.walk_fp_frames += st->v[SAMPLER_STAT_WALK_FP_FRAMES] - h->walk_seen[SAMPLER_WALK_NR];
+	h->walk_seen[SAMPLER_WALK_NR] = st->v[SAMPLER_STAT_WALK_FP_FRAMES];
+	sampler__walk_tables_stats(h->sampler, &h->st.tables);
+	if (rearmed)
+		memset(h->walk_seen, 0, sizeof(h->walk_seen));
+}
+
 /* drain - the second in progress moved out of the sampler, symbolized and
  * put in the ring. Every window the sampler is re-armed and the
  * symbolizer renewed. */
@@ -581,6 +601,7 @@ static void drain(struct history *h)
 	uint64_t cpu0 = thread_cpu_ns(), lost, took;
 	int64_t now_real = clock_real_ns();
 	struct second *s = NULL;
+	struct sampler_stats walks;
 	int err;
 
 	if (!d)
@@ -589,6 +610,7 @@ static void drain(struct history *h)
 		sampler__stop(h->sampler);
 	err = sample_dump__collect(d, h->sampler);
 	lost = h->lost_before + sampler__samples_lost(sample_dump__stats(d));
+	walks = *sample_dump__stats(d);
 	if (renew) {
 		h->lost_before = lost;
 		if (sampler__start(h->sampler))
@@ -604,6 +626,7 @@ static void drain(struct history *h)
 		push(h, s);
 	took = thread_cpu_ns() - cpu0;
 	pthread_mutex_lock(&h->lock);
+	count_walks(h, &walks, renew);
 	h->st.drains++;
 	h->st.drain_ns_last = took;
 	if (took > h->st.drain_ns_max)
@@ -660,6 +683,8 @@ static int open_sampler(struct history *h, char *err, size_t errlen)
 		.cgroup_fd = -1,
 		.record = SAMPLER_RECORD_CPU,
 		.one_window = true, /* no off-CPU time, no calls */
+		.walk_rows =
+			(uint32_t)(h->o.unwind_tables_bytes / sizeof(struct sampler_unwind_row)),
 	};
 	int e;
 

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trapd/capture/unwind_tables.h"
 #include "trapd/profile/profile.h"
 
 struct history;
@@ -56,6 +57,9 @@ struct history_opts {
 	double max_pct;
 	uint64_t irq_ns;
 	int ncpus;
+	/* The kernel walk's tables (sampler_opts.walk_rows): bytes they may
+	 * take; 0: stacks are walked by frame pointers. */
+	uint64_t unwind_tables_bytes;
 };
 
 #define HISTORY_OVER_BUDGET_SECONDS 5
@@ -72,6 +76,13 @@ struct history_stats {
 	uint64_t thread_cpu_ns;	    /* the recorder thread's CPU time since open */
 	uint64_t evicted_for_bytes; /* seconds dropped early to stay in max_bytes */
 	uint64_t lost;		    /* samples the sampler could not store */
+	/* The kernel walk (bpf/sampler.h), since open: walks by how they
+	 * ended, frames stepped by frame pointer, and its tables; all 0 when
+	 * stacks are walked by frame pointers only (@walking false). */
+	bool walking;
+	uint64_t walk_ends[SAMPLER_WALK_NR];
+	uint64_t walk_fp_frames;
+	struct unwind_tables_stats tables;
 	/* the budget: the last HISTORY_OVER_BUDGET_SECONDS, as a share of
 	 * the host (all of it, interrupts included), and its parts */
 	double share_pct;

@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "sampler.skel.h"
+#include "trapd/capture/unwind_tables.h"
 #include "trapd/profile/profile_view.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/cpus.h"
+#include "trapd/util/kernel_btf.h"
 #include "trapd/util/log.h"
 #include "trapd/util/tracefs.h"
 #include "trapd/util/uprobe_pair.h"
@@ -62,6 +64,8 @@ struct sampler {
 	uint64_t stacks_moved;		/* entries sampler__move took out this window */
 	uint64_t counts_moved;
 	uint64_t spares_moved;
+	struct unwind_tables *tables; /* the kernel walk's; NULL: no kernel walk */
+	uint32_t walk_rows;
 };
 
 static const char *const stat_names[SAMPLER_STAT_NR] = {
@@ -97,6 +101,16 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_CALLS] = "calls",
 	[SAMPLER_STAT_CALLS_UNTRACKED] = "calls_untracked",
 	[SAMPLER_STAT_CALL_TIMES_FULL] = "call_times_full",
+	[SAMPLER_STAT_WALK_ENTRY] = "walk_entry",
+	[SAMPLER_STAT_WALK_NO_TABLE] = "walk_no_table",
+	[SAMPLER_STAT_WALK_NO_CFI] = "walk_no_cfi",
+	[SAMPLER_STAT_WALK_NOT_MAPPED] = "walk_not_mapped",
+	[SAMPLER_STAT_WALK_BAD_READ] = "walk_bad_read",
+	[SAMPLER_STAT_WALK_BAD_FRAME] = "walk_bad_frame",
+	[SAMPLER_STAT_WALK_DEPTH] = "walk_depth",
+	[SAMPLER_STAT_WALK_VMA_UNKNOWN] = "walk_vma_unknown",
+	[SAMPLER_STAT_WALK_FP_FRAMES] = "walk_fp_frames",
+	[SAMPLER_STAT_WALK_FILES_ASKED] = "walk_files_asked",
 };
 
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
@@ -203,6 +217,9 @@ static int size_maps(struct sampler *s, const struct sampler_opts *o, int ncpus)
 	if (err)
 		return err;
 
+	err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, o->walk_rows ? o->walk_rows : 1);
+	if (err)
+		return err;
 	err = bpf_map__set_max_entries(s->skel->maps.counts,
 				       clamp_u32(expected, MIN_ENTRIES, MAX_COUNT_ENTRIES));
 	if (!err)
@@ -261,7 +278,13 @@ static int attach_cpus(struct sampler *s, uint64_t freq_hz, char *err, size_t er
 static int on_ring_event(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
+	const struct sampler_event *ev = data;
 
+	if (size >= sizeof(struct sampler_unwind_want) && ev->kind == SAMPLER_EVENT_UNWIND_FILE) {
+		if (s->tables)
+			unwind_tables__want(s->tables, data);
+		return 0;
+	}
 	if (size >= sizeof(struct sampler_event) && s->event_fn)
 		s->event_fn(data, s->event_ctx);
 	return 0;
@@ -352,6 +375,8 @@ static void setup_exit_hook(struct sampler *s, const char *dir)
 /* setup_fork_hook - the fork and exec hooks are classic tracepoints; find
  * where the fork record keeps the child's pid. Without tracefs they stay
  * unloaded: sampling works, children are not followed. */
+static void setup_walk(struct sampler *s);
+
 static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 {
 	bool want_fork = o->target == SAMPLER_TARGET_PIDS && o->follow_forks;
@@ -392,6 +417,45 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
 	if (!s->skel->rodata->have_task_pt_regs)
 		log_debug("no bpf_task_pt_regs: leaf callers only for samples in user mode");
+	if (o->walk_rows)
+		setup_walk(s);
+}
+
+/* setup_walk - whether the kernel can run the kernel walk, and where the
+ * fields its program reads are in this kernel's structures. */
+static void setup_walk(struct sampler *s)
+{
+	struct kernel_btf_field f[] = {
+		{ .type = "vm_area_struct", .member = "vm_start" },
+		{ .type = "vm_area_struct", .member = "vm_end" },
+		{ .type = "vm_area_struct", .member = "vm_pgoff" },
+		{ .type = "vm_area_struct", .member = "vm_file" },
+		{ .type = "file", .member = "f_inode" },
+		{ .type = "inode", .member = "i_ino" },
+		{ .type = "inode", .member = "i_sb" },
+		{ .type = "super_block", .member = "s_dev" },
+	};
+	char err[256];
+
+	if (!s->skel->rodata->have_bpf_loop || !s->skel->rodata->have_task_pt_regs ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, NULL) <= 0) {
+		log_info("the kernel cannot walk user stacks (it needs bpf_find_vma, bpf_loop and "
+			 "bpf_task_pt_regs, Linux 5.17+): frame pointers instead");
+		return;
+	}
+	if (kernel_btf__fields(f, sizeof(f) / sizeof(f[0]), err, sizeof(err))) {
+		log_info("the kernel cannot walk user stacks (%s): frame pointers instead", err);
+		return;
+	}
+	s->skel->rodata->vma_start_off = f[0].offset;
+	s->skel->rodata->vma_end_off = f[1].offset;
+	s->skel->rodata->vma_pgoff_off = f[2].offset;
+	s->skel->rodata->vma_file_off = f[3].offset;
+	s->skel->rodata->file_inode_off = f[4].offset;
+	s->skel->rodata->inode_ino_off = f[5].offset;
+	s->skel->rodata->inode_sb_off = f[6].offset;
+	s->skel->rodata->sb_dev_off = f[7].offset;
+	s->skel->rodata->have_walk = true;
 }
 
 /* attach_hook - attach @prog (the tracepoint @tp), if loaded, for good
@@ -474,6 +538,19 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 	return e;
 }
 
+bool sampler__can_walk(const struct sampler *s)
+{
+	return s->tables != NULL;
+}
+
+void sampler__walk_tables_stats(const struct sampler *s, struct unwind_tables_stats *out)
+{
+	if (s->tables)
+		unwind_tables__get_stats(s->tables, out);
+	else
+		memset(out, 0, sizeof(*out));
+}
+
 int sampler__check_freq(uint64_t freq_hz, char *err, size_t errlen)
 {
 	if (freq_hz && freq_hz <= 1000000000ull)
@@ -520,6 +597,16 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 			snprintf(err, errlen, "creating the event ring buffer: %s", strerror(-e));
 		}
 	}
+	if (!e && s->skel->rodata->have_walk) {
+		s->tables = unwind_tables__new(bpf_map__fd(s->skel->maps.unwind_rows), o->walk_rows,
+					       bpf_map__fd(s->skel->maps.unwind_files),
+					       bpf_map__fd(s->skel->maps.unwind_asked), "/proc");
+		if (!s->tables) {
+			e = -errno;
+			snprintf(err, errlen, "mapping the kernel walk's tables: %s", strerror(-e));
+		}
+		s->skel->bss->walk_tables = 1;
+	}
 	if (!e)
 		e = attach_cpus(s, o->freq_hz, err, errlen);
 	s->freq_hz = o->freq_hz;
@@ -547,6 +634,7 @@ void sampler__free(struct sampler *s)
 	for (i = 0; i < 2; i++)
 		bpf_link__destroy(s->call_links[i]);
 	ring_buffer__free(s->rb);
+	unwind_tables__free(s->tables);
 	sampler_bpf__destroy(s->skel);
 	free(s);
 }

@@ -56,6 +56,11 @@ struct sampler_opts {
 	 * them all, to serve any rule. */
 	bool one_window;
 	bool split_calls;
+	/* The kernel walk (bpf/sampler.h): the rows its tables may hold
+	 * (its memory bound, 8 bytes a row); 0: no kernel walk. Where the
+	 * kernel cannot walk (sampler__can_walk), stacks are walked by frame
+	 * pointers. */
+	uint32_t walk_rows;
 };
 
 /* What a window records (sampler_opts.record). */
@@ -86,6 +91,14 @@ struct sampler_record {
 
 typedef int (*sampler_record_fn)(const struct sampler_record *rec, void *ctx);
 typedef void (*sampler_event_fn)(const struct sampler_event *ev, void *ctx);
+
+/* sampler__can_walk - whether the sampler walks user stacks in the
+ * kernel with tables (sampler_opts.walk_rows, and a kernel that can). */
+bool sampler__can_walk(const struct sampler *s);
+
+/* sampler__walk_tables_stats - its tables' counters; zeros without. */
+struct unwind_tables_stats;
+void sampler__walk_tables_stats(const struct sampler *s, struct unwind_tables_stats *out);
 
 /* sampler__check_freq - whether @freq_hz is a frequency the sampler takes
  * (1 Hz to 1 GHz: a cpu-clock period of at least 1 ns). Returns 0, or

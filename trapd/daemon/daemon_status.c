@@ -277,6 +277,43 @@ static void json_overhead(const struct daemon *d, struct json_writer *w)
 	json_object_end(w);
 }
 
+/* json_walk - the kernel walk's ends and tables (history_stats). */
+static void json_walk(struct json_writer *w, const struct history_stats *st)
+{
+	static const char *const ends[SAMPLER_WALK_NR] = {
+		[SAMPLER_WALK_ENTRY] = "entry",	      [SAMPLER_WALK_NO_TABLE] = "no_table",
+		[SAMPLER_WALK_NO_CFI] = "no_cfi",     [SAMPLER_WALK_NOT_MAPPED] = "not_mapped",
+		[SAMPLER_WALK_BAD_READ] = "bad_read", [SAMPLER_WALK_BAD_FRAME] = "bad_frame",
+		[SAMPLER_WALK_DEPTH] = "depth",	      [SAMPLER_WALK_VMA_UNKNOWN] = "vma_unknown",
+	};
+	int i;
+
+	json_key(w, "kernel_walk");
+	if (!st->walking) {
+		json_null(w);
+		return;
+	}
+	json_object_begin(w);
+	json_key(w, "ended");
+	json_object_begin(w);
+	for (i = 0; i < SAMPLER_WALK_NR; i++)
+		json_kv_u64(w, ends[i], st->walk_ends[i]);
+	json_object_end(w);
+	json_kv_u64(w, "frame_pointer_frames", st->walk_fp_frames);
+	json_key(w, "tables");
+	json_object_begin(w);
+	json_kv_u64(w, "files", st->tables.files);
+	json_kv_u64(w, "files_without", st->tables.files_without);
+	json_kv_u64(w, "files_failed", st->tables.files_failed);
+	json_kv_u64(w, "files_too_big", st->tables.files_too_big);
+	json_kv_u64(w, "files_evicted", st->tables.files_evicted);
+	json_kv_u64(w, "rows", st->tables.rows_used);
+	json_kv_u64(w, "rows_max", st->tables.rows_max);
+	json_kv_u64(w, "build_ns", st->tables.build_ns);
+	json_object_end(w);
+	json_object_end(w);
+}
+
 static void json_history(const struct daemon *d, struct json_writer *w)
 {
 	struct history_stats st;
@@ -301,6 +338,7 @@ static void json_history(const struct daemon *d, struct json_writer *w)
 	json_kv_u64(w, "thread_cpu_ns", st.thread_cpu_ns);
 	json_kv_u64(w, "evicted_for_bytes", st.evicted_for_bytes);
 	json_kv_u64(w, "lost", st.lost);
+	json_walk(w, &st);
 	json_key(w, "share_pct");
 	json_double(w, st.share_pct);
 	json_kv_u64(w, "bpf_ns_per_second", st.bpf_ns_per_second);

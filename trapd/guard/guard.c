@@ -201,6 +201,7 @@ static void open_history(struct guard *g)
 		.max_pct = (double)r->max_overhead_centi / 100.0,
 		.irq_ns = g->overhead.irq_ns,
 		.ncpus = g->overhead.ncpus,
+		.unwind_tables_bytes = r->unwind_tables_bytes,
 	};
 	char err[512];
 

@@ -379,6 +379,20 @@ int cfi__exec_mapping_vaddr(const struct cfi *c, uint64_t off, uint64_t page_siz
 	return -ENOENT;
 }
 
+int cfi__vaddr_to_exec_offset(const struct cfi *c, uint64_t vaddr, uint64_t *off)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nsegs; i++) {
+		if (c->segs[i].exec && vaddr >= c->segs[i].vaddr &&
+		    vaddr - c->segs[i].vaddr < c->segs[i].filesz) {
+			*off = c->segs[i].offset + (vaddr - c->segs[i].vaddr);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 void cfi__get_stats(const struct cfi *c, struct cfi_stats *out)
 {
 	*out = c->stats;
@@ -603,23 +617,19 @@ static int reg_rule(struct cfi *c, Dwarf_Frame *f, int regno, struct cfi_rule *r
 	return intern(c, ops, n, &r->expr);
 }
 
-static int rule_miss(struct cfi *c, uint64_t pc, struct cfi_row *row)
+/* frame_row - the row libdw gives for @pc, and the pcs [*start, *end)
+ * it holds for. */
+static int frame_row(struct cfi *c, uint64_t pc, struct cfi_row *row, uint64_t *start,
+		     uint64_t *end)
 {
-	uint64_t start, end;
-	struct fde_found fde;
 	Dwarf_Frame *f = NULL;
 	bool sig = false;
 	int err;
 
-	err = find_fde(c, pc, &fde);
-	if (err)
-		return err;
-	if (!affordable(&fde))
-		return -EINVAL;
 	if (dwarf_cfi_addrframe(c->dw, pc, &f))
 		return -EINVAL;
 	err = -EINVAL;
-	if (dwarf_frame_info(f, &start, &end, &sig) != CFI_REG_RIP)
+	if (dwarf_frame_info(f, start, end, &sig) != CFI_REG_RIP)
 		goto out;
 	row->signal = sig;
 	err = cfa_rule(c, f, &row->cfa);
@@ -632,6 +642,63 @@ static int rule_miss(struct cfi *c, uint64_t pc, struct cfi_row *row)
 out:
 	free(f);
 	return err;
+}
+
+static int rule_miss(struct cfi *c, uint64_t pc, struct cfi_row *row)
+{
+	uint64_t start, end;
+	struct fde_found fde;
+	int err;
+
+	err = find_fde(c, pc, &fde);
+	if (err)
+		return err;
+	if (!affordable(&fde))
+		return -EINVAL;
+	return frame_row(c, pc, row, &start, &end);
+}
+
+/* fde_rows - the rows of FDE @f, for cfi__for_each_row. */
+static int fde_rows(struct cfi *c, const struct fde_found *f, uint64_t *left, cfi_row_fn fn,
+		    void *ctx)
+{
+	struct cfi_row row;
+	uint64_t pc = f->start, start, end;
+	int err, r;
+
+	if (!affordable(f))
+		return fn(ctx, f->start, f->end, NULL, -EINVAL);
+	while (pc < f->end) {
+		if (!*left)
+			return -E2BIG;
+		--*left;
+		memset(&row, 0, sizeof(row));
+		err = frame_row(c, pc, &row, &start, &end);
+		if (err || end <= pc || end > f->end)
+			end = f->end; /* the rest of the FDE, as one bad row */
+		r = fn(ctx, pc, end, err ? NULL : &row, err);
+		if (r)
+			return r;
+		pc = end;
+	}
+	return 0;
+}
+
+int cfi__for_each_row(struct cfi *c, uint64_t max_rows, cfi_row_fn fn, void *ctx)
+{
+	struct fde_found f;
+	uint64_t i, fde, left = max_rows;
+	int r;
+
+	for (i = 0; i < c->nfdes; i++) {
+		fde = table_word(c, i * 2 + 1);
+		if (fde < c->eh_vaddr || fde_at(c, fde - c->eh_vaddr, &f) || f.end == f.start)
+			continue;
+		r = fde_rows(c, &f, &left, fn, ctx);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 int cfi__rule(struct cfi *c, uint64_t vaddr, bool is_return_address, struct cfi_row *row)
@@ -651,6 +718,15 @@ int cfi__rule(struct cfi *c, uint64_t vaddr, bool is_return_address, struct cfi_
 	s->key = pc + 1;
 	s->row = *row;
 	return s->err;
+}
+
+int cfi_expr__of(const struct cfi *c, uint16_t expr, const struct cfi_op **ops, size_t *n)
+{
+	if (!expr || expr > c->nexprs)
+		return -EINVAL;
+	*ops = &c->pool[c->exprs[expr].first];
+	*n = c->exprs[expr].n;
+	return 0;
 }
 
 int cfi__eval(const struct cfi *c, uint16_t expr, const struct cfi_regs *regs, uint64_t cfa,

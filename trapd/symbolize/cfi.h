@@ -131,6 +131,26 @@ int cfi__offset_to_vaddr(const struct cfi *c, uint64_t off, uint64_t *vaddr);
  * off by a page). Returns 0, or -ENOENT. */
 int cfi__exec_mapping_vaddr(const struct cfi *c, uint64_t off, uint64_t page_size, uint64_t *vaddr);
 
+/* cfi__vaddr_to_exec_offset - the file offset of the file address
+ * @vaddr, through the executable PT_LOAD segment that holds it: where a
+ * pc's byte is in the file, whatever the segments' packing. Returns 0, or
+ * -ENOENT when no executable segment holds it. */
+int cfi__vaddr_to_exec_offset(const struct cfi *c, uint64_t vaddr, uint64_t *off);
+
+/* One row of the file's CFI: the rule of the pcs [start, end). @err is 0
+ * with @row filled, or why the rule cannot be given (cfi__rule's
+ * -EINVAL). */
+typedef int (*cfi_row_fn)(void *ctx, uint64_t start, uint64_t end, const struct cfi_row *row,
+			  int err);
+
+/* cfi__for_each_row - call @fn for every row of every FDE of the search
+ * table, FDE by FDE in address order, and within one in pc order (FDEs
+ * may overlap: rows are as each FDE says). An FDE whose programs are out
+ * of proportion (cfi.h) is one row with -EINVAL. @fn returning non-zero
+ * stops the walk and is returned. At most @max_rows rows are given
+ * (-E2BIG past them). Returns 0. */
+int cfi__for_each_row(struct cfi *c, uint64_t max_rows, cfi_row_fn fn, void *ctx);
+
 void cfi__get_stats(const struct cfi *c, struct cfi_stats *out);
 
 #endif

@@ -24,4 +24,8 @@ struct cfi_op {
 int cfi_expr__eval(const struct cfi_op *ops, size_t n, const struct cfi_regs *regs, uint64_t cfa,
 		   cfi_read_fn read, void *ctx, uint64_t *out);
 
+/* cfi_expr__of - the operations of expression @expr of a row of @c (as
+ * cfi_row's rules name it). Returns 0, or -EINVAL for no such one. */
+int cfi_expr__of(const struct cfi *c, uint16_t expr, const struct cfi_op **ops, size_t *n);
+
 #endif
