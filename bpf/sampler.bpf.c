@@ -789,6 +789,7 @@ static __always_inline __u64 store_stack(void *ctx, struct sampler_stack *st, __
 	if (n == 0)
 		return 0;
 	st->len = n / sizeof(__u64);
+	st->walked = 0;
 	if (st->len >= SAMPLER_MAX_DEPTH)
 		stat_inc(trunc_stat);
 	st->leaf.ret = st->leaf.ret_target = st->leaf.caller_target = 0;
@@ -1477,6 +1478,7 @@ static __always_inline void walk_user(struct bpf_perf_event_data *ctx, struct sc
 	__u32 end;
 
 	sc->user.len = 0;
+	sc->user.walked = 1;
 	sc->user.leaf.ret = sc->user.leaf.ret_target = sc->user.leaf.caller_target = 0;
 	if (!user_regs(ctx, &r))
 		return;

@@ -136,7 +136,7 @@ struct sampler_leaf {
  * frames (and leaf hint). Leaf first. */
 struct sampler_stack {
 	__u32 len;
-	__u32 pad;
+	__u32 walked;		  /* 1: a user stack the kernel walk walked: no leaf to recover */
 	struct sampler_leaf leaf; /* user stacks only; zero for kernel stacks */
 	__u64 ips[SAMPLER_MAX_DEPTH];
 };

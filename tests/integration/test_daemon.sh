@@ -545,7 +545,8 @@ test_daemon_history_names_what_a_process_execs() {
 # The recorder walks user stacks in the kernel with tables made from the
 # programs' .eh_frame: Debian's xz and python3.11 keep no frame pointers,
 # and their samples before the trigger still reach the thread's entry
-# (__libc_start_call_main), as a window's do; status says what the walk
+# (__libc_start_call_main), as a window's do, with python3.11's Python
+# functions named; trapd top names them too; status says what the walk
 # loaded and how walks ended.
 test_daemon_history_walks_stacks_without_frame_pointers() {
 	need_root_bpf || return
@@ -560,6 +561,8 @@ test_daemon_history_walks_stacks_without_frame_pointers() {
 def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
 while True: fib(25)'
 	sleep 6
+	"$TRAPD" top -S ctl.sock --once -n 5 >top.txt 2>&1 || { fail "top: $(cat top.txt)"; rc=1; }
+	grep -q ' fib$' top.txt || { fail "top does not name fib: $(cat top.txt)"; rc=1; }
 	"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm"; rc=1; }
 	wait_for 10 has_captures 1 || { fail "no capture after arm: $(cat daemon.log)"; rc=1; }
 	st=$("$TRAPD" status -S ctl.sock --json)
@@ -572,6 +575,9 @@ while True: fib(25)'
 			END { printf "%s: %d of %d samples reach __libc_start_call_main\n", c, r, n; exit !(n >= 50 && r >= 0.95 * n) }' \
 			before.folded >>walk.txt || { fail "$(tail -1 walk.txt); $(grep "^$comm;" before.folded | grep -v __libc_start_call_main | head -3)"; rc=1; }
 	done
+	awk 'index($0, "python3.11;") == 1 { n += $NF; if (/;fib;|;fib [0-9]+$/) f += $NF }
+		END { printf "python3.11: %d of %d samples name fib\n", f, n; exit !(n >= 50 && f >= 0.9 * n) }' \
+		before.folded >>walk.txt || { fail "$(tail -1 walk.txt)"; rc=1; }
 	echo "$st" | python3 -c '
 import json, sys
 w = json.load(sys.stdin)["history"]["kernel_walk"]

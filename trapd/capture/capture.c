@@ -428,8 +428,8 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 	return err;
 }
 
-int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym, struct profile *p,
-			    struct cgroup_names *names)
+int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym,
+			    struct pyframes *py, struct profile *p, struct cgroup_names *names)
 {
 	struct build_ctx *b = calloc(1, sizeof(*b));
 	int64_t ret;
@@ -438,6 +438,7 @@ int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym,
 		return -ENOMEM;
 	b->p = p;
 	b->sym = sym;
+	b->py = py;
 	b->cgroups.names = names;
 	ret = sample_dump__for_each(d, add_record, b);
 	if (!ret)

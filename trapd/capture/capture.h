@@ -35,12 +35,13 @@ int capture_build_profile(const struct sample_dump *d, struct symbolizer *sym, s
 
 /* capture_add_samples - symbolize every sample of @d with @sym into @p,
  * labelled as a capture's are (cgroup paths from @names, kept by the
- * caller), without Python frames, calls or summary (the flight
+ * caller), with the Python frames of @py (NULL: none; names are added to
+ * @p: see pyframes__new_profile), without calls or summary (the flight
  * recorder's seconds: history.h). Kernel names come from whatever @sym
  * was told to use. Returns the on-CPU samples added (>= 0) or a negative
  * errno. */
-int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym, struct profile *p,
-			    struct cgroup_names *names);
+int64_t capture_add_samples(const struct sample_dump *d, struct symbolizer *sym,
+			    struct pyframes *py, struct profile *p, struct cgroup_names *names);
 
 /* capture_write - write @p to @path (.pb.zst) and the metadata sidecar
  * next to it (the same name with .json instead of .pb.zst), both or

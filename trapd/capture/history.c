@@ -26,6 +26,7 @@
 #include "rules/proc_stat.h"
 #include "trapd/capture/capture.h"
 #include "trapd/capture/overhead.h"
+#include "trapd/capture/pyframes.h"
 #include "trapd/capture/sample_dump.h"
 #include "trapd/capture/sampler.h"
 #include "trapd/profile/profile_merge.h"
@@ -79,6 +80,7 @@ struct history {
 
 	/* the thread's own */
 	struct history_opts o;
+	struct pyframes *py;			 /* the Python frames of the window's samples */
 	uint64_t walk_seen[SAMPLER_WALK_NR + 1]; /* the armed sampler's walk counters, counted */
 	uint64_t freq_hz;			 /* now: o.freq_hz, or lower to keep the budget */
 	struct sampler *sampler;
@@ -200,6 +202,22 @@ static bool life_is_current(int pid, uint32_t life, void *ctx)
 	       sampler_lives__current(sampler__lives_fd(h->sampler), (uint32_t)pid, life);
 }
 
+/* python_found - a snapshot found a CPython interpreter: its frames are
+ * walked from now on. */
+static void python_found(int pid, const struct pyruntime *rt, void *py)
+{
+	pyframes__found(py, pid, rt);
+}
+
+/* on_py_code - a code object's first sample in the window. */
+static void on_py_code(const void *rec, size_t size, void *ctx)
+{
+	struct history *h = ctx;
+
+	if (pyframes__add_code(h->py, rec, size, sampler__window_seq(h->sampler)) == -E2BIG)
+		log_debug("history: more Python code objects than a window keeps");
+}
+
 /* new_generation - a fresh symbolizer (the processes of the last window
  * forgotten) with a budget of its own. */
 static int new_generation(struct history *h)
@@ -217,8 +235,14 @@ static int new_generation(struct history *h)
 	symbolizer__use_budget(sym, &h->budget);
 	if (h->kn)
 		symbolizer__use_kernel_names(sym, kernel_names, h->kn);
+	symbolizer__on_python(sym, python_found, h->py);
 	symbolizer__free(h->sym);
 	h->sym = sym;
+	/* the window re-armed: code objects are announced anew, and the
+	 * interpreters found registered for it */
+	pyframes__drop_codes(h->py);
+	if (h->sampler)
+		pyframes__window(h->py, sampler__window_seq(h->sampler));
 	h->generation = clock_mono_ns();
 	h->nsnapped = h->nexecd = 0;
 	cgroup_names__release(&h->cgroups);
@@ -380,7 +404,8 @@ static struct second *second_of(struct history *h, const struct sample_dump *d, 
 	s->p->time_ns = s->start;
 	s->p->duration_ns = s->end - s->start;
 	sample_dump__for_each(d, snap_record, h);
-	n = capture_add_samples(d, h->sym, s->p, &h->cgroups);
+	pyframes__new_profile(h->py);
+	n = capture_add_samples(d, h->sym, h->py, s->p, &h->cgroups);
 	if (n <= 0) {
 		if (n < 0)
 			log_debug("history: a second lost: %s", strerror((int)-n));
@@ -691,9 +716,17 @@ static int open_sampler(struct history *h, char *err, size_t errlen)
 	h->sampler = sampler__open(&so, err, errlen);
 	if (!h->sampler)
 		return -errno;
+	e = pyframes__watch(h->py, sampler__py_procs_fd(h->sampler));
+	if (e) {
+		snprintf(err, errlen, "the recorder's Python frames: %s", strerror(-e));
+		return e;
+	}
+	sampler__on_py_code(h->sampler, on_py_code, h);
 	e = sampler__start(h->sampler);
 	if (e)
 		snprintf(err, errlen, "arming the recorder's sampler: %s", strerror(-e));
+	else
+		pyframes__window(h->py, sampler__window_seq(h->sampler));
 	return e;
 }
 
@@ -724,6 +757,12 @@ struct history *history__open(const struct history_opts *o, char *err, size_t er
 		goto fail;
 	}
 	cgroup_names__init(&h->cgroups);
+	h->py = pyframes__new();
+	if (!h->py) {
+		e = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	h->kn = knames__open();
 	if (!h->kn)
 		log_debug("history: kernel names from BPF unavailable (%s); using kallsyms",
@@ -763,6 +802,7 @@ void history__close(struct history *h)
 	}
 	sampler__free(h->sampler);
 	symbolizer__free(h->sym);
+	pyframes__free(h->py); /* after the symbolizer, which registers with it */
 	knames__free(h->kn);
 	cgroup_names__release(&h->cgroups);
 	if (h->stop_fd >= 0)
@@ -771,6 +811,7 @@ void history__close(struct history *h)
 		close(h->cut_fd);
 	h->sampler = NULL;
 	h->sym = NULL;
+	h->py = NULL;
 	h->kn = NULL;
 	h->stop_fd = h->cut_fd = -1;
 	history_put(h);

@@ -81,6 +81,28 @@ void pyframes__free(struct pyframes *pf)
 	free(pf);
 }
 
+void pyframes__new_profile(struct pyframes *pf)
+{
+	size_t i;
+
+	for (i = 0; i < pf->cap; i++)
+		pf->codes[i].state = 0;
+	pf->unknown_function = 0;
+}
+
+void pyframes__drop_codes(struct pyframes *pf)
+{
+	size_t i;
+
+	for (i = 0; i < pf->cap; i++)
+		free(pf->codes[i].rec);
+	free(pf->codes);
+	pf->codes = NULL;
+	pf->cap = pf->n = 0;
+	pf->bytes = 0;
+	pf->unknown_function = 0;
+}
+
 static size_t code_slot(uint64_t code, uint64_t fingerprint, int pid, size_t cap)
 {
 	uint64_t h = (code ^ fingerprint ^ ((uint64_t)(uint32_t)pid << 17)) * 0x9e3779b97f4a7c15ull;

@@ -88,6 +88,15 @@ int pyframes__splice(struct pyframes *pf, struct profile *p, const struct pyrunt
 		     const uint64_t *ips, const uint32_t *native, uint32_t nnative,
 		     const uint64_t *py, uint32_t npy, uint64_t count, uint32_t *out);
 
+/* pyframes__new_profile - the next splices go into another profile (the
+ * flight recorder builds one a second): code objects are named in it
+ * anew. */
+void pyframes__new_profile(struct pyframes *pf);
+
+/* pyframes__drop_codes - forget the code objects announced (a new window
+ * announces its own); the processes found stay registered. */
+void pyframes__drop_codes(struct pyframes *pf);
+
 /* pyframes__stats - the counters so far. */
 void pyframes__stats(const struct pyframes *pf, struct pyframes_stats *out);
 

@@ -32,6 +32,7 @@ struct dump_stack {
 	uint64_t id;
 	size_t off; /* into ips */
 	uint32_t len;
+	bool walked; /* a user stack the kernel walk walked (sampler_stack.walked) */
 	struct sampler_leaf leaf;
 };
 
@@ -125,6 +126,7 @@ static int add_stack(struct sample_dump *d, uint64_t id, const uint64_t *ips, ui
 	st->id = id;
 	st->off = d->nips;
 	st->len = len;
+	st->walked = false;
 	if (leaf)
 		st->leaf = *leaf;
 	else
@@ -155,13 +157,17 @@ static int take_stack(const void *key, const void *value, void *ctx)
 	uint64_t ips[SAMPLER_MAX_DEPTH];
 	__u64 id;
 	uint32_t idx;
+	int err;
 
 	memcpy(&id, key, sizeof(id));
 	if (!st->len || st->len > SAMPLER_MAX_DEPTH)
 		return 0;
 	/* uint64_t and the map's __u64 are different C types of one size. */
 	memcpy(ips, st->ips, st->len * sizeof(*ips));
-	return add_stack(ctx, id, ips, st->len, &st->leaf, &idx);
+	err = add_stack(ctx, id, ips, st->len, &st->leaf, &idx);
+	if (!err && idx != NO_STACK)
+		((struct sample_dump *)ctx)->stacks[idx].walked = st->walked == 1;
+	return err;
 }
 
 static int take_count(const void *key, const void *value, void *ctx)
@@ -421,7 +427,7 @@ int sample_dump__for_each(const struct sample_dump *d, sampler_record_fn fn, voi
 		rec.py = py ? d->ips + py->off : NULL;
 		rec.py_len = py ? py->len : 0;
 		/* a blocking site's stack was unwound from its copy */
-		rec.unwound = d->recs[i].unwound || (u && is_site(u->id));
+		rec.unwound = d->recs[i].unwound || (u && (is_site(u->id) || u->walked));
 		err = fn(&rec, ctx);
 		if (err)
 			return err;
