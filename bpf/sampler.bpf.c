@@ -1362,9 +1362,30 @@ static __always_inline bool walk_signal(struct user_walk *w)
 	return true;
 }
 
-/* walk_by_row - step @w to its caller with row @r; false when the walk
- * ends (w->end says why). */
-static __always_inline bool walk_by_row(struct user_walk *w, const struct sampler_unwind_row *r)
+/* row_cfa_offset - the bytes row @r of @w's table adds to the CFA's base
+ * at file offset @off: its words, and its fold once @off is past it, or
+ * its far offset. */
+static __always_inline __s64 row_cfa_offset(const struct user_walk *w,
+					    const struct sampler_unwind_row *r, __u32 off)
+{
+	__s64 words = SAMPLER_UNWIND_CFA_WORDS(r->cfa);
+	__u32 fold = SAMPLER_UNWIND_CFA_FOLD(r->cfa), far;
+	struct sampler_unwind_row *f;
+
+	if (r->kind & SAMPLER_UNWIND_WIDE) {
+		far = w->table.first + w->table.count + (__u16)r->cfa;
+		f = bpf_map_lookup_elem(&unwind_rows, &far);
+		return f ? (__s64)(__s32)f->off : 0;
+	}
+	if (fold && off - r->off >= fold)
+		words += r->kind & SAMPLER_UNWIND_FOLD_POP ? -1 : 1;
+	return words * 8;
+}
+
+/* walk_by_row - step @w to its caller with row @r, the row of file
+ * offset @off; false when the walk ends (w->end says why). */
+static __always_inline bool walk_by_row(struct user_walk *w, const struct sampler_unwind_row *r,
+					__u32 off)
 {
 	__u32 kind = r->kind & SAMPLER_UNWIND_KIND_MASK;
 	__u64 cfa, ra, bp = w->bp;
@@ -1379,13 +1400,14 @@ static __always_inline bool walk_by_row(struct user_walk *w, const struct sample
 		w->end = SAMPLER_WALK_BAD_READ + 1;
 		return false;
 	case SAMPLER_UNWIND_CFA_SP:
-		cfa = w->sp + r->cfa;
+		cfa = w->sp + row_cfa_offset(w, r, off);
 		break;
 	case SAMPLER_UNWIND_CFA_BP:
-		cfa = w->bp + r->cfa;
+		cfa = w->bp + row_cfa_offset(w, r, off);
 		break;
 	case SAMPLER_UNWIND_CFA_BP_DEREF:
-		if (bpf_probe_read_user(&cfa, sizeof(cfa), (void *)(w->bp + r->cfa))) {
+		if (bpf_probe_read_user(&cfa, sizeof(cfa),
+					(void *)(w->bp + row_cfa_offset(w, r, off)))) {
 			w->end = SAMPLER_WALK_BAD_READ + 1;
 			return false;
 		}
@@ -1427,7 +1449,7 @@ static long walk_step(__u32 i, void *arg)
 	struct scratch *sc = *(struct scratch **)arg;
 	struct user_walk *w = &sc->uw;
 	struct sampler_unwind_row *r;
-	__u32 n = sc->user.len;
+	__u32 n = sc->user.len, off;
 	__u64 pc;
 
 	if (n >= SAMPLER_WALK_MAX_DEPTH) {
@@ -1457,7 +1479,8 @@ static long walk_step(__u32 i, void *arg)
 		w->end = w->fp_reason + 1;
 		return 1;
 	}
-	r = walk_row(w, (__u32)(pc - w->vstart + w->voff));
+	off = (__u32)(pc - w->vstart + w->voff);
+	r = walk_row(w, off);
 	if (!r) {
 		w->fp_reason = SAMPLER_WALK_NO_CFI;
 		if (walk_by_frame_pointer(w))
@@ -1465,13 +1488,14 @@ static long walk_step(__u32 i, void *arg)
 		w->end = SAMPLER_WALK_NO_CFI + 1;
 		return 1;
 	}
-	return walk_by_row(w, r) ? 0 : 1;
+	return walk_by_row(w, r, off) ? 0 : 1;
 }
 
 /* walk_user - the kernel walk of the sampled task's user stack into
- * sc->user; 0 frames when it has no user registers (a kernel thread). */
-static __always_inline void walk_user(struct bpf_perf_event_data *ctx, struct scratch *sc,
-				      __u32 pid)
+ * sc->user; 0 frames when it has no user registers (a kernel thread).
+ * Returns how it ended (enum sampler_walk_end; SAMPLER_WALK_NR: no walk). */
+static __always_inline __u32 walk_user(struct bpf_perf_event_data *ctx, struct scratch *sc,
+				       __u32 pid)
 {
 	struct user_walk *w = &sc->uw;
 	struct uregs r;
@@ -1481,7 +1505,7 @@ static __always_inline void walk_user(struct bpf_perf_event_data *ctx, struct sc
 	sc->user.walked = 1;
 	sc->user.leaf.ret = sc->user.leaf.ret_target = sc->user.leaf.caller_target = 0;
 	if (!user_regs(ctx, &r))
-		return;
+		return SAMPLER_WALK_NR;
 	w->ip = r.ip;
 	w->sp = r.sp;
 	w->bp = r.bp;
@@ -1491,9 +1515,16 @@ static __always_inline void walk_user(struct bpf_perf_event_data *ctx, struct sc
 	w->vstart = w->vend = 0;
 	w->looked = 0;
 	bpf_loop(SAMPLER_WALK_MAX_DEPTH + 1, walk_step, &sc, 0);
-	end = w->end ? w->end - 1 : SAMPLER_WALK_DEPTH;
-	if (end < SAMPLER_WALK_NR)
-		stat_inc(SAMPLER_STAT_WALK_ENTRY + end);
+	return w->end ? w->end - 1 : SAMPLER_WALK_DEPTH;
+}
+
+/* walk_wants_copy - whether a walk that ended with @end would be more
+ * complete from a stack copy (DWARF mode's): it met a file whose table
+ * is not built yet, or a mapping not yet known. */
+static __always_inline bool walk_wants_copy(__u32 end)
+{
+	return copy_bytes && have_bpf_loop &&
+	       (end == SAMPLER_WALK_NO_TABLE || end == SAMPLER_WALK_VMA_UNKNOWN);
 }
 
 SEC("perf_event")
@@ -1532,7 +1563,20 @@ int sample(struct bpf_perf_event_data *ctx)
 	call_in(key.tid, &call);
 	key.call = call.id;
 	if (walk_tables && have_walk) {
-		walk_user(ctx, sc, key.pid);
+		/* until a file's table is built, its stacks are copied for
+		 * user space to unwind, when the window copies */
+		__u32 end = walk_user(ctx, sc, key.pid);
+
+		if (walk_wants_copy(end)) {
+			key.life = process_life(key.pid, true, &first);
+			if (send_copy(ctx, &key, &call, first)) {
+				stat_inc(SAMPLER_STAT_WALK_COPIED);
+				stat_inc(SAMPLER_STAT_SAMPLES);
+				return 0;
+			}
+		}
+		if (end < SAMPLER_WALK_NR)
+			stat_inc(SAMPLER_STAT_WALK_ENTRY + end);
 		key.user_stack = sc->user.len ? keep_stack(&sc->user) : 0;
 		key.life = process_life(key.pid, key.user_stack != 0, &first);
 		count_sample(&key);

@@ -340,6 +340,7 @@ static const char *const unwind_names[] = {
 	[RULE_UNWIND_AUTO] = "auto",
 	[RULE_UNWIND_DWARF] = "dwarf",
 	[RULE_UNWIND_FP] = "fp",
+	[RULE_UNWIND_KERNEL] = "kernel",
 };
 
 const char *rule_unwind__name(enum rule_unwind u)

@@ -76,7 +76,7 @@ const struct rules_key rules_global_keys[GK_NR] = {
 	[GK_HISTORY_MEMORY] = { "history_max_memory", KEY_SIZE, G(history_max_bytes), 1 << 20,
 				1ull << 32, "16MiB" },
 	/* The kernel walk's tables (trapd/capture/unwind_tables.h), 8 bytes
-	 * a row: libc needs 28,000 rows, python3.11 65,000. */
+	 * a row: libc needs 20,000 rows, python3.11 44,000. */
 	[GK_UNWIND_TABLES_MEMORY] = { "unwind_tables_memory", KEY_SIZE, G(unwind_tables_bytes),
 				      1 << 20, 1ull << 32, "16MiB" },
 	/* The overhead budget (trapd/capture/overhead.h), in hundredths of

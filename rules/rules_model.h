@@ -109,9 +109,10 @@ enum rule_scope_kind {
 /* How a capture walks user stacks (unwind =): as `trapd capture
  * --unwind` does, the daemon maps it onto the capture's own mode. */
 enum rule_unwind {
-	RULE_UNWIND_AUTO,  /* "auto": DWARF when the sampler can and the copy rate allows */
-	RULE_UNWIND_DWARF, /* "dwarf": stack copies unwound with the programs' CFI */
-	RULE_UNWIND_FP,	   /* "fp": frame pointers, walked by the kernel */
+	RULE_UNWIND_AUTO,   /* "auto": DWARF when the sampler can and the copy rate allows */
+	RULE_UNWIND_DWARF,  /* "dwarf": stack copies unwound with the programs' CFI */
+	RULE_UNWIND_FP,	    /* "fp": frame pointers, walked by the kernel */
+	RULE_UNWIND_KERNEL, /* "kernel": tables of the programs' CFI, walked in the BPF program */
 };
 
 /* What a capture records (capture =): bits, as the sampler's

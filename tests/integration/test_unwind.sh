@@ -24,12 +24,18 @@ PY
 }
 
 # unwind_entry_share JSON - percentage (integer) of the walks that reached
-# a thread or process entry.
+# a thread or process entry: DWARF mode's walks of stack copies, or the
+# kernel walk's, with the copies it handed over while tables were built.
 unwind_entry_share() {
 	python3 - "$1" <<'PY'
 import json, sys
 u = json.load(open(sys.argv[1]))["unwind"]
-print(100 * u["ended"]["entry"] // max(u["unwound"], 1))
+k = u.get("kernel_walk")
+entry, walks = u.get("ended", {}).get("entry", 0), u.get("unwound", 0)
+if k:
+    entry += k["ended"]["entry"]
+    walks += k["walks"] - k["copied"]
+print(100 * entry // max(walks, 1))
 PY
 }
 
@@ -84,12 +90,23 @@ unwind_perf_entry_share() {
 # 1b661eb: 94.7 against 96.99 %; here 95.2 to 96.8 against 95.2 to
 # 95.9). Frames left unnamed would take the share far below.
 test_unwind_debian_xz_against_perf_dwarf() {
+	unwind_xz_against_perf_dwarf dwarf
+}
+
+# The same with the kernel walk (--unwind kernel): tables made from
+# liblzma's and libc's .eh_frame, walked in the BPF program.
+test_unwind_kernel_walk_debian_xz_against_perf_dwarf() {
+	unwind_xz_against_perf_dwarf kernel
+}
+
+unwind_xz_against_perf_dwarf() {
 	need_root_bpf || return
 	command -v xz >/dev/null || { skip "needs xz"; return 77; }
 	command -v perf >/dev/null || { skip "needs perf"; return 77; }
 	local entry ours theirs perf_entry
 	head -c 12M /dev/urandom >rand.bin
-	capture_into xz --unwind dwarf -F 199 -- xz -T1 -6 -k -f -c rand.bin || return 1
+	capture_into xz --unwind "$1" -F 199 -- xz -T1 -6 -k -f -c rand.bin || return 1
+	[ "$(unwind_field xz.json mode)" = "$1" ] || { fail "sidecar mode is not $1"; return 1; }
 	entry=$(unwind_entry_share xz.json)
 	ours=$(awk '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";")
 		if (f[k] ~ /^(liblzma\.so|lzma_)/) h += n } END { printf "%.1f", t ? 100 * h / t : 0 }' xz.folded)
@@ -105,12 +122,20 @@ test_unwind_debian_xz_against_perf_dwarf() {
 # Debian's python3.11 (no frame pointers): the interpreter's native frames
 # from the eval loop down to Py_BytesMain and the entry.
 test_unwind_debian_python_reaches_main() {
+	unwind_python_reaches_main dwarf
+}
+
+test_unwind_kernel_walk_debian_python_reaches_main() {
+	unwind_python_reaches_main kernel
+}
+
+unwind_python_reaches_main() {
 	need_root_bpf || return
 	[ -x /usr/bin/python3.11 ] || { skip "needs /usr/bin/python3.11"; return 77; }
 	local share entry
 	# about 1.2 s here: a few hundred walks, so the handful that start-up
 	# and exit cut short (not_mapped) cannot decide the share alone
-	capture_into py --unwind dwarf -F 199 -- /usr/bin/python3.11 -c '
+	capture_into py --unwind "$1" -F 199 -- /usr/bin/python3.11 -c '
 import json, re
 def f(n):
     return n if n < 2 else f(n - 1) + f(n - 2)
@@ -181,10 +206,8 @@ test_unwind_daemon_keeps_cfi_between_captures() {
 # rustc's code ended not_mapped or no_cfi. The executable segment whose
 # pages hold the offset is the one. `rustc -O` compiling a crate of
 # 1,500 functions (Rust's own toolchain, as rustup installs it).
-test_unwind_rustc_lld_packed_segments() {
-	need_root_bpf || return
-	command -v rustc >/dev/null || { fail "no rustc (rustup installs it)"; return 1; }
-	local walks lost
+# unwind_big_rs - a crate that keeps rustc -O busy for seconds.
+unwind_big_rs() {
 	python3 -c '
 print("use std::hint::black_box;")
 for i in range(1500):
@@ -192,7 +215,14 @@ for i in range(1500):
 print("fn main() { let mut a = 0u64;")
 for i in range(1500):
     print(f"a ^= f{i}(black_box(a));")
-print("println!(\"{}\", a); }")' >big.rs
+print("println!(\"{}\", a); }")'
+}
+
+test_unwind_rustc_lld_packed_segments() {
+	need_root_bpf || return
+	command -v rustc >/dev/null || { fail "no rustc (rustup installs it)"; return 1; }
+	local walks lost
+	unwind_big_rs >big.rs
 	capture_into rc --unwind dwarf -d 4s -F 99 -- rustc -O --edition 2021 -o big big.rs || return 1
 	walks=$(unwind_field rc.json unwound)
 	lost=$(($(unwind_field rc.json ended not_mapped) + $(unwind_field rc.json ended no_cfi)))
@@ -200,4 +230,23 @@ print("println!(\"{}\", a); }")' >big.rs
 	[ "$walks" -ge 100 ] || { fail "only $walks walks"; return 1; }
 	[ $((lost * 100)) -le $((walks * 2)) ] ||
 		{ fail "$lost of $walks walks lost their way: $(grep -A12 '"ended"' rc.json)"; return 1; }
+}
+
+# rustc -O's stacks are deeper than any stack copy (DWARF mode ends most
+# with stack_short) and its libraries are lld-linked with packed segments
+# and a 527 KiB frame at the root of every compiler thread: the kernel
+# walk reads only the words each frame needs, so walks reach the thread's
+# entry. A one-shot capture walks by stack copies while the tables of
+# librustc_driver and libLLVM (1.7 million rows) are built, about a
+# second here, which caps it below the daemon's (its tables stay).
+test_unwind_kernel_walk_rustc_deep_stacks() {
+	need_root_bpf || return
+	command -v rustc >/dev/null || { fail "no rustc (rustup installs it)"; return 1; }
+	local entry depth
+	unwind_big_rs >big.rs
+	capture_into rk --unwind kernel -d 6s -F 99 -- rustc -O --edition 2021 -o big big.rs || return 1
+	entry=$(unwind_entry_share rk.json)
+	depth=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["unwind"]["kernel_walk"]["ended"]["depth"])' rk.json)
+	echo "    rustc -O: $entry % of walks reached an entry ($depth at the depth bound)"
+	[ "$entry" -ge 75 ] || { fail "$entry % reached an entry: $(grep -A30 '"kernel_walk"' rk.json)"; return 1; }
 }

@@ -9,6 +9,7 @@
 
 #include "trapd/capture/overhead.h"
 #include "trapd/capture/run_record.h"
+#include "trapd/capture/sampler.h"
 #include "trapd/latency/latency_report.h"
 #include "trapd/util/atomic_file.h"
 #include "trapd/util/json.h"
@@ -227,6 +228,44 @@ static void emit_unwind_mappings(struct json_writer *w, const struct unwind_summ
 	json_kv_u64(w, "ended_elsewhere", u->ended_elsewhere);
 }
 
+/* emit_kernel_walk - the kernel walk's part of "unwind", "kernel_walk":
+ * how its walks ended (bpf/sampler.h, enum sampler_walk_end), how many
+ * it handed to a stack copy (counted also as walks and in the DWARF
+ * part, as copies), the frames it stepped by frame pointer, its tables. */
+static void emit_kernel_walk(struct json_writer *w, const struct unwind_summary *u)
+{
+	const struct unwind_tables_stats *t = &u->tables;
+	uint64_t walks = 0;
+	int i;
+
+	for (i = 0; i < SAMPLER_WALK_NR; i++)
+		walks += u->walk_ends[i];
+	walks += u->walk_copied;
+	json_key(w, "kernel_walk");
+	json_object_begin(w);
+	json_kv_u64(w, "walks", walks);
+	json_kv_u64(w, "copied", u->walk_copied);
+	json_key(w, "ended");
+	json_object_begin(w);
+	for (i = 0; i < SAMPLER_WALK_NR; i++)
+		json_kv_u64(w, sampler__walk_end_name(i), u->walk_ends[i]);
+	json_object_end(w);
+	json_kv_u64(w, "frame_pointer_frames", u->walk_fp_frames);
+	json_key(w, "tables");
+	json_object_begin(w);
+	json_kv_u64(w, "files", t->files);
+	json_kv_u64(w, "files_without", t->files_without);
+	json_kv_u64(w, "files_failed", t->files_failed);
+	json_kv_u64(w, "files_too_big", t->files_too_big);
+	json_kv_u64(w, "files_evicted", t->files_evicted);
+	json_kv_u64(w, "requests_dropped", t->requests_dropped);
+	json_kv_u64(w, "rows", t->rows_used);
+	json_kv_u64(w, "rows_max", t->rows_max);
+	json_kv_u64(w, "build_ns", t->build_ns);
+	json_object_end(w);
+	json_object_end(w);
+}
+
 /* emit_unwind - "unwind": how user stacks were walked and, in DWARF
  * mode, how complete the walks were: how many reached a thread or
  * process entry, and why the others stopped (unwinder.h). */
@@ -239,7 +278,7 @@ static void emit_unwind(struct json_writer *w, const struct unwind_summary *u)
 	json_kv_string(w, "mode", unwind_mode_name(u->mode));
 	if (u->why)
 		json_kv_string(w, "auto_fp_because", u->why);
-	if (u->mode == UNWIND_MODE_DWARF) {
+	if (u->mode == UNWIND_MODE_DWARF || (u->mode == UNWIND_MODE_KERNEL && u->copy_bytes)) {
 		json_kv_u64(w, "stack_copy_bytes", u->copy_bytes);
 		json_kv_u64(w, "copies", u->copies);
 		json_kv_u64(w, "copied_bytes", u->copy_bytes_sum);
@@ -262,6 +301,8 @@ static void emit_unwind(struct json_writer *w, const struct unwind_summary *u)
 		json_kv_u64(w, "cfi_files_cached", u->files_cached);
 		emit_unwind_mappings(w, u);
 	}
+	if (u->mode == UNWIND_MODE_KERNEL)
+		emit_kernel_walk(w, u);
 	json_object_end(w);
 }
 

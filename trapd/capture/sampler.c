@@ -111,6 +111,7 @@ static const char *const stat_names[SAMPLER_STAT_NR] = {
 	[SAMPLER_STAT_WALK_VMA_UNKNOWN] = "walk_vma_unknown",
 	[SAMPLER_STAT_WALK_FP_FRAMES] = "walk_fp_frames",
 	[SAMPLER_STAT_WALK_FILES_ASKED] = "walk_files_asked",
+	[SAMPLER_STAT_WALK_COPIED] = "walk_copied",
 };
 
 uint64_t sampler__samples_lost(const struct sampler_stats *st)
@@ -517,6 +518,7 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 		return -EINVAL;
 	}
 	s->skel->bss->copy_bytes = o->stack_copy_bytes;
+	s->skel->bss->walk_tables = o->walk_rows && s->tables;
 	if ((o->record & SAMPLER_RECORD_OFFCPU) && !sampler__can_offcpu(s)) {
 		snprintf(err, errlen,
 			 "off-CPU time needs the sched_switch tracepoint in tracefs, which this "
@@ -536,6 +538,18 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 			 strerror(-e));
 	}
 	return e;
+}
+
+const char *sampler__walk_end_name(int end)
+{
+	static const char *const names[SAMPLER_WALK_NR] = {
+		[SAMPLER_WALK_ENTRY] = "entry",	      [SAMPLER_WALK_NO_TABLE] = "no_table",
+		[SAMPLER_WALK_NO_CFI] = "no_cfi",     [SAMPLER_WALK_NOT_MAPPED] = "not_mapped",
+		[SAMPLER_WALK_BAD_READ] = "bad_read", [SAMPLER_WALK_BAD_FRAME] = "bad_frame",
+		[SAMPLER_WALK_DEPTH] = "depth",	      [SAMPLER_WALK_VMA_UNKNOWN] = "vma_unknown",
+	};
+
+	return end >= 0 && end < SAMPLER_WALK_NR ? names[end] : "?";
 }
 
 bool sampler__can_walk(const struct sampler *s)
@@ -576,6 +590,16 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 	}
 	s->npossible = libbpf_num_possible_cpus();
 	e = load(s, o, err, errlen);
+	if (!e && s->skel->rodata->have_walk) {
+		s->tables = unwind_tables__new(bpf_map__fd(s->skel->maps.unwind_rows), o->walk_rows,
+					       bpf_map__fd(s->skel->maps.unwind_files),
+					       bpf_map__fd(s->skel->maps.unwind_asked), "/proc");
+		if (!s->tables) {
+			e = -errno;
+			snprintf(err, errlen, "starting the kernel walk's tables: %s",
+				 strerror(-e));
+		}
+	}
 	if (!e)
 		e = set_target(s, o, err, errlen);
 	if (!e) {
@@ -596,16 +620,6 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 			e = -errno;
 			snprintf(err, errlen, "creating the event ring buffer: %s", strerror(-e));
 		}
-	}
-	if (!e && s->skel->rodata->have_walk) {
-		s->tables = unwind_tables__new(bpf_map__fd(s->skel->maps.unwind_rows), o->walk_rows,
-					       bpf_map__fd(s->skel->maps.unwind_files),
-					       bpf_map__fd(s->skel->maps.unwind_asked), "/proc");
-		if (!s->tables) {
-			e = -errno;
-			snprintf(err, errlen, "mapping the kernel walk's tables: %s", strerror(-e));
-		}
-		s->skel->bss->walk_tables = 1;
 	}
 	if (!e)
 		e = attach_cpus(s, o->freq_hz, err, errlen);

@@ -56,10 +56,11 @@ struct sampler_opts {
 	 * them all, to serve any rule. */
 	bool one_window;
 	bool split_calls;
-	/* The kernel walk (bpf/sampler.h): the rows its tables may hold
-	 * (its memory bound, 8 bytes a row); 0: no kernel walk. Where the
-	 * kernel cannot walk (sampler__can_walk), stacks are walked by frame
-	 * pointers. */
+	/* The kernel walk (bpf/sampler.h): at open, the rows its tables may
+	 * hold (its memory bound, 8 bytes a row; 0: the sampler never walks);
+	 * at open and retarget, non-zero has the window walk. Where the
+	 * kernel cannot (sampler__can_walk false), stacks are walked by frame
+	 * pointers, or copied (@stack_copy_bytes). */
 	uint32_t walk_rows;
 };
 
@@ -95,6 +96,9 @@ typedef void (*sampler_event_fn)(const struct sampler_event *ev, void *ctx);
 /* sampler__can_walk - whether the sampler walks user stacks in the
  * kernel with tables (sampler_opts.walk_rows, and a kernel that can). */
 bool sampler__can_walk(const struct sampler *s);
+
+/* sampler__walk_end_name - "entry", "no_table", ...: enum sampler_walk_end. */
+const char *sampler__walk_end_name(int end);
 
 /* sampler__walk_tables_stats - its tables' counters; zeros without. */
 struct unwind_tables_stats;

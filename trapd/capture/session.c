@@ -196,6 +196,16 @@ static bool follows_members(const struct session *s)
 	return !s->widened && target_follows_members(&s->target);
 }
 
+/* walk_rows - the rows @o lets the kernel walk's tables hold. */
+static uint32_t walk_rows(const struct session_opts *o)
+{
+	uint64_t bytes =
+		o->unwind_tables_bytes ? o->unwind_tables_bytes : SESSION_UNWIND_TABLES_DEFAULT;
+	uint64_t rows = bytes / sizeof(struct sampler_unwind_row);
+
+	return rows > UINT32_MAX ? UINT32_MAX : (uint32_t)rows;
+}
+
 /* choose_unwind - the mode of this capture's user stacks (AUTO resolved)
  * into s->unwind and s->sopts.stack_copy_bytes. */
 static int choose_unwind(struct session *s, const struct session_opts *o, char *err, size_t errlen)
@@ -219,6 +229,15 @@ static int choose_unwind(struct session *s, const struct session_opts *o, char *
 	else if (o->unwind == UNWIND_MODE_AUTO &&
 		 o->freq_hz * (ncpus ? ncpus : 1) * bytes > SESSION_AUTO_COPY_RATE)
 		no = "frequency x CPUs x copy size is over the copy rate auto allows";
+	if (o->unwind == UNWIND_MODE_KERNEL) {
+		/* stacks through a file whose table is not built yet are copied
+		 * for the DWARF unwinder, when it can */
+		s->unwind.mode = UNWIND_MODE_KERNEL;
+		s->sopts.walk_rows = walk_rows(o);
+		s->unwind.copy_bytes = no ? 0 : bytes;
+		s->sopts.stack_copy_bytes = s->unwind.copy_bytes;
+		return 0;
+	}
 	if (no && o->unwind == UNWIND_MODE_DWARF) {
 		snprintf(err, errlen, "--unwind dwarf: %s", no);
 		return -ENOTSUP;
@@ -276,6 +295,14 @@ static int open_sampler(struct session *s, const struct session_opts *o, char *e
 		s->sampler = sampler__open(&s->sopts, err, errlen);
 		if (!s->sampler)
 			e = -errno;
+	}
+	if (!e && s->unwind.mode == UNWIND_MODE_KERNEL && !sampler__can_walk(s->sampler)) {
+		snprintf(
+			err, errlen,
+			"--unwind kernel: %s cannot walk user stacks (it needs bpf_find_vma, "
+			"bpf_loop and bpf_task_pt_regs, Linux 5.17+, and the kernel's BTF; see -vv)",
+			o->sampler ? "the daemon's sampler" : "this kernel");
+		e = -ENOTSUP;
 	}
 	if (e)
 		return e;
@@ -415,7 +442,7 @@ int session__start(struct session *s, int64_t decided_mono_ns)
 	s->arm_ns = clock_mono_ns() - decided_mono_ns;
 	s->started = true; /* partly armed is armed: session__free stops it */
 	overhead_window__start(&s->budget, s->sampler, clock_mono_ns());
-	if (!e && s->unwind.mode == UNWIND_MODE_DWARF) {
+	if (!e && s->unwind.copy_bytes) {
 		s->drain = unwind_drain__start(s->sampler, s->unwind.copy_bytes, s->unwinder,
 					       s->keep_cfi_bytes, snapshot_again, s->work,
 					       s->lives_fd >= 0 ? life_is_current : NULL,
@@ -682,6 +709,20 @@ static void release_sampler(struct session *s)
 	s->sampler = NULL;
 }
 
+/* kernel_walks - the window's kernel walks into s->unwind. */
+static void kernel_walks(struct session *s)
+{
+	const struct sampler_stats *st = sample_dump__stats(s->dump);
+	int i;
+
+	s->unwind.mode = UNWIND_MODE_KERNEL;
+	s->unwind.walk_copied = st->v[SAMPLER_STAT_WALK_COPIED];
+	for (i = 0; i < SAMPLER_WALK_NR; i++)
+		s->unwind.walk_ends[i] = st->v[SAMPLER_STAT_WALK_ENTRY + i];
+	s->unwind.walk_fp_frames = st->v[SAMPLER_STAT_WALK_FP_FRAMES];
+	sampler__walk_tables_stats(s->sampler, &s->unwind.tables);
+}
+
 int session__close(struct session *s, char *err, size_t errlen)
 {
 	int e;
@@ -695,10 +736,16 @@ int session__close(struct session *s, char *err, size_t errlen)
 	close_window(s);
 	e = sample_dump__collect(s->dump, s->sampler);
 	if (!e && s->drain) {
+		enum unwind_mode mode = s->unwind.mode;
+
 		s->unwind = *unwind_drain__summary(s->drain);
+		if (mode == UNWIND_MODE_KERNEL)
+			kernel_walks(s);
 		e = sample_dump__merge_unwound(s->dump, unwind_drain__samples(s->drain),
 					       &s->unwind);
 	} else if (!e) {
+		if (s->unwind.mode == UNWIND_MODE_KERNEL)
+			kernel_walks(s);
 		sample_dump__set_unwind(s->dump, &s->unwind);
 	}
 	unwind_drain__free(s->drain);

@@ -52,6 +52,8 @@
 /* DWARF mode: 16 KiB of stack covered every python3.11 stack measured
  * here where 4 KiB did not; perf copies 8 KiB by default. */
 #define SESSION_STACK_COPY_DEFAULT (16u * 1024)
+/* The kernel walk's tables, as [global] unwind_tables_memory's default. */
+#define SESSION_UNWIND_TABLES_DEFAULT (16ull << 20)
 /* AUTO takes DWARF mode up to this many bytes of stack copies per second
  * (freq x CPUs x copy size): 999 Hz on 4 CPUs with 16 KiB copies. */
 #define SESSION_AUTO_COPY_RATE (64ull << 20)
@@ -77,6 +79,9 @@ struct session_opts {
 	 * a borrowed sampler must have been opened with copies). */
 	enum unwind_mode unwind;
 	uint32_t stack_copy_bytes; /* per sample in DWARF mode; 0: SESSION_STACK_COPY_DEFAULT */
+	/* UNWIND_MODE_KERNEL with a sampler of its own: what the tables may
+	 * take (0: SESSION_UNWIND_TABLES_DEFAULT; unwind_tables.h). */
+	uint64_t unwind_tables_bytes;
 	/* Do not walk the frames of CPython interpreters (pyframes.h): the
 	 * profile shows their native frames only. */
 	bool no_python;

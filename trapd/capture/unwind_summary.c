@@ -15,6 +15,8 @@ enum unwind_mode unwind_mode_from_rule(enum rule_unwind u)
 		return UNWIND_MODE_DWARF;
 	case RULE_UNWIND_FP:
 		return UNWIND_MODE_FP;
+	case RULE_UNWIND_KERNEL:
+		return UNWIND_MODE_KERNEL;
 	default:
 		return UNWIND_MODE_AUTO;
 	}
@@ -22,9 +24,10 @@ enum unwind_mode unwind_mode_from_rule(enum rule_unwind u)
 
 static enum rule_unwind to_rule(enum unwind_mode m)
 {
-	return m == UNWIND_MODE_FP	? RULE_UNWIND_FP
-	       : m == UNWIND_MODE_DWARF ? RULE_UNWIND_DWARF
-					: RULE_UNWIND_AUTO;
+	return m == UNWIND_MODE_FP	 ? RULE_UNWIND_FP
+	       : m == UNWIND_MODE_DWARF	 ? RULE_UNWIND_DWARF
+	       : m == UNWIND_MODE_KERNEL ? RULE_UNWIND_KERNEL
+					 : RULE_UNWIND_AUTO;
 }
 
 const char *unwind_mode_name(enum unwind_mode m)

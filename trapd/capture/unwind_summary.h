@@ -9,12 +9,14 @@
 #include <stdint.h>
 
 #include "rules/rules_model.h"
+#include "trapd/capture/unwind_tables.h"
 #include "trapd/symbolize/unwinder.h"
 
 enum unwind_mode {
 	UNWIND_MODE_FP = 0, /* frame pointers, walked by the kernel */
 	UNWIND_MODE_DWARF,  /* stack copies unwound with the targets' CFI */
 	UNWIND_MODE_AUTO,   /* DWARF when the sampler can and the window allows */
+	UNWIND_MODE_KERNEL, /* tables of the targets' CFI, walked in the BPF program */
 };
 
 /* Where walks ended: the mapping of their last frame, and how. */
@@ -48,12 +50,19 @@ struct unwind_summary {
 	struct unwind_mapping mappings[UNWIND_SUMMARY_MAPPINGS];
 	uint32_t nmappings;
 	uint64_t ended_elsewhere;
+	/* UNWIND_MODE_KERNEL: walks by how they ended (enum
+	 * sampler_walk_end), frames stepped by frame pointer, and what the
+	 * tables held at the window's end */
+	uint64_t walk_ends[SAMPLER_WALK_NR];
+	uint64_t walk_fp_frames;
+	uint64_t walk_copied; /* walks handed to a copy instead (not in @walk_ends; in @copies) */
+	struct unwind_tables_stats tables;
 };
 
 /* unwind_mode_from_rule - a rules file's unwind = as a capture's mode. */
 enum unwind_mode unwind_mode_from_rule(enum rule_unwind u);
 
-/* unwind_mode_name - "fp", "dwarf", "auto". */
+/* unwind_mode_name - "fp", "dwarf", "auto", "kernel". */
 const char *unwind_mode_name(enum unwind_mode m);
 
 /* unwind_mode_parse - the mode named @s; 0 or -EINVAL. */

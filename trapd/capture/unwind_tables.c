@@ -6,6 +6,8 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +22,13 @@
 #include "trapd/util/log.h"
 
 #define MAX_FILES 8192 /* as the unwind_files map */
+#define MAX_QUEUED 256 /* requests waiting for the builder */
 
-/* A loaded table: rows [first, first + count) of the array. */
+/* A loaded table: its @count rows from @first, then its far offsets,
+ * @size entries of the array in all. */
 struct extent {
 	struct sampler_unwind_file_key key;
-	uint32_t first, count;
+	uint32_t first, count, size;
 	uint64_t seq; /* load order, for eviction */
 };
 
@@ -37,34 +41,48 @@ struct unwind_tables {
 	struct extent *ext; /* sorted by first */
 	uint32_t next;
 	uint64_t seq;
-	struct unwind_tables_stats stats;
+	/* the requests, from the draining thread to the builder: under @lock */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t builder;
+	bool running, stop;
+	struct sampler_unwind_want queue[MAX_QUEUED];
+	uint32_t head, queued;
+	struct unwind_tables_stats stats; /* under @lock: what unwind_tables__get_stats gives */
+	struct unwind_tables_stats built; /* the builder's own */
 };
+
+static void *run_builder(void *arg);
 
 struct unwind_tables *unwind_tables__new(int rows_fd, uint32_t rows_max, int files_fd, int asked_fd,
 					 const char *proc_root)
 {
 	struct unwind_tables *t = calloc(1, sizeof(*t));
+	int e;
 
 	if (!t)
 		return NULL;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->wake, NULL);
 	t->map_len = (size_t)rows_max * sizeof(struct sampler_unwind_row);
 	t->rows = mmap(NULL, t->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
 	t->ext = calloc(MAX_FILES, sizeof(*t->ext));
-	if (t->rows == MAP_FAILED || !t->ext) {
-		int e = errno;
-
-		if (t->rows != MAP_FAILED)
-			munmap(t->rows, t->map_len);
-		free(t->ext);
-		free(t);
-		errno = e ? e : ENOMEM;
-		return NULL;
-	}
 	t->rows_max = rows_max;
 	t->files_fd = files_fd;
 	t->asked_fd = asked_fd;
 	snprintf(t->proc_root, sizeof(t->proc_root), "%s", proc_root);
+	t->built.rows_max = rows_max;
 	t->stats.rows_max = rows_max;
+	e = t->rows == MAP_FAILED || !t->ext ? (errno ? errno : ENOMEM)
+					     : pthread_create(&t->builder, NULL, run_builder, t);
+	if (e) {
+		if (t->rows == MAP_FAILED)
+			t->rows = NULL;
+		unwind_tables__free(t);
+		errno = e;
+		return NULL;
+	}
+	t->running = true;
 	return t;
 }
 
@@ -72,14 +90,40 @@ void unwind_tables__free(struct unwind_tables *t)
 {
 	if (!t)
 		return;
-	munmap(t->rows, t->map_len);
+	if (t->running) {
+		pthread_mutex_lock(&t->lock);
+		t->stop = true;
+		pthread_cond_signal(&t->wake);
+		pthread_mutex_unlock(&t->lock);
+		pthread_join(t->builder, NULL);
+	}
+	if (t->rows)
+		munmap(t->rows, t->map_len);
 	free(t->ext);
+	pthread_cond_destroy(&t->wake);
+	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
 
-void unwind_tables__get_stats(const struct unwind_tables *t, struct unwind_tables_stats *out)
+void unwind_tables__get_stats(struct unwind_tables *t, struct unwind_tables_stats *out)
 {
+	pthread_mutex_lock(&t->lock);
 	*out = t->stats;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void unwind_tables__want(struct unwind_tables *t, const struct sampler_unwind_want *w)
+{
+	pthread_mutex_lock(&t->lock);
+	if (t->queued < MAX_QUEUED) {
+		t->queue[(t->head + t->queued++) % MAX_QUEUED] = *w;
+		pthread_cond_signal(&t->wake);
+	} else {
+		/* asked again by a later walk once the builder caught up */
+		bpf_map_delete_elem(t->asked_fd, &w->file);
+		t->stats.requests_dropped++;
+	}
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* publish - tell the program where @key's rows are (count 0: none). */
@@ -95,9 +139,9 @@ static void publish(struct unwind_tables *t, const struct sampler_unwind_file_ke
 static void evict_at(struct unwind_tables *t, uint32_t i)
 {
 	bpf_map_delete_elem(t->files_fd, &t->ext[i].key);
-	t->stats.rows_used -= t->ext[i].count;
-	t->stats.files_evicted++;
-	t->stats.files--;
+	t->built.rows_used -= t->ext[i].size;
+	t->built.files_evicted++;
+	t->built.files--;
 	memmove(&t->ext[i], &t->ext[i + 1], (t->next - i - 1) * sizeof(*t->ext));
 	t->next--;
 }
@@ -126,7 +170,7 @@ static int place(const struct unwind_tables *t, uint32_t count, uint32_t *first)
 			return (int)i;
 		}
 		if (i < t->next)
-			at = t->ext[i].first + t->ext[i].count;
+			at = t->ext[i].first + t->ext[i].size;
 	}
 	return -1;
 }
@@ -136,20 +180,23 @@ static int place(const struct unwind_tables *t, uint32_t count, uint32_t *first)
 static int store(struct unwind_tables *t, const struct sampler_unwind_file_key *key,
 		 const struct unwind_table *tab)
 {
-	uint32_t first = 0;
+	uint32_t first = 0, size = tab->n + tab->nfar, i;
 	int at;
 
-	while ((at = place(t, tab->n, &first)) < 0 || t->next >= MAX_FILES) {
+	while ((at = place(t, size, &first)) < 0 || t->next >= MAX_FILES) {
 		if (!t->next)
 			return -1;
 		evict_oldest(t);
 	}
 	memcpy(&t->rows[first], tab->rows, (size_t)tab->n * sizeof(*tab->rows));
+	for (i = 0; i < tab->nfar; i++)
+		t->rows[first + tab->n + i] =
+			(struct sampler_unwind_row){ .off = (uint32_t)tab->far[i] };
 	memmove(&t->ext[at + 1], &t->ext[at], (t->next - (uint32_t)at) * sizeof(*t->ext));
-	t->ext[at] = (struct extent){ *key, first, tab->n, ++t->seq };
+	t->ext[at] = (struct extent){ *key, first, tab->n, size, ++t->seq };
 	t->next++;
-	t->stats.rows_used += tab->n;
-	t->stats.files++;
+	t->built.rows_used += size;
+	t->built.files++;
 	return at;
 }
 
@@ -175,7 +222,8 @@ static int open_mapped(const struct unwind_tables *t, const struct sampler_unwin
 	return fd;
 }
 
-void unwind_tables__want(struct unwind_tables *t, const struct sampler_unwind_want *w)
+/* build - answer one request: on the builder's thread. */
+static void build(struct unwind_tables *t, const struct sampler_unwind_want *w)
 {
 	int64_t t0 = clock_mono_ns();
 	struct unwind_table tab = { 0 };
@@ -184,7 +232,7 @@ void unwind_tables__want(struct unwind_tables *t, const struct sampler_unwind_wa
 
 	fd = open_mapped(t, w);
 	if (fd < 0) {
-		t->stats.files_failed++;
+		t->built.files_failed++;
 		/* the process may be gone: asked again by the next one */
 		bpf_map_delete_elem(t->asked_fd, &w->file);
 		return;
@@ -192,18 +240,46 @@ void unwind_tables__want(struct unwind_tables *t, const struct sampler_unwind_wa
 	c = cfi__open_fd(fd, 0);
 	close(fd);
 	if (c)
-		e = unwind_table__build(c, t->rows_max / 4, &tab);
+		e = unwind_table__build(c, t->rows_max / 2, &tab);
 	cfi__free(c);
 	if (e == -E2BIG)
-		t->stats.files_too_big++;
+		t->built.files_too_big++;
 	at = !e && tab.n ? store(t, &w->file, &tab) : -1;
 	if (at >= 0) {
 		publish(t, &w->file, t->ext[at].first, t->ext[at].count);
 	} else {
-		t->stats.files_without++;
+		t->built.files_without++;
 		publish(t, &w->file, 0, 0);
 	}
 	unwind_table__release(&tab);
 	bpf_map_delete_elem(t->asked_fd, &w->file);
-	t->stats.build_ns += (uint64_t)(clock_mono_ns() - t0);
+	t->built.build_ns += (uint64_t)(clock_mono_ns() - t0);
+}
+
+/* run_builder - the builder's thread: answer requests in turn, and make
+ * what it built visible to unwind_tables__get_stats. */
+static void *run_builder(void *arg)
+{
+	struct unwind_tables *t = arg;
+	struct sampler_unwind_want w;
+	uint64_t dropped;
+
+	pthread_mutex_lock(&t->lock);
+	while (!t->stop) {
+		if (!t->queued) {
+			pthread_cond_wait(&t->wake, &t->lock);
+			continue;
+		}
+		w = t->queue[t->head];
+		t->head = (t->head + 1) % MAX_QUEUED;
+		t->queued--;
+		pthread_mutex_unlock(&t->lock);
+		build(t, &w);
+		pthread_mutex_lock(&t->lock);
+		dropped = t->stats.requests_dropped;
+		t->stats = t->built;
+		t->stats.requests_dropped = dropped;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
 }

@@ -10,16 +10,18 @@
  *
  * The rows array has a fixed size (the memory bound). A table that does
  * not fit pushes out the tables loaded longest ago, counted; a table
- * larger than a quarter of the array is not loaded (its file's frames are
- * walked by frame pointers), so no one file can take the array. A file
+ * larger than half the array is not loaded (its file's frames are walked
+ * by frame pointers, or copied), so no one file can take the array. A file
  * that cannot be opened, or has no usable CFI, is published without rows,
  * so it is not asked for again.
  *
  * Building a table reads the file's .eh_frame (cfi.h's bounds): about
  * 10 ms for libc, 0.5 s for the largest files seen (librustc_driver, 1.1
- * million rows). It runs in the thread that drains the sampler's events.
- *
- * One unwind_tables belongs to one thread.
+ * million rows), longer for a hostile file. So it runs on a thread of its
+ * own, one file at a time: the thread that drains the sampler's events
+ * only queues requests (MAX_QUEUED; past it a request is dropped,
+ * counted, and asked again by a later walk). Meanwhile that file's frames
+ * are walked by frame pointers.
  */
 #ifndef TRAPD_UNWIND_TABLES_H
 #define TRAPD_UNWIND_TABLES_H
@@ -39,7 +41,8 @@ struct unwind_tables_stats {
 	uint64_t files_too_big; /* more rows than a table may have */
 	uint64_t files_evicted; /* pushed out by later ones */
 	uint64_t rows_used, rows_max;
-	uint64_t build_ns; /* spent building tables */
+	uint64_t build_ns;	   /* spent building tables */
+	uint64_t requests_dropped; /* the builder's queue was full */
 };
 
 /* unwind_tables__new - tables in the sampler's maps: @rows_fd (an
@@ -50,9 +53,11 @@ struct unwind_tables *unwind_tables__new(int rows_fd, uint32_t rows_max, int fil
 					 const char *proc_root);
 void unwind_tables__free(struct unwind_tables *t);
 
-/* unwind_tables__want - answer one request from the events ring. */
+/* unwind_tables__want - queue one request from the events ring for the
+ * builder's thread. */
 void unwind_tables__want(struct unwind_tables *t, const struct sampler_unwind_want *w);
 
-void unwind_tables__get_stats(const struct unwind_tables *t, struct unwind_tables_stats *out);
+/* unwind_tables__get_stats - the counters (any thread). */
+void unwind_tables__get_stats(struct unwind_tables *t, struct unwind_tables_stats *out);
 
 #endif

@@ -374,6 +374,29 @@ static void print_unwind_reasons(FILE *out, const struct json_value *ended)
 	}
 }
 
+/* print_kernel_walk - the completeness line of a kernel walk: its own
+ * walks, and those it handed to a stack copy (a file's table not built
+ * yet) as DWARF unwinding counted them. */
+static void print_kernel_walk(FILE *out, const struct json_value *u)
+{
+	const struct json_value *k = json_get(u, "kernel_walk");
+	uint64_t copied = u64_at(k, "copied"), walks = u64_at(k, "walks");
+	uint64_t unwound = u64_at(u, "unwound"), done, entry;
+
+	/* a walk handed to a copy counts once, as the copy */
+	walks = walks >= copied ? walks - copied : 0;
+	entry = u64_at(k, "ended.entry") + u64_at(u, "ended.entry");
+	done = walks + unwound;
+	fprintf(out,
+		"\nStacks: kernel walk, %.1f %% complete (%" PRIu64 " of %" PRIu64
+		" stacks reached a process or thread entry",
+		done ? 100.0 * (double)entry / (double)done : 0.0, entry, done);
+	print_unwind_reasons(out, json_get(k, "ended"));
+	if (unwound)
+		fprintf(out, "; %" PRIu64 " copied and unwound while tables were built", unwound);
+	fprintf(out, ")\n");
+}
+
 /* print_completeness - one line: how the capture's user stacks were
  * walked and how many reached the code that starts a process or thread
  * (the rest are cut short, and say why). */
@@ -383,6 +406,10 @@ static void print_completeness(FILE *out, const struct json_value *root)
 	const char *mode = json_str(json_get(u, "mode"));
 	uint64_t walks, entry, rooted, all;
 
+	if (mode && !strcmp(mode, "kernel")) {
+		print_kernel_walk(out, u);
+		return;
+	}
 	if (mode && !strcmp(mode, "dwarf")) {
 		walks = u64_at(u, "unwound");
 		entry = u64_at(u, "ended.entry");

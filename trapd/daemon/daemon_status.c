@@ -21,6 +21,7 @@
 
 #include "rules/units.h"
 #include "trapd/capture/history.h"
+#include "trapd/capture/sampler.h"
 #include "trapd/latency/latency_report.h"
 #include "trapd/symbolize/symcache.h"
 #include "trapd/util/clock.h"
@@ -280,12 +281,6 @@ static void json_overhead(const struct daemon *d, struct json_writer *w)
 /* json_walk - the kernel walk's ends and tables (history_stats). */
 static void json_walk(struct json_writer *w, const struct history_stats *st)
 {
-	static const char *const ends[SAMPLER_WALK_NR] = {
-		[SAMPLER_WALK_ENTRY] = "entry",	      [SAMPLER_WALK_NO_TABLE] = "no_table",
-		[SAMPLER_WALK_NO_CFI] = "no_cfi",     [SAMPLER_WALK_NOT_MAPPED] = "not_mapped",
-		[SAMPLER_WALK_BAD_READ] = "bad_read", [SAMPLER_WALK_BAD_FRAME] = "bad_frame",
-		[SAMPLER_WALK_DEPTH] = "depth",	      [SAMPLER_WALK_VMA_UNKNOWN] = "vma_unknown",
-	};
 	int i;
 
 	json_key(w, "kernel_walk");
@@ -297,7 +292,7 @@ static void json_walk(struct json_writer *w, const struct history_stats *st)
 	json_key(w, "ended");
 	json_object_begin(w);
 	for (i = 0; i < SAMPLER_WALK_NR; i++)
-		json_kv_u64(w, ends[i], st->walk_ends[i]);
+		json_kv_u64(w, sampler__walk_end_name(i), st->walk_ends[i]);
 	json_object_end(w);
 	json_kv_u64(w, "frame_pointer_frames", st->walk_fp_frames);
 	json_key(w, "tables");
@@ -310,6 +305,7 @@ static void json_walk(struct json_writer *w, const struct history_stats *st)
 	json_kv_u64(w, "rows", st->tables.rows_used);
 	json_kv_u64(w, "rows_max", st->tables.rows_max);
 	json_kv_u64(w, "build_ns", st->tables.build_ns);
+	json_kv_u64(w, "requests_dropped", st->tables.requests_dropped);
 	json_object_end(w);
 	json_object_end(w);
 }

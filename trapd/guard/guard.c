@@ -92,6 +92,7 @@ static void sampler_needs(const struct rules *r, struct sampler_opts *o)
 {
 	const struct rules_global *g = &r->global;
 	uint64_t copy = copy_need(g->manual_unwind, g->manual_stack_copy_bytes), c;
+	bool walk = g->manual_unwind == RULE_UNWIND_KERNEL;
 	size_t i;
 
 	o->freq_hz = g->manual_freq_hz;
@@ -102,8 +103,13 @@ static void sampler_needs(const struct rules *r, struct sampler_opts *o)
 		c = copy_need(r->rules[i].unwind, r->rules[i].stack_copy_bytes);
 		if (c > copy)
 			copy = c;
+		walk |= r->rules[i].unwind == RULE_UNWIND_KERNEL;
 	}
 	o->stack_copy_bytes = (uint32_t)copy;
+	/* the kernel walk's tables: held while the sampler is, so a file's
+	 * table is built once for every capture */
+	o->walk_rows =
+		walk ? (uint32_t)(g->unwind_tables_bytes / sizeof(struct sampler_unwind_row)) : 0;
 }
 
 /* load_sampler - a sampler for @o; if it cannot be loaded with stack
@@ -139,7 +145,7 @@ static int open_sampler(struct guard *g)
 	sampler_needs(g->watch->rules, &o);
 	copy = o.stack_copy_bytes;
 	if (g->trap.sampler && o.freq_hz <= g->sampler_freq && o.window_ns <= g->sampler_window &&
-	    copy <= g->sampler_copy)
+	    copy <= g->sampler_copy && o.walk_rows <= g->sampler_walk_rows)
 		return 0;
 	if (trap__running(&g->trap)) {
 		log_info("the sampler's maps grow after the running capture");
@@ -153,6 +159,7 @@ static int open_sampler(struct guard *g)
 	g->sampler_window = o.window_ns;
 	/* what was asked, even if refused: not retried at every capture */
 	g->sampler_copy = copy;
+	g->sampler_walk_rows = o.walk_rows;
 	return 0;
 }
 

@@ -21,9 +21,60 @@ struct build {
 	uint64_t end; /* file offset where the last row's pcs end */
 };
 
-static bool fits_s16(int64_t v)
+#define MAX_FAR 65536 /* far CFA offsets a table can hold: @cfa indexes them */
+
+/* near_words - @off bytes as a row's CFA offset in words, when it is a
+ * multiple of 8 within the twelve bits that leave room for a fold
+ * (16 KiB either way). */
+static bool near_words(int64_t off, int16_t *words)
 {
-	return v >= INT16_MIN && v <= INT16_MAX;
+	if (off % 8 || off / 8 < -2048 || off / 8 > 2047)
+		return false;
+	*words = (int16_t)(off / 8);
+	return true;
+}
+
+/* far_index - the index of CFA offset @off among @t's far offsets, added
+ * if new; -1 when there is no room. */
+static int far_index(struct unwind_table *t, int32_t off)
+{
+	uint32_t i, cap;
+	int32_t *grown;
+
+	for (i = 0; i < t->nfar; i++)
+		if (t->far[i] == off)
+			return (int)i;
+	if (t->nfar >= MAX_FAR)
+		return -1;
+	if (t->nfar == t->far_cap) {
+		cap = t->far_cap ? t->far_cap * 2 : 16;
+		grown = realloc(t->far, cap * sizeof(*grown));
+		if (!grown)
+			return -1;
+		t->far = grown;
+		t->far_cap = cap;
+	}
+	t->far[t->nfar] = off;
+	return (int)t->nfar++;
+}
+
+/* cfa_field - the row's @cfa for an offset of @off bytes: its words, or
+ * when it is not near, SAMPLER_UNWIND_WIDE and its far index (false when
+ * there is no room: the row cannot say it). */
+static bool cfa_field(struct unwind_table *t, int64_t off, struct sampler_unwind_row *row)
+{
+	int16_t words;
+	int i;
+
+	if (near_words(off, &words)) {
+		row->cfa = SAMPLER_UNWIND_CFA(words, 0);
+		return true;
+	}
+	if (off < INT32_MIN || off > INT32_MAX || (i = far_index(t, (int32_t)off)) < 0)
+		return false;
+	row->kind |= SAMPLER_UNWIND_WIDE;
+	row->cfa = (int16_t)(uint16_t)i;
+	return true;
 }
 
 /* plt_bound - whether @ops is GCC's PLT expression, sp + 8 + (((pc & 15)
@@ -41,13 +92,14 @@ static bool plt_bound(const struct cfi_op *op, size_t n, int16_t *bound)
 
 /* cfa_kind - the row's CFA as one of the table's kinds, with its offset
  * in *@off; SAMPLER_UNWIND_INVALID when it is none of them. */
-static unsigned cfa_kind(const struct cfi *c, const struct cfi_rule *cfa, int16_t *off)
+static unsigned cfa_kind(const struct cfi *c, const struct cfi_rule *cfa, int64_t *off)
 {
 	const struct cfi_op *op;
+	int16_t bound;
 	size_t n;
 
-	if (cfa->kind == CFI_RULE_VAL_OFFSET && fits_s16(cfa->off)) {
-		*off = (int16_t)cfa->off;
+	if (cfa->kind == CFI_RULE_VAL_OFFSET) {
+		*off = cfa->off;
 		if (cfa->reg == CFI_REG_RSP)
 			return SAMPLER_UNWIND_CFA_SP;
 		if (cfa->reg == CFI_REG_RBP)
@@ -56,22 +108,24 @@ static unsigned cfa_kind(const struct cfi *c, const struct cfi_rule *cfa, int16_
 	}
 	if (cfa->kind != CFI_RULE_VAL_EXPR || cfi_expr__of(c, cfa->expr, &op, &n))
 		return SAMPLER_UNWIND_INVALID;
-	if (plt_bound(op, n, off))
+	if (plt_bound(op, n, &bound)) {
+		*off = bound;
 		return SAMPLER_UNWIND_PLT;
+	}
 	/* *(rbp + off): a function that realigned its stack */
-	if (n == 2 && op[0].atom == DW_OP_breg6 && op[1].atom == DW_OP_deref &&
-	    fits_s16((int64_t)op[0].n1)) {
-		*off = (int16_t)(int64_t)op[0].n1;
+	if (n == 2 && op[0].atom == DW_OP_breg6 && op[1].atom == DW_OP_deref) {
+		*off = (int64_t)op[0].n1;
 		return SAMPLER_UNWIND_CFA_BP_DEREF;
 	}
 	return SAMPLER_UNWIND_INVALID;
 }
 
-/* row_of - @r (NULL: a rule cfi.h could not give) as a table row. */
-static struct sampler_unwind_row row_of(const struct cfi *c, const struct cfi_row *r)
+/* row_of - @r (NULL: a rule cfi.h could not give) as a row of @t. */
+static struct sampler_unwind_row row_of(struct unwind_table *t, const struct cfi *c,
+					const struct cfi_row *r)
 {
 	struct sampler_unwind_row out = { .kind = SAMPLER_UNWIND_INVALID };
-	int16_t off = 0;
+	int64_t off = 0;
 	unsigned kind;
 
 	if (!r)
@@ -90,7 +144,10 @@ static struct sampler_unwind_row row_of(const struct cfi *c, const struct cfi_ro
 	if (kind == SAMPLER_UNWIND_INVALID)
 		return out;
 	out.kind = (uint8_t)kind;
-	out.cfa = off;
+	if (kind == SAMPLER_UNWIND_PLT)
+		out.cfa = (int16_t)off;
+	else if (!cfa_field(t, off, &out))
+		return (struct sampler_unwind_row){ .kind = SAMPLER_UNWIND_INVALID };
 	if (r->rbp.kind == CFI_RULE_OFFSET && r->rbp.off % 8 == 0 && r->rbp.off / 8 >= INT8_MIN &&
 	    r->rbp.off / 8 <= INT8_MAX) {
 		out.kind |= SAMPLER_UNWIND_RBP_SAVED;
@@ -106,6 +163,44 @@ static bool same_rule(const struct sampler_unwind_row *a, const struct sampler_u
 	return a->kind == b->kind && a->rbp == b->rbp && a->cfa == b->cfa;
 }
 
+static bool foldable_kind(uint8_t kind)
+{
+	if (kind & SAMPLER_UNWIND_WIDE)
+		return false;
+	kind &= SAMPLER_UNWIND_KIND_MASK;
+	return kind == SAMPLER_UNWIND_CFA_SP || kind == SAMPLER_UNWIND_CFA_BP;
+}
+
+/* ends_as - whether @b is the rule @a ends with: @a's own, or past its
+ * fold, @a's moved by a word. */
+static bool ends_as(const struct sampler_unwind_row *a, const struct sampler_unwind_row *b)
+{
+	int words;
+
+	if (!SAMPLER_UNWIND_CFA_FOLD(a->cfa) || !foldable_kind(a->kind))
+		return same_rule(a, b);
+	words = SAMPLER_UNWIND_CFA_WORDS(a->cfa) + (a->kind & SAMPLER_UNWIND_FOLD_POP ? -1 : 1);
+	return (a->kind & ~SAMPLER_UNWIND_FOLD_POP) == b->kind && a->rbp == b->rbp &&
+	       b->cfa == SAMPLER_UNWIND_CFA(words, 0);
+}
+
+/* fold - @b folded into @a (the row before it) when it is @a's rule with
+ * the CFA a word further or nearer, a few bytes on (a push or a pop). */
+static bool fold(struct sampler_unwind_row *a, const struct sampler_unwind_row *b)
+{
+	int step = SAMPLER_UNWIND_CFA_WORDS(b->cfa) - SAMPLER_UNWIND_CFA_WORDS(a->cfa);
+	uint32_t at = b->off - a->off;
+
+	if (SAMPLER_UNWIND_CFA_FOLD(a->cfa) || SAMPLER_UNWIND_CFA_FOLD(b->cfa) ||
+	    !foldable_kind(a->kind) || a->kind != b->kind || a->rbp != b->rbp || at < 1 ||
+	    at > 15 || (step != 1 && step != -1))
+		return false;
+	a->cfa = SAMPLER_UNWIND_CFA(SAMPLER_UNWIND_CFA_WORDS(a->cfa), at);
+	if (step < 0)
+		a->kind |= SAMPLER_UNWIND_FOLD_POP;
+	return true;
+}
+
 static int push(struct build *b, struct sampler_unwind_row row)
 {
 	struct unwind_table *t = b->t;
@@ -117,8 +212,10 @@ static int push(struct build *b, struct sampler_unwind_row row)
 		t->stats.rows[t->rows[t->n - 1].kind & SAMPLER_UNWIND_KIND_MASK]--;
 		t->n--;
 	}
-	if (t->n && same_rule(&t->rows[t->n - 1], &row))
+	if (t->n && (ends_as(&t->rows[t->n - 1], &row) || fold(&t->rows[t->n - 1], &row))) {
+		t->stats.folded++;
 		return 0;
+	}
 	if (t->n >= b->max_rows)
 		return -E2BIG;
 	if (t->n == t->cap) {
@@ -161,7 +258,7 @@ static int on_row(void *ctx, uint64_t start, uint64_t end, const struct cfi_row 
 		if (e)
 			return e;
 	}
-	row = row_of(b->c, err ? NULL : r);
+	row = row_of(b->t, b->c, err ? NULL : r);
 	row.off = (uint32_t)off;
 	b->end = last + 1;
 	return push(b, row);
@@ -173,7 +270,8 @@ int unwind_table__build(struct cfi *c, uint32_t max_rows, struct unwind_table *t
 	int e;
 
 	memset(t, 0, sizeof(*t));
-	e = cfi__for_each_row(c, max_rows, on_row, &b);
+	/* folding makes fewer rows of the CFI's: the bound on the work */
+	e = cfi__for_each_row(c, (uint64_t)max_rows * UNWIND_TABLE_CFI_ROWS_PER_ROW, on_row, &b);
 	if (!e && t->n)
 		e = push(&b, (struct sampler_unwind_row){ .off = (uint32_t)b.end,
 							  .kind = SAMPLER_UNWIND_GAP });
@@ -185,6 +283,7 @@ int unwind_table__build(struct cfi *c, uint32_t max_rows, struct unwind_table *t
 void unwind_table__release(struct unwind_table *t)
 {
 	free(t->rows);
+	free(t->far);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -200,6 +299,19 @@ const struct sampler_unwind_row *unwind_table__find(const struct unwind_table *t
 			hi = mid;
 	}
 	return lo ? &t->rows[lo - 1] : NULL;
+}
+
+int32_t unwind_table__cfa_offset(const struct unwind_table *t, const struct sampler_unwind_row *r,
+				 uint32_t off)
+{
+	int32_t words = SAMPLER_UNWIND_CFA_WORDS(r->cfa);
+	uint32_t fold = SAMPLER_UNWIND_CFA_FOLD(r->cfa);
+
+	if (r->kind & SAMPLER_UNWIND_WIDE)
+		return (uint16_t)r->cfa < t->nfar ? t->far[(uint16_t)r->cfa] : 0;
+	if (fold && off - r->off >= fold)
+		words += r->kind & SAMPLER_UNWIND_FOLD_POP ? -1 : 1;
+	return words * 8;
 }
 
 const char *unwind_table__kind_name(unsigned kind)

@@ -33,15 +33,24 @@
 
 struct cfi;
 
+/* The CFI rows a table of n rows may be made from: n times this. */
+#define UNWIND_TABLE_CFI_ROWS_PER_ROW 4
+
 struct unwind_table_stats {
 	uint64_t rows[SAMPLER_UNWIND_KINDS]; /* rows by kind */
 	uint64_t rbp_lost;		     /* rows after which rbp is unknown */
 	uint64_t dropped;		     /* rows outside executable segments, or overlapping */
+	uint64_t folded;		     /* rows the one before holds (same rule, or a fold) */
 };
 
 struct unwind_table {
 	struct sampler_unwind_row *rows;
 	uint32_t n, cap;
+	/* CFA offsets too far for a row (frames past 16 KiB: rustc has one
+	 * of 527 KiB at the root of every compiler thread): a wide row
+	 * indexes them. They follow the rows in the kernel's array. */
+	int32_t *far;
+	uint32_t nfar, far_cap;
 	struct unwind_table_stats stats;
 };
 
@@ -57,6 +66,12 @@ void unwind_table__release(struct unwind_table *t);
  * or before it), NULL when there is none: what the program's search
  * finds, for tests and tools. */
 const struct sampler_unwind_row *unwind_table__find(const struct unwind_table *t, uint32_t off);
+
+/* unwind_table__cfa_offset - the bytes row @r of @t adds to its CFA's
+ * base at file offset @off (in its range): its fold applied, or its far
+ * offset. The CFA_* kinds. */
+int32_t unwind_table__cfa_offset(const struct unwind_table *t, const struct sampler_unwind_row *r,
+				 uint32_t off);
 
 /* unwind_table__kind_name - "cfa_sp", "plt", ... */
 const char *unwind_table__kind_name(unsigned kind);
