@@ -869,3 +869,61 @@ test_daemon_calibration_is_not_inflated_by_load() {
 	awk -v i="$idle" -v b="$busy" 'BEGIN { exit !(b <= 3 * i + 10) }' ||
 		{ fail "calibrated at $busy us on a busy host, $idle us idle"; return 1; }
 }
+
+# An attack on the kernel walk's tables: nobody runs code in 150 files of
+# their own (copies of one library of 1,500 functions), each asking for a
+# table, far more than the tables hold (unwind_tables_memory = 2MiB here).
+# The tables of one user's files take at most half: nobody's push out
+# their own, root's xz keeps its walks complete in the seconds before the
+# trigger, and the pressure is counted and logged.
+test_daemon_kernel_walk_tables_resist_a_users_many_files() {
+	need_root_bpf || return
+	command -v gcc >/dev/null || { fail "no gcc"; return 1; }
+	local rc=0 i cap st
+	chmod 755 "$PWD" "$(dirname "$PWD")"
+	python3 -c '
+for i in range(1500):
+    print(f"__attribute__((noinline)) unsigned long f{i}(unsigned long x) {{ volatile unsigned long v[4] = {{x, {i}, x ^ {i}, 1}}; for (int j = 0; j < 3; j++) v[j + 1] += v[j] * {i + 1}; return v[3]; }}")
+print("unsigned long hot(unsigned long n) { unsigned long a = 0; while (n--) {")
+for i in range(0, 1500, 7):
+    print(f"a += f{i}(a + n);")
+print("} return a; }")' >many.c
+	gcc -O2 -fomit-frame-pointer -shared -fPIC -o many.so many.c || { fail "gcc many.so"; return 1; }
+	mkdir -m 755 libs || return 1
+	for i in $(seq 1 150); do cp many.so "libs/many$i.so"; done
+	chown -R nobody libs
+	cat >many.py <<'PY'
+import ctypes, sys, time
+libs = [ctypes.CDLL(f"./libs/many{i}.so") for i in range(1, 151)]
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    for lib in libs:
+        lib.hot(ctypes.c_ulong(40))
+PY
+	write_global 'history_frequency = 99Hz' 'history_window = 10s' 'manual_duration = 500ms' \
+		'unwind_tables_memory = 2MiB' >rules.ini
+	start_daemon || return 1
+	head -c 30000000 /dev/urandom >xzdata
+	start_bg xz xz -T1 -6 -c xzdata
+	start_bg hog setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 many.py 12
+	sleep 8
+	"$TRAPD" arm -S ctl.sock >/dev/null || { fail "arm"; rc=1; }
+	wait_for 10 has_captures 1 || { fail "no capture after arm: $(cat daemon.log)"; rc=1; }
+	st=$("$TRAPD" status -S ctl.sock --json)
+	kill_bg
+	cap=$(ls spool/*.pb.zst 2>/dev/null | head -1)
+	[ -n "$cap" ] && "$TRAPD" report "$cap" --phase before --folded before.folded >/dev/null ||
+		{ fail "report --phase before"; stop_daemon; return 1; }
+	awk 'index($0, "xz;") == 1 { n += $NF; if (/;__libc_start_call_main;/) r += $NF }
+		END { printf "    xz: %d of %d samples complete beside the attack\n", r, n; exit !(n >= 50 && r >= 0.9 * n) }' \
+		before.folded || { fail "xz's walks suffered: $(grep '^xz;' before.folded | grep -v __libc_start_call_main | head -3)"; rc=1; }
+	echo "$st" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["history"]["kernel_walk"]["tables"]
+print("    tables:", t)
+assert t["files_evicted"] > 0 and t["rows"] <= t["rows_max"], t' ||
+		{ fail "no table was pushed out: $(echo "$st" | grep -o '"tables".*')"; rc=1; }
+	grep -q 'file tables pushed out' daemon.log || { fail "the pressure was not logged: $(tail -5 daemon.log)"; rc=1; }
+	stop_daemon
+	return $rc
+}

@@ -90,6 +90,12 @@ $(NOFP_OUT):
 $(NOFP_OUT)/chain: $(NOFP_SRC)/chain.c | $(NOFP_OUT)
 	$(call msg,WORK,$@)$(CC) -O2 -g -fomit-frame-pointer -pthread -Wall $< -o $@
 
+# A stack of a chosen depth (the unwinding benchmarks, deep walks).
+EXTRA_WORKLOADS += $(NOFP_OUT)/deep
+
+$(NOFP_OUT)/deep: $(NOFP_SRC)/deep.c | $(NOFP_OUT)
+	$(call msg,WORK,$@)$(CC) -O2 -g -fomit-frame-pointer -Wall $< -o $@
+
 # Hot code in a function inlined into its caller (the inline frames).
 EXTRA_WORKLOADS += $(NOFP_OUT)/inl
 

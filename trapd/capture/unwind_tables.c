@@ -23,13 +23,16 @@
 
 #define MAX_FILES 8192 /* as the unwind_files map */
 #define MAX_QUEUED 256 /* requests waiting for the builder */
+#define PRESSURE_SAY_NS                                                                            \
+	(60ll * 1000000000) /* the log says tables were pushed out at most this often */
 
 /* A loaded table: its @count rows from @first, then its far offsets,
  * @size entries of the array in all. */
 struct extent {
 	struct sampler_unwind_file_key key;
 	uint32_t first, count, size;
-	uint64_t seq; /* load order, for eviction */
+	uint32_t owner; /* the file's owner, whose share it takes */
+	uint64_t seq;	/* load order, for eviction */
 };
 
 struct unwind_tables {
@@ -50,6 +53,8 @@ struct unwind_tables {
 	uint32_t head, queued;
 	struct unwind_tables_stats stats; /* under @lock: what unwind_tables__get_stats gives */
 	struct unwind_tables_stats built; /* the builder's own */
+	int64_t said_ns;		  /* say_pressure last said */
+	uint64_t said_evicted, said_too_big;
 };
 
 static void *run_builder(void *arg);
@@ -146,14 +151,48 @@ static void evict_at(struct unwind_tables *t, uint32_t i)
 	t->next--;
 }
 
-static void evict_oldest(struct unwind_tables *t)
+/* used_by - the rows the tables of @owner's files take. */
+static uint64_t used_by(const struct unwind_tables *t, uint32_t owner)
 {
-	uint32_t i, old = 0;
+	uint64_t n = 0;
+	uint32_t i;
 
-	for (i = 1; i < t->next; i++)
-		if (t->ext[i].seq < t->ext[old].seq)
-			old = i;
-	evict_at(t, old);
+	for (i = 0; i < t->next; i++)
+		if (t->ext[i].owner == owner)
+			n += t->ext[i].size;
+	return n;
+}
+
+/* heaviest - the owner whose files' tables take the most rows. */
+static uint32_t heaviest(const struct unwind_tables *t)
+{
+	uint64_t most = 0, n;
+	uint32_t i, who = 0;
+
+	for (i = 0; i < t->next; i++) {
+		n = used_by(t, t->ext[i].owner);
+		if (n > most) {
+			most = n;
+			who = t->ext[i].owner;
+		}
+	}
+	return who;
+}
+
+/* evict_oldest_of - push out the table of @owner's loaded longest ago;
+ * false when @owner has none. */
+static bool evict_oldest_of(struct unwind_tables *t, uint32_t owner)
+{
+	uint32_t i;
+	int old = -1;
+
+	for (i = 0; i < t->next; i++)
+		if (t->ext[i].owner == owner && (old < 0 || t->ext[i].seq < t->ext[old].seq))
+			old = (int)i;
+	if (old < 0)
+		return false;
+	evict_at(t, (uint32_t)old);
+	return true;
 }
 
 /* place - where @count rows fit: the index in ext to insert at, with
@@ -175,25 +214,30 @@ static int place(const struct unwind_tables *t, uint32_t count, uint32_t *first)
 	return -1;
 }
 
-/* store - copy @tab's rows into the array, pushing out old tables until
- * they fit; the extent's index, or -1. */
+/* store - copy @tab's rows (of a file @owner owns) into the array; the
+ * extent's index, or -1. The files of one owner take at most half the
+ * rows: past it, that owner's oldest tables go first; when the array
+ * is full, the oldest of the owner taking the most. So a user whose
+ * processes map thousands of files of their own pushes out their own
+ * tables, not those of the system's files or of other users. */
 static int store(struct unwind_tables *t, const struct sampler_unwind_file_key *key,
-		 const struct unwind_table *tab)
+		 const struct unwind_table *tab, uint32_t owner)
 {
 	uint32_t first = 0, size = tab->n + tab->nfar, i;
 	int at;
 
+	while (used_by(t, owner) + size > t->rows_max / 2 && evict_oldest_of(t, owner))
+		;
 	while ((at = place(t, size, &first)) < 0 || t->next >= MAX_FILES) {
-		if (!t->next)
+		if (!t->next || !evict_oldest_of(t, heaviest(t)))
 			return -1;
-		evict_oldest(t);
 	}
 	memcpy(&t->rows[first], tab->rows, (size_t)tab->n * sizeof(*tab->rows));
 	for (i = 0; i < tab->nfar; i++)
 		t->rows[first + tab->n + i] =
 			(struct sampler_unwind_row){ .off = (uint32_t)tab->far[i] };
 	memmove(&t->ext[at + 1], &t->ext[at], (t->next - (uint32_t)at) * sizeof(*t->ext));
-	t->ext[at] = (struct extent){ *key, first, tab->n, size, ++t->seq };
+	t->ext[at] = (struct extent){ *key, first, tab->n, size, owner, ++t->seq };
 	t->next++;
 	t->built.rows_used += size;
 	t->built.files++;
@@ -201,8 +245,10 @@ static int store(struct unwind_tables *t, const struct sampler_unwind_file_key *
 }
 
 /* open_mapped - the file of @w's mapping, through map_files, if it is
- * the device and inode the kernel named; -1 otherwise. */
-static int open_mapped(const struct unwind_tables *t, const struct sampler_unwind_want *w)
+ * the device and inode the kernel named, with its owner in *@owner; -1
+ * otherwise. */
+static int open_mapped(const struct unwind_tables *t, const struct sampler_unwind_want *w,
+		       uint32_t *owner)
 {
 	char path[128];
 	struct stat st;
@@ -219,7 +265,28 @@ static int open_mapped(const struct unwind_tables *t, const struct sampler_unwin
 		close(fd);
 		return -1;
 	}
+	*owner = st.st_uid;
 	return fd;
+}
+
+/* say_pressure - log, at most once a minute, that tables were pushed out
+ * or refused for their size since the last time it said so. */
+static void say_pressure(struct unwind_tables *t)
+{
+	uint64_t evicted = t->built.files_evicted - t->said_evicted;
+	uint64_t big = t->built.files_too_big - t->said_too_big;
+	int64_t now = clock_mono_ns();
+
+	if ((!evicted && !big) || (t->said_ns && now - t->said_ns < PRESSURE_SAY_NS))
+		return;
+	log_warn("kernel walk: %llu file tables pushed out and %llu too large for "
+		 "unwind_tables_memory (%llu rows of 8 bytes) since the last report; their "
+		 "frames are copied or walked by frame pointers until rebuilt",
+		 (unsigned long long)evicted, (unsigned long long)big,
+		 (unsigned long long)t->rows_max);
+	t->said_ns = now;
+	t->said_evicted = t->built.files_evicted;
+	t->said_too_big = t->built.files_too_big;
 }
 
 /* build - answer one request: on the builder's thread. */
@@ -228,9 +295,10 @@ static void build(struct unwind_tables *t, const struct sampler_unwind_want *w)
 	int64_t t0 = clock_mono_ns();
 	struct unwind_table tab = { 0 };
 	struct cfi *c = NULL;
+	uint32_t owner = 0;
 	int fd, at, e = -ENOENT;
 
-	fd = open_mapped(t, w);
+	fd = open_mapped(t, w, &owner);
 	if (fd < 0) {
 		t->built.files_failed++;
 		/* the process may be gone: asked again by the next one */
@@ -244,7 +312,7 @@ static void build(struct unwind_tables *t, const struct sampler_unwind_want *w)
 	cfi__free(c);
 	if (e == -E2BIG)
 		t->built.files_too_big++;
-	at = !e && tab.n ? store(t, &w->file, &tab) : -1;
+	at = !e && tab.n ? store(t, &w->file, &tab, owner) : -1;
 	if (at >= 0) {
 		publish(t, &w->file, t->ext[at].first, t->ext[at].count);
 	} else {
@@ -254,6 +322,7 @@ static void build(struct unwind_tables *t, const struct sampler_unwind_want *w)
 	unwind_table__release(&tab);
 	bpf_map_delete_elem(t->asked_fd, &w->file);
 	t->built.build_ns += (uint64_t)(clock_mono_ns() - t0);
+	say_pressure(t);
 }
 
 /* run_builder - the builder's thread: answer requests in turn, and make

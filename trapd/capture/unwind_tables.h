@@ -8,10 +8,12 @@
  * into the rows array, then publishes where they are. Every process that
  * maps the file then walks with them.
  *
- * The rows array has a fixed size (the memory bound). A table that does
- * not fit pushes out the tables loaded longest ago, counted; a table
- * larger than half the array is not loaded (its file's frames are walked
- * by frame pointers, or copied), so no one file can take the array. A file
+ * The rows array has a fixed size (the memory bound). The tables of the
+ * files one user owns take at most half of it: past that, the user's
+ * oldest tables go; when it is full, the oldest of the owner taking the
+ * most. A table larger than half the array is not loaded (its file's
+ * frames are walked by frame pointers, or copied). Both are counted, and
+ * logged at most once a minute. A file
  * that cannot be opened, or has no usable CFI, is published without rows,
  * so it is not asked for again.
  *
