@@ -347,7 +347,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 8192);
+	__uint(max_entries, SAMPLER_UNWIND_FILES);
 	__type(key, struct sampler_unwind_file_key);
 	__type(value, struct sampler_unwind_file);
 } unwind_files SEC(".maps");
@@ -357,33 +357,18 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 1024);
+	__uint(max_entries, SAMPLER_UNWIND_ASKED);
 	__type(key, struct sampler_unwind_file_key);
 	__type(value, __u64);
 } unwind_asked SEC(".maps");
 
-/* The mappings a process's walks met (sampler.h, at SAMPLER_WALK_VMAS),
- * by pid: bpf_find_vma answers once per interrupt, so the other frames
- * of a sample find their mappings here. The exec and exit hooks drop a
- * process's entry. */
-struct walk_vma {
-	__u64 start, end, off; /* [start, end) maps the file from off */
-	struct sampler_unwind_file_key file;
-	__u64 seen; /* bpf_ktime_get_ns when found */
-};
-
-struct walk_vmas {
-	__u32 next; /* the slot the next one takes */
-	__u32 pad;
-	struct walk_vma e[SAMPLER_WALK_VMAS];
-};
-
+/* The mappings each process's walks met (sampler.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 16384);
+	__uint(max_entries, SAMPLER_WALK_PIDS);
 	__type(key, __u32);
-	__type(value, struct walk_vmas);
+	__type(value, struct sampler_walk_vmas);
 } walk_vmas SEC(".maps");
 
 static __always_inline void stat_inc(__u32 which)
@@ -1222,11 +1207,11 @@ static __always_inline void walk_ask(struct user_walk *w)
 
 /* walk_known - the mapping of @pc among those @pid's walks met, fresh;
  * into @w. */
-static __always_inline bool walk_known(struct user_walk *w, struct walk_vmas *v, __u64 pc,
+static __always_inline bool walk_known(struct user_walk *w, struct sampler_walk_vmas *v, __u64 pc,
 				       __u64 now)
 {
 	for (int i = 0; i < SAMPLER_WALK_VMAS; i++) {
-		struct walk_vma *e = &v->e[i];
+		struct sampler_walk_vma *e = &v->e[i];
 
 		if (pc >= e->start && pc < e->end && now - e->seen < SAMPLER_WALK_VMA_NS) {
 			w->vstart = e->start;
@@ -1241,10 +1226,11 @@ static __always_inline bool walk_known(struct user_walk *w, struct walk_vmas *v,
 
 /* walk_look - bpf_find_vma for @pc, kept in @v (NULL: no room); false
  * when it has no mapping (or cannot look: w->end says which). */
-static __always_inline bool walk_look(struct user_walk *w, struct walk_vmas *v, __u64 pc, __u64 now)
+static __always_inline bool walk_look(struct user_walk *w, struct sampler_walk_vmas *v, __u64 pc,
+				      __u64 now)
 {
 	struct walk_vma_found f = {};
-	struct walk_vma *e;
+	struct sampler_walk_vma *e;
 	__u32 slot;
 	long err;
 
@@ -1279,9 +1265,9 @@ static __always_inline bool walk_look(struct user_walk *w, struct walk_vmas *v, 
  * none, or it is not known yet (w->end says why). */
 static __always_inline bool walk_mapping(struct user_walk *w, __u64 pc)
 {
-	static const struct walk_vmas empty = {};
+	static const struct sampler_walk_vmas empty = {};
 	struct sampler_unwind_file *t;
-	struct walk_vmas *v;
+	struct sampler_walk_vmas *v;
 	__u64 now;
 
 	if (pc >= w->vstart && pc < w->vend)

@@ -367,6 +367,28 @@ struct sampler_unwind_want {
 	struct sampler_unwind_file_key file;
 };
 
+/* The maps of the kernel walk, created by user space (one set serves
+ * every sampler of a process: unwind_tables.h) and sized here. */
+#define SAMPLER_UNWIND_FILES 8192 /* files with a table (unwind_files) */
+#define SAMPLER_UNWIND_ASKED 1024 /* files asked for, not answered yet (unwind_asked) */
+#define SAMPLER_WALK_PIDS 16384	  /* processes whose mappings are remembered (walk_vmas) */
+
+/* The mappings a process's walks met (SAMPLER_WALK_VMAS of them, in the
+ * walk_vmas map by pid): bpf_find_vma answers once per interrupt, so the
+ * other frames of a sample find their mappings here. The exec and exit
+ * hooks drop a process's entry. */
+struct sampler_walk_vma {
+	__u64 start, end, off; /* [start, end) maps the file from off */
+	struct sampler_unwind_file_key file;
+	__u64 seen; /* bpf_ktime_get_ns when found */
+};
+
+struct sampler_walk_vmas {
+	__u32 next; /* the slot the next one takes */
+	__u32 pad;
+	struct sampler_walk_vma e[SAMPLER_WALK_VMAS];
+};
+
 /* Why a kernel walk ended, counted per sample (SAMPLER_STAT_WALK_*). */
 enum sampler_walk_end {
 	SAMPLER_WALK_ENTRY = 0,	  /* reached an entry: complete */

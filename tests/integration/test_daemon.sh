@@ -547,7 +547,8 @@ test_daemon_history_names_what_a_process_execs() {
 # and their samples before the trigger still reach the thread's entry
 # (__libc_start_call_main), as a window's do, with python3.11's Python
 # functions named; trapd top names them too; status says what the walk
-# loaded and how walks ended.
+# loaded and how walks ended. The capture (unwind = auto) walks in the
+# kernel too, with the recorder's tables: built once, for both.
 test_daemon_history_walks_stacks_without_frame_pointers() {
 	need_root_bpf || return
 	local rc=0 cap st
@@ -585,6 +586,14 @@ t = w["tables"]
 assert t["files"] >= 3 and 0 < t["rows"] <= t["rows_max"], t
 assert w["ended"]["entry"] > 0.5 * sum(w["ended"].values()), w' ||
 		{ fail "status's kernel walk: $(echo "$st" | grep -o '"kernel_walk".*')"; rc=1; }
+	python3 - "${cap%.pb.zst}.json" <<'PY' || { fail "the capture's walk: $(grep -A12 '"unwind"' "${cap%.pb.zst}.json")"; rc=1; }
+import json, sys
+u = json.load(open(sys.argv[1]))["unwind"]
+k = u["kernel_walk"]
+print("    the window: mode %s, %d walks, %d reached an entry, %d copied; tables built meanwhile: %d"
+      % (u["mode"], k["walks"], k["ended"]["entry"], k["copied"], k["tables"]["files"]))
+assert u["mode"] == "kernel" and k["ended"]["entry"] >= 0.9 * (k["walks"] - k["copied"]), u
+PY
 	stop_daemon
 	return $rc
 }

@@ -708,8 +708,7 @@ static int open_sampler(struct history *h, char *err, size_t errlen)
 		.cgroup_fd = -1,
 		.record = SAMPLER_RECORD_CPU,
 		.one_window = true, /* no off-CPU time, no calls */
-		.walk_rows =
-			(uint32_t)(h->o.unwind_tables_bytes / sizeof(struct sampler_unwind_row)),
+		.walk_tables = h->o.walk_tables,
 	};
 	int e;
 

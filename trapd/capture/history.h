@@ -57,9 +57,10 @@ struct history_opts {
 	double max_pct;
 	uint64_t irq_ns;
 	int ncpus;
-	/* The kernel walk's tables (sampler_opts.walk_rows): bytes they may
-	 * take; 0: stacks are walked by frame pointers. */
-	uint64_t unwind_tables_bytes;
+	/* The kernel walk's tables (unwind_tables.h, shared: the recorder's
+	 * sampler takes a reference); NULL: stacks are walked by frame
+	 * pointers. */
+	struct unwind_tables *walk_tables;
 };
 
 #define HISTORY_OVER_BUDGET_SECONDS 5

@@ -218,9 +218,6 @@ static int size_maps(struct sampler *s, const struct sampler_opts *o, int ncpus)
 	if (err)
 		return err;
 
-	err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, o->walk_rows ? o->walk_rows : 1);
-	if (err)
-		return err;
 	err = bpf_map__set_max_entries(s->skel->maps.counts,
 				       clamp_u32(expected, MIN_ENTRIES, MAX_COUNT_ENTRIES));
 	if (!err)
@@ -376,7 +373,7 @@ static void setup_exit_hook(struct sampler *s, const char *dir)
 /* setup_fork_hook - the fork and exec hooks are classic tracepoints; find
  * where the fork record keeps the child's pid. Without tracefs they stay
  * unloaded: sampling works, children are not followed. */
-static void setup_walk(struct sampler *s);
+static void setup_walk(struct sampler *s, const struct sampler_opts *o);
 
 static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 {
@@ -418,24 +415,17 @@ static void setup_hooks(struct sampler *s, const struct sampler_opts *o)
 		libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
 	if (!s->skel->rodata->have_task_pt_regs)
 		log_debug("no bpf_task_pt_regs: leaf callers only for samples in user mode");
-	if (o->walk_rows)
-		setup_walk(s);
+	if (o->walk_rows || o->walk_tables)
+		setup_walk(s, o);
 }
 
-/* setup_walk - whether the kernel can run the kernel walk, and where the
- * fields its program reads are in this kernel's structures. */
-static void setup_walk(struct sampler *s)
+/* setup_walk - the kernel walk, if the kernel can run it: the tables
+ * @o shares, or tables of the sampler's own; their maps are the
+ * program's, and where the fields it reads are in this kernel. */
+static void setup_walk(struct sampler *s, const struct sampler_opts *o)
 {
-	struct kernel_btf_field f[] = {
-		{ .type = "vm_area_struct", .member = "vm_start" },
-		{ .type = "vm_area_struct", .member = "vm_end" },
-		{ .type = "vm_area_struct", .member = "vm_pgoff" },
-		{ .type = "vm_area_struct", .member = "vm_file" },
-		{ .type = "file", .member = "f_inode" },
-		{ .type = "inode", .member = "i_ino" },
-		{ .type = "inode", .member = "i_sb" },
-		{ .type = "super_block", .member = "s_dev" },
-	};
+	const struct unwind_tables_maps *m;
+	const struct unwind_tables_layout *l;
 	char err[256];
 
 	if (!s->skel->rodata->have_bpf_loop || !s->skel->rodata->have_task_pt_regs ||
@@ -444,18 +434,31 @@ static void setup_walk(struct sampler *s)
 			 "bpf_task_pt_regs, Linux 5.17+): frame pointers instead");
 		return;
 	}
-	if (kernel_btf__fields(f, sizeof(f) / sizeof(f[0]), err, sizeof(err))) {
+	s->tables = o->walk_tables ? unwind_tables__get(o->walk_tables)
+				   : unwind_tables__new(o->walk_rows, "/proc", err, sizeof(err));
+	if (!s->tables) {
 		log_info("the kernel cannot walk user stacks (%s): frame pointers instead", err);
 		return;
 	}
-	s->skel->rodata->vma_start_off = f[0].offset;
-	s->skel->rodata->vma_end_off = f[1].offset;
-	s->skel->rodata->vma_pgoff_off = f[2].offset;
-	s->skel->rodata->vma_file_off = f[3].offset;
-	s->skel->rodata->file_inode_off = f[4].offset;
-	s->skel->rodata->inode_ino_off = f[5].offset;
-	s->skel->rodata->inode_sb_off = f[6].offset;
-	s->skel->rodata->sb_dev_off = f[7].offset;
+	m = unwind_tables__maps(s->tables);
+	if (bpf_map__reuse_fd(s->skel->maps.unwind_rows, m->rows) ||
+	    bpf_map__reuse_fd(s->skel->maps.unwind_files, m->files) ||
+	    bpf_map__reuse_fd(s->skel->maps.unwind_asked, m->asked) ||
+	    bpf_map__reuse_fd(s->skel->maps.walk_vmas, m->vmas)) {
+		log_info("the kernel walk's maps: %s; frame pointers instead", strerror(errno));
+		unwind_tables__put(s->tables);
+		s->tables = NULL;
+		return;
+	}
+	l = unwind_tables__layout(s->tables);
+	s->skel->rodata->vma_start_off = l->vma_start;
+	s->skel->rodata->vma_end_off = l->vma_end;
+	s->skel->rodata->vma_pgoff_off = l->vma_pgoff;
+	s->skel->rodata->vma_file_off = l->vma_file;
+	s->skel->rodata->file_inode_off = l->file_inode;
+	s->skel->rodata->inode_ino_off = l->inode_ino;
+	s->skel->rodata->inode_sb_off = l->inode_sb;
+	s->skel->rodata->sb_dev_off = l->sb_dev;
 	s->skel->rodata->have_walk = true;
 }
 
@@ -518,7 +521,7 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 		return -EINVAL;
 	}
 	s->skel->bss->copy_bytes = o->stack_copy_bytes;
-	s->skel->bss->walk_tables = o->walk_rows && s->tables;
+	s->skel->bss->walk_tables = (o->walk_rows || o->walk_tables) && s->tables;
 	if ((o->record & SAMPLER_RECORD_OFFCPU) && !sampler__can_offcpu(s)) {
 		snprintf(err, errlen,
 			 "off-CPU time needs the sched_switch tracepoint in tracefs, which this "
@@ -557,6 +560,11 @@ bool sampler__can_walk(const struct sampler *s)
 	return s->tables != NULL;
 }
 
+struct unwind_tables *sampler__unwind_tables(const struct sampler *s)
+{
+	return s->tables;
+}
+
 void sampler__walk_tables_stats(const struct sampler *s, struct unwind_tables_stats *out)
 {
 	if (s->tables)
@@ -590,16 +598,6 @@ struct sampler *sampler__open(const struct sampler_opts *o, char *err, size_t er
 	}
 	s->npossible = libbpf_num_possible_cpus();
 	e = load(s, o, err, errlen);
-	if (!e && s->skel->rodata->have_walk) {
-		s->tables = unwind_tables__new(bpf_map__fd(s->skel->maps.unwind_rows), o->walk_rows,
-					       bpf_map__fd(s->skel->maps.unwind_files),
-					       bpf_map__fd(s->skel->maps.unwind_asked), "/proc");
-		if (!s->tables) {
-			e = -errno;
-			snprintf(err, errlen, "starting the kernel walk's tables: %s",
-				 strerror(-e));
-		}
-	}
 	if (!e)
 		e = set_target(s, o, err, errlen);
 	if (!e) {
@@ -648,7 +646,7 @@ void sampler__free(struct sampler *s)
 	for (i = 0; i < 2; i++)
 		bpf_link__destroy(s->call_links[i]);
 	ring_buffer__free(s->rb);
-	unwind_tables__free(s->tables);
+	unwind_tables__put(s->tables);
 	sampler_bpf__destroy(s->skel);
 	free(s);
 }

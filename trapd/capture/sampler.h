@@ -62,6 +62,10 @@ struct sampler_opts {
 	 * kernel cannot (sampler__can_walk false), stacks are walked by frame
 	 * pointers, or copied (@stack_copy_bytes). */
 	uint32_t walk_rows;
+	/* ... or, at open, tables to share (unwind_tables.h: the sampler
+	 * takes a reference), and with them the walk: @walk_rows is then
+	 * not used for their size. */
+	struct unwind_tables *walk_tables;
 };
 
 /* What a window records (sampler_opts.record). */
@@ -96,6 +100,11 @@ typedef void (*sampler_event_fn)(const struct sampler_event *ev, void *ctx);
 /* sampler__can_walk - whether the sampler walks user stacks in the
  * kernel with tables (sampler_opts.walk_rows, and a kernel that can). */
 bool sampler__can_walk(const struct sampler *s);
+
+/* sampler__unwind_tables - the tables its kernel walk uses, NULL if it
+ * cannot walk (a reference for another sampler to share: take it with
+ * unwind_tables__get). */
+struct unwind_tables *sampler__unwind_tables(const struct sampler *s);
 
 /* sampler__walk_end_name - "entry", "no_table", ...: enum sampler_walk_end. */
 const char *sampler__walk_end_name(int end);

@@ -229,7 +229,11 @@ static int choose_unwind(struct session *s, const struct session_opts *o, char *
 	else if (o->unwind == UNWIND_MODE_AUTO &&
 		 o->freq_hz * (ncpus ? ncpus : 1) * bytes > SESSION_AUTO_COPY_RATE)
 		no = "frequency x CPUs x copy size is over the copy rate auto allows";
-	if (o->unwind == UNWIND_MODE_KERNEL) {
+	/* a borrowed sampler with tables (the daemon's, when its recorder or
+	 * a rule walks in the kernel) has them for every capture: auto walks
+	 * there */
+	if (o->unwind == UNWIND_MODE_KERNEL ||
+	    (o->unwind == UNWIND_MODE_AUTO && o->sampler && sampler__can_walk(o->sampler))) {
 		/* stacks through a file whose table is not built yet are copied
 		 * for the DWARF unwinder, when it can */
 		s->unwind.mode = UNWIND_MODE_KERNEL;

@@ -19,6 +19,7 @@
 #include "trapd/symbolize/cfi.h"
 #include "trapd/symbolize/unwind_table.h"
 #include "trapd/util/clock.h"
+#include "trapd/util/kernel_btf.h"
 #include "trapd/util/log.h"
 
 #define MAX_FILES 8192 /* as the unwind_files map */
@@ -36,10 +37,12 @@ struct extent {
 };
 
 struct unwind_tables {
+	int refs; /* atomic */
+	struct unwind_tables_maps maps;
+	struct unwind_tables_layout layout;
 	struct sampler_unwind_row *rows; /* the array, mmap'ed */
 	size_t map_len;
 	uint32_t rows_max;
-	int files_fd, asked_fd;
 	char proc_root[64];
 	struct extent *ext; /* sorted by first */
 	uint32_t next;
@@ -59,41 +62,116 @@ struct unwind_tables {
 
 static void *run_builder(void *arg);
 
-struct unwind_tables *unwind_tables__new(int rows_fd, uint32_t rows_max, int files_fd, int asked_fd,
-					 const char *proc_root)
+/* find_layout - where the fields the walk reads are in this kernel. */
+static int find_layout(struct unwind_tables_layout *l, char *err, size_t errlen)
+{
+	struct kernel_btf_field f[] = {
+		{ .type = "vm_area_struct", .member = "vm_start" },
+		{ .type = "vm_area_struct", .member = "vm_end" },
+		{ .type = "vm_area_struct", .member = "vm_pgoff" },
+		{ .type = "vm_area_struct", .member = "vm_file" },
+		{ .type = "file", .member = "f_inode" },
+		{ .type = "inode", .member = "i_ino" },
+		{ .type = "inode", .member = "i_sb" },
+		{ .type = "super_block", .member = "s_dev" },
+	};
+	int e = kernel_btf__fields(f, sizeof(f) / sizeof(f[0]), err, errlen);
+
+	if (e)
+		return e;
+	*l = (struct unwind_tables_layout){
+		.vma_start = f[0].offset,
+		.vma_end = f[1].offset,
+		.vma_pgoff = f[2].offset,
+		.vma_file = f[3].offset,
+		.file_inode = f[4].offset,
+		.inode_ino = f[5].offset,
+		.inode_sb = f[6].offset,
+		.sb_dev = f[7].offset,
+	};
+	return 0;
+}
+
+/* create_maps - the walk's maps, as bpf/sampler.bpf.c declares them. */
+static int create_maps(struct unwind_tables *t, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mmapable, .map_flags = BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_create_opts, lazy, .map_flags = BPF_F_NO_PREALLOC);
+	struct unwind_tables_maps *m = &t->maps;
+
+	m->rows = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_rows", sizeof(__u32),
+				 sizeof(struct sampler_unwind_row), t->rows_max, &mmapable);
+	m->files = bpf_map_create(BPF_MAP_TYPE_HASH, "unwind_files",
+				  sizeof(struct sampler_unwind_file_key),
+				  sizeof(struct sampler_unwind_file), SAMPLER_UNWIND_FILES, &lazy);
+	m->asked = bpf_map_create(BPF_MAP_TYPE_HASH, "unwind_asked",
+				  sizeof(struct sampler_unwind_file_key), sizeof(__u64),
+				  SAMPLER_UNWIND_ASKED, &lazy);
+	m->vmas = bpf_map_create(BPF_MAP_TYPE_HASH, "walk_vmas", sizeof(__u32),
+				 sizeof(struct sampler_walk_vmas), SAMPLER_WALK_PIDS, &lazy);
+	if (m->rows < 0 || m->files < 0 || m->asked < 0 || m->vmas < 0) {
+		snprintf(err, errlen, "creating the kernel walk's maps: %s", strerror(errno));
+		return -errno;
+	}
+	t->map_len = (size_t)t->rows_max * sizeof(struct sampler_unwind_row);
+	t->rows = mmap(NULL, t->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, m->rows, 0);
+	if (t->rows == MAP_FAILED) {
+		t->rows = NULL;
+		snprintf(err, errlen, "mapping the kernel walk's rows: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+struct unwind_tables *unwind_tables__new(uint32_t rows_max, const char *proc_root, char *err,
+					 size_t errlen)
 {
 	struct unwind_tables *t = calloc(1, sizeof(*t));
 	int e;
 
-	if (!t)
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
+	}
+	t->refs = 1;
+	t->maps = (struct unwind_tables_maps){ -1, -1, -1, -1 };
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->wake, NULL);
-	t->map_len = (size_t)rows_max * sizeof(struct sampler_unwind_row);
-	t->rows = mmap(NULL, t->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
-	t->ext = calloc(MAX_FILES, sizeof(*t->ext));
-	t->rows_max = rows_max;
-	t->files_fd = files_fd;
-	t->asked_fd = asked_fd;
+	t->rows_max = rows_max ? rows_max : 1;
 	snprintf(t->proc_root, sizeof(t->proc_root), "%s", proc_root);
-	t->built.rows_max = rows_max;
-	t->stats.rows_max = rows_max;
-	e = t->rows == MAP_FAILED || !t->ext ? (errno ? errno : ENOMEM)
-					     : pthread_create(&t->builder, NULL, run_builder, t);
+	t->built.rows_max = t->rows_max;
+	t->stats.rows_max = t->rows_max;
+	t->ext = calloc(MAX_FILES, sizeof(*t->ext));
+	e = t->ext ? find_layout(&t->layout, err, errlen) : -ENOMEM;
+	if (!e)
+		e = create_maps(t, err, errlen);
+	if (!e) {
+		e = -pthread_create(&t->builder, NULL, run_builder, t);
+		if (e)
+			snprintf(err, errlen, "starting the tables' builder: %s", strerror(-e));
+	}
 	if (e) {
-		if (t->rows == MAP_FAILED)
-			t->rows = NULL;
-		unwind_tables__free(t);
-		errno = e;
+		if (e == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		unwind_tables__put(t);
+		errno = -e;
 		return NULL;
 	}
 	t->running = true;
 	return t;
 }
 
-void unwind_tables__free(struct unwind_tables *t)
+struct unwind_tables *unwind_tables__get(struct unwind_tables *t)
 {
-	if (!t)
+	if (t)
+		__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+void unwind_tables__put(struct unwind_tables *t)
+{
+	if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (t->running) {
 		pthread_mutex_lock(&t->lock);
@@ -104,10 +182,28 @@ void unwind_tables__free(struct unwind_tables *t)
 	}
 	if (t->rows)
 		munmap(t->rows, t->map_len);
+	if (t->maps.rows >= 0)
+		close(t->maps.rows);
+	if (t->maps.files >= 0)
+		close(t->maps.files);
+	if (t->maps.asked >= 0)
+		close(t->maps.asked);
+	if (t->maps.vmas >= 0)
+		close(t->maps.vmas);
 	free(t->ext);
 	pthread_cond_destroy(&t->wake);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
+}
+
+const struct unwind_tables_maps *unwind_tables__maps(const struct unwind_tables *t)
+{
+	return &t->maps;
+}
+
+const struct unwind_tables_layout *unwind_tables__layout(const struct unwind_tables *t)
+{
+	return &t->layout;
 }
 
 void unwind_tables__get_stats(struct unwind_tables *t, struct unwind_tables_stats *out)
@@ -125,7 +221,7 @@ void unwind_tables__want(struct unwind_tables *t, const struct sampler_unwind_wa
 		pthread_cond_signal(&t->wake);
 	} else {
 		/* asked again by a later walk once the builder caught up */
-		bpf_map_delete_elem(t->asked_fd, &w->file);
+		bpf_map_delete_elem(t->maps.asked, &w->file);
 		t->stats.requests_dropped++;
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -137,13 +233,13 @@ static void publish(struct unwind_tables *t, const struct sampler_unwind_file_ke
 {
 	struct sampler_unwind_file v = { first, count };
 
-	if (bpf_map_update_elem(t->files_fd, key, &v, BPF_ANY))
+	if (bpf_map_update_elem(t->maps.files, key, &v, BPF_ANY))
 		log_debug("unwind tables: publishing a file: %s", strerror(errno));
 }
 
 static void evict_at(struct unwind_tables *t, uint32_t i)
 {
-	bpf_map_delete_elem(t->files_fd, &t->ext[i].key);
+	bpf_map_delete_elem(t->maps.files, &t->ext[i].key);
 	t->built.rows_used -= t->ext[i].size;
 	t->built.files_evicted++;
 	t->built.files--;
@@ -302,7 +398,7 @@ static void build(struct unwind_tables *t, const struct sampler_unwind_want *w)
 	if (fd < 0) {
 		t->built.files_failed++;
 		/* the process may be gone: asked again by the next one */
-		bpf_map_delete_elem(t->asked_fd, &w->file);
+		bpf_map_delete_elem(t->maps.asked, &w->file);
 		return;
 	}
 	c = cfi__open_fd(fd, 0);
@@ -320,7 +416,7 @@ static void build(struct unwind_tables *t, const struct sampler_unwind_want *w)
 		publish(t, &w->file, 0, 0);
 	}
 	unwind_table__release(&tab);
-	bpf_map_delete_elem(t->asked_fd, &w->file);
+	bpf_map_delete_elem(t->maps.asked, &w->file);
 	t->built.build_ns += (uint64_t)(clock_mono_ns() - t0);
 	say_pressure(t);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* unwind_tables.h - the kernel walk's tables (bpf/sampler.h), kept in
- * the sampler's maps: each file a walk meets without a table is asked
- * for on the events ring; this module opens it through the asking
+/* unwind_tables.h - the kernel walk's tables (bpf/sampler.h) and the
+ * maps that hold them, made here and shared by every sampler given them
+ * (the daemon's capture sampler and its flight recorder walk with one
+ * set, built once): each file a walk meets without a table is asked for
+ * on a sampler's events ring; this module opens it through the asking
  * process's map_files entry (never a path a user could plant: the entry
  * is the mapped file itself, checked to be the device and inode the
  * kernel named), builds its table (unwind_table.h) and writes the rows
@@ -28,6 +30,7 @@
 #ifndef TRAPD_UNWIND_TABLES_H
 #define TRAPD_UNWIND_TABLES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <linux/types.h>
@@ -47,13 +50,36 @@ struct unwind_tables_stats {
 	uint64_t requests_dropped; /* the builder's queue was full */
 };
 
-/* unwind_tables__new - tables in the sampler's maps: @rows_fd (an
- * mmap-able array of @rows_max struct sampler_unwind_row), @files_fd
- * (unwind_files) and @asked_fd (unwind_asked); the fds stay the
- * caller's. @proc_root is /proc. NULL with errno on failure. */
-struct unwind_tables *unwind_tables__new(int rows_fd, uint32_t rows_max, int files_fd, int asked_fd,
-					 const char *proc_root);
-void unwind_tables__free(struct unwind_tables *t);
+/* The maps, for a sampler to use (bpf_map__reuse_fd) before it loads. */
+struct unwind_tables_maps {
+	int rows;  /* unwind_rows: an mmap-able array of struct sampler_unwind_row */
+	int files; /* unwind_files */
+	int asked; /* unwind_asked */
+	int vmas;  /* walk_vmas */
+};
+
+/* Where the fields the walk reads are in the running kernel's structures
+ * (from its BTF: kernel_btf.h), for the program's read-only data. */
+struct unwind_tables_layout {
+	uint32_t vma_start, vma_end, vma_pgoff, vma_file;
+	uint32_t file_inode, inode_ino, inode_sb, sb_dev;
+};
+
+/* unwind_tables__new - empty tables of at most @rows_max rows (8 bytes
+ * each: the memory bound) in maps of their own, and the builder's thread.
+ * @proc_root is /proc. NULL with errno and @err filled on failure (no
+ * kernel BTF, maps refused, ...). One reference, the caller's. */
+struct unwind_tables *unwind_tables__new(uint32_t rows_max, const char *proc_root, char *err,
+					 size_t errlen);
+
+/* unwind_tables__get, __put - references: the last put stops the
+ * builder and frees the maps (a sampler loaded with them keeps the
+ * kernel's objects alive). NULL is fine. */
+struct unwind_tables *unwind_tables__get(struct unwind_tables *t);
+void unwind_tables__put(struct unwind_tables *t);
+
+const struct unwind_tables_maps *unwind_tables__maps(const struct unwind_tables *t);
+const struct unwind_tables_layout *unwind_tables__layout(const struct unwind_tables *t);
 
 /* unwind_tables__want - queue one request from the events ring for the
  * builder's thread. */

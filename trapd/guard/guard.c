@@ -92,7 +92,6 @@ static void sampler_needs(const struct rules *r, struct sampler_opts *o)
 {
 	const struct rules_global *g = &r->global;
 	uint64_t copy = copy_need(g->manual_unwind, g->manual_stack_copy_bytes), c;
-	bool walk = g->manual_unwind == RULE_UNWIND_KERNEL;
 	size_t i;
 
 	o->freq_hz = g->manual_freq_hz;
@@ -103,13 +102,52 @@ static void sampler_needs(const struct rules *r, struct sampler_opts *o)
 		c = copy_need(r->rules[i].unwind, r->rules[i].stack_copy_bytes);
 		if (c > copy)
 			copy = c;
-		walk |= r->rules[i].unwind == RULE_UNWIND_KERNEL;
 	}
 	o->stack_copy_bytes = (uint32_t)copy;
-	/* the kernel walk's tables: held while the sampler is, so a file's
-	 * table is built once for every capture */
-	o->walk_rows =
-		walk ? (uint32_t)(g->unwind_tables_bytes / sizeof(struct sampler_unwind_row)) : 0;
+}
+
+/* wants_walk - whether the rules in force walk stacks in the kernel: the
+ * flight recorder always does, a capture when its unwind says kernel. */
+static bool wants_walk(const struct rules *r)
+{
+	size_t i;
+
+	if (r->global.history_freq_hz || r->global.manual_unwind == RULE_UNWIND_KERNEL)
+		return true;
+	for (i = 0; i < r->nrules; i++)
+		if (r->rules[i].unwind == RULE_UNWIND_KERNEL)
+			return true;
+	return false;
+}
+
+/* walk_tables - the kernel walk's tables, one set for the capture sampler
+ * and the recorder (a file's table is built once for both, and kept
+ * across captures): made when the rules in force first want them, anew
+ * when unwind_tables_memory changed, dropped when nothing walks. NULL
+ * when none (or the kernel cannot walk: said each time they are made). */
+static struct unwind_tables *walk_tables(struct guard *g)
+{
+	const struct rules *r = g->watch->rules;
+	uint64_t rows = r->global.unwind_tables_bytes / sizeof(struct sampler_unwind_row);
+	char err[256];
+
+	if (!wants_walk(r)) {
+		unwind_tables__put(g->tables);
+		g->tables = NULL;
+		g->tables_rows = 0;
+		return NULL;
+	}
+	if (g->tables_rows == rows)
+		return g->tables;
+	unwind_tables__put(g->tables);
+	g->tables_rows = rows;
+	g->tables = unwind_tables__new(rows > UINT32_MAX ? UINT32_MAX : (uint32_t)rows, "/proc",
+				       err, sizeof(err));
+	if (!g->tables)
+		log_info(
+			"the kernel cannot walk user stacks (%s): frame pointers or copies instead",
+			err);
+	return g->tables;
 }
 
 /* load_sampler - a sampler for @o; if it cannot be loaded with stack
@@ -143,9 +181,10 @@ static int open_sampler(struct guard *g)
 	uint64_t copy;
 
 	sampler_needs(g->watch->rules, &o);
+	o.walk_tables = walk_tables(g);
 	copy = o.stack_copy_bytes;
 	if (g->trap.sampler && o.freq_hz <= g->sampler_freq && o.window_ns <= g->sampler_window &&
-	    copy <= g->sampler_copy && o.walk_rows <= g->sampler_walk_rows)
+	    copy <= g->sampler_copy && o.walk_tables == g->sampler_tables)
 		return 0;
 	if (trap__running(&g->trap)) {
 		log_info("the sampler's maps grow after the running capture");
@@ -157,9 +196,11 @@ static int open_sampler(struct guard *g)
 		return -errno;
 	g->sampler_freq = o.freq_hz;
 	g->sampler_window = o.window_ns;
-	/* what was asked, even if refused: not retried at every capture */
+	/* what was asked, even if refused: not retried at every capture (a
+	 * reference to the tables, so their address is never another's) */
 	g->sampler_copy = copy;
-	g->sampler_walk_rows = o.walk_rows;
+	unwind_tables__put(g->sampler_tables);
+	g->sampler_tables = unwind_tables__get(o.walk_tables);
 	return 0;
 }
 
@@ -208,7 +249,7 @@ static void open_history(struct guard *g)
 		.max_pct = (double)r->max_overhead_centi / 100.0,
 		.irq_ns = g->overhead.irq_ns,
 		.ncpus = g->overhead.ncpus,
-		.unwind_tables_bytes = r->unwind_tables_bytes,
+		.walk_tables = walk_tables(g),
 	};
 	char err[512];
 
@@ -475,6 +516,9 @@ void guard__release(struct guard *g)
 	overhead__close(&g->overhead);
 	sampler__free(g->trap.sampler);
 	g->trap.sampler = NULL;
+	unwind_tables__put(g->sampler_tables);
+	unwind_tables__put(g->tables);
+	g->sampler_tables = g->tables = NULL;
 	symcache__free(g->trap.symcache);
 	g->trap.symcache = NULL;
 	unwinder__free(g->trap.unwinder);

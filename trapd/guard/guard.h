@@ -53,12 +53,15 @@ struct guard {
 	struct trap trap;	     /* the capture, if one runs; trap.sampler is ours */
 	struct signal_env env;
 	struct guard_hooks hooks;
-	uint64_t sampler_freq;	 /* the kept sampler's maps are sized for this */
-	uint64_t sampler_window; /* ...and this */
-	uint64_t sampler_copy;	 /* ...and stack copies of this many bytes (0: none) */
-	uint32_t
-		sampler_walk_rows; /* ...and the kernel walk's tables of this many rows (0: none) */
-	uint64_t capture_errors;   /* fires that could not start a capture */
+	uint64_t sampler_freq;		      /* the kept sampler's maps are sized for this */
+	uint64_t sampler_window;	      /* ...and this */
+	uint64_t sampler_copy;		      /* ...and stack copies of this many bytes (0: none) */
+	struct unwind_tables *sampler_tables; /* ...and these tables (a reference; NULL: none) */
+	/* the kernel walk's tables (unwind_tables.h), shared by the capture
+	 * sampler and the recorder: a reference, and the rows they hold */
+	struct unwind_tables *tables;
+	uint64_t tables_rows;
+	uint64_t capture_errors;	  /* fires that could not start a capture */
 	struct history_opts history_opts; /* the flight recorder's, as opened */
 	struct overhead overhead;	  /* what sampling costs here, measured at open */
 	int epfd;			  /* the owner's */
