@@ -333,6 +333,55 @@ static void test_libc_aliases_pick_the_plain_name(void **state)
 	dlclose(libc);
 }
 
+/* objdump_plt - check each "ADDR <NAME@plt>:" objdump prints for @path
+ * against elfsym's name at ADDR; how many were checked. */
+static int objdump_plt(const struct elfsym *e, const char *path)
+{
+	char cmd[512], line[1024], name[512];
+	unsigned long long addr;
+	uint64_t start;
+	const char *got;
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn '%s' 2>/dev/null", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		/* "<NAME@plt>:", not "<NAME@plt-0x10>:" (the resolver's stub) */
+		if (sscanf(line, "%llx <%511[^>]>:", &addr, name) != 2 || strlen(name) < 5 ||
+		    strcmp(name + strlen(name) - 4, "@plt"))
+			continue;
+		got = elfsym__lookup(e, addr + 3, &start);
+		assert_non_null(got);
+		assert_string_equal(got, name);
+		assert_int_equal(start, addr);
+		n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/* PLT stubs are named NAME@plt, as objdump and perf name them: Debian's
+ * xz (.plt.sec, IBT) and the test's PIE, which calls libc through .plt. */
+static void test_plt_stubs_are_named_as_objdump_names_them(void **state)
+{
+	const char *paths[] = { "/usr/bin/xz", artifact("symtest-pie") };
+	struct elfsym *e;
+	size_t i;
+	int n;
+
+	(void)state;
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		e = elfsym__open(paths[i]);
+		assert_non_null(e);
+		n = objdump_plt(e, paths[i]);
+		print_message("%s: %d PLT stubs named as objdump names them\n", paths[i], n);
+		assert_true(n >= 1);
+		elfsym__free(e);
+	}
+}
+
 static void test_not_elf_files_are_refused(void **state)
 {
 	char dir[] = "/tmp/test_elfsym.XXXXXX", fifo[64];
@@ -611,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_build_ids_match_readelf),
 		cmocka_unit_test(test_offsets_map_to_vaddrs_per_load_segment),
 		cmocka_unit_test(test_libc_aliases_pick_the_plain_name),
+		cmocka_unit_test(test_plt_stubs_are_named_as_objdump_names_them),
 		cmocka_unit_test(test_not_elf_files_are_refused),
 		cmocka_unit_test(test_small_seed_files),
 		cmocka_unit_test(test_zero_sized_symbol_reaches_the_next),

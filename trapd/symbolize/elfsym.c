@@ -31,6 +31,9 @@
 
 #define MAX_PHDRS 65536u
 #define MAX_SHSTRTAB (1u << 20) /* bytes of the section names */
+#define PLT_STUB_BYTES 16	/* x86-64 */
+#define PLT_MAX_STUBS (1u << 16) /* PLT stubs named (Debian's largest libraries have a few thousand) */
+#define PLT_NAME_MAX 128	/* bytes of a stub's name kept, before "@plt" */
 #define MAX_NOTES (1u << 20)	/* bytes of one note section or segment */
 /* Nested symbols (an assembly label typed as a function inside a bigger
  * one) are rare; look back this many symbols for one that covers. */
@@ -55,6 +58,7 @@ struct elfsym {
 	struct elfsym_seg *segs;
 	size_t nsegs;
 	int type;
+	int machine; /* e_machine */
 	enum elfsym_source source;
 	char build_id[ELFSYM_MAX_BUILD_ID * 2 + 1];
 	char debuglink[ELFSYM_MAX_DEBUGLINK + 1]; /* "" if none */
@@ -92,6 +96,7 @@ struct loader {
 	struct elfsym_limits lim; /* what may still be read */
 	uint64_t table_bytes;	  /* read so far */
 	unsigned over_limits;
+	char *plt_names; /* "NAME@plt" of the PLT's stubs, until copied out */
 };
 
 static int image_read(const struct image *img, uint64_t off, void *buf, size_t len)
@@ -590,6 +595,153 @@ static int finish_symbols(struct elfsym *e, struct loader *ld)
 	return 0;
 }
 
+/* got_slot - the GOT slot the .plt.got stub at @addr (its bytes @code,
+ * @n of them) jumps through: jmp *rel32(%rip), after an endbr64 and with
+ * a bnd prefix where IBT puts them; 0 if it is not one. */
+static uint64_t got_slot(const uint8_t *code, size_t n, uint64_t addr)
+{
+	size_t at = 0;
+	int32_t rel;
+
+	if (n >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
+		at = 4;
+	if (at < n && code[at] == 0xf2)
+		at++;
+	if (at + 6 > n || code[at] != 0xff || code[at + 1] != 0x25)
+		return 0;
+	memcpy(&rel, code + at + 2, sizeof(rel));
+	return addr + at + 6 + (uint64_t)(int64_t)rel;
+}
+
+/* add_stub - the symbol "@name@plt" at @addr, @size bytes long. */
+static int add_stub(struct loader *ld, const char *name, size_t len, uint64_t addr, uint64_t size,
+		    size_t *used)
+{
+	GElf_Sym sym = { .st_value = addr,
+			 .st_size = size,
+			 .st_info = GELF_ST_INFO(STB_GLOBAL, STT_FUNC) };
+	char *at = ld->plt_names + *used;
+
+	len = unversioned_len(name, len);
+	if (len > PLT_NAME_MAX)
+		len = PLT_NAME_MAX;
+	memcpy(at, name, len);
+	memcpy(at + len, "@plt", 4);
+	*used += len + 4;
+	return add_raw(ld, &sym, at, len + 4);
+}
+
+/* load_plt_got - the stubs of .plt.got (calls through a GOT slot that a
+ * R_X86_64_GLOB_DAT relocation of .rela.dyn fills: functions whose
+ * address is also taken, or all of them with -z now), named as objdump
+ * names them. */
+static int load_plt_got(struct loader *ld, size_t *used)
+{
+	size_t idx = section_named(ld, ".plt.got"), dyn = section_named(ld, ".rela.dyn");
+	Elf_Data *code, *rela, *syms, *strs;
+	GElf_Shdr sh, rsh, ssh, strsh;
+	uint64_t i, k, n, nrela, slot;
+	const char *name;
+	GElf_Rela r;
+	GElf_Sym sym;
+	size_t len;
+	int err;
+
+	code = idx ? section_data(ld, idx, SHT_PROGBITS, PLT_MAX_STUBS * PLT_STUB_BYTES, &sh) : NULL;
+	rela = code && dyn ? section_data(ld, dyn, SHT_RELA,
+					  ELFSYM_MAX_TABLE_ENTRIES * sizeof(Elf64_Rela), &rsh)
+			   : NULL;
+	syms = rela ? section_data(ld, rsh.sh_link, SHT_DYNSYM,
+				   (uint64_t)ELFSYM_MAX_TABLE_ENTRIES * sizeof(Elf64_Sym), &ssh)
+		    : NULL;
+	strs = syms ? section_data(ld, ssh.sh_link, SHT_STRTAB, ELFSYM_MAX_STRTAB, &strsh) : NULL;
+	if (!strs || (sh.sh_entsize != 8 && sh.sh_entsize != 16) || code->d_size != sh.sh_size)
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	nrela = rela->d_size / sizeof(Elf64_Rela);
+	for (i = 0; i < n && *used < PLT_MAX_STUBS * (PLT_NAME_MAX + 4); i++) {
+		slot = got_slot((const uint8_t *)code->d_buf + i * sh.sh_entsize, sh.sh_entsize,
+				sh.sh_addr + i * sh.sh_entsize);
+		for (k = 0; slot && k < nrela; k++) {
+			if (!gelf_getrela(rela, (int)k, &r) || r.r_offset != slot ||
+			    GELF_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    !symbol_name(strs, sym.st_name, &name, &len) || !len)
+				continue;
+			err = add_stub(ld, name, len, sh.sh_addr + i * sh.sh_entsize,
+				       sh.sh_entsize, used);
+			if (err)
+				return err;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* plt_stub - the address of the stub of the @i-th .rela.plt entry: in
+ * .plt.sec when there is one (IBT: one stub each, in order), else in
+ * .plt after its first 16 bytes (the resolver's); 0 if outside. */
+static uint64_t plt_stub(const GElf_Shdr *plt, bool sec, uint64_t i)
+{
+	uint64_t at = (sec ? i : i + 1) * PLT_STUB_BYTES;
+
+	return at + PLT_STUB_BYTES <= plt->sh_size ? plt->sh_addr + at : 0;
+}
+
+/* load_plt - a symbol "NAME@plt" for each PLT stub (x86-64: the stub of
+ * each R_X86_64_JUMP_SLOT relocation of .rela.plt), as perf and objdump
+ * name them: no symbol table has them, and a profile of a program calling
+ * memcmp would show an address for the stub's samples. */
+static int load_plt(struct loader *ld)
+{
+	size_t rela_idx = section_named(ld, ".rela.plt"), plt_idx = section_named(ld, ".plt.sec");
+	Elf_Data *rela, *syms, *strs;
+	GElf_Shdr rsh, ssh, strsh, plt;
+	bool sec = plt_idx != 0;
+	uint64_t n, i, addr;
+	const char *name;
+	size_t len, used = 0;
+	GElf_Rela r;
+	GElf_Sym sym;
+	int err;
+
+	ld->plt_names = malloc(2 * PLT_MAX_STUBS * (PLT_NAME_MAX + sizeof("@plt")));
+	if (!ld->plt_names)
+		return -ENOMEM;
+	err = load_plt_got(ld, &used);
+	if (err)
+		return err;
+	if (!sec)
+		plt_idx = section_named(ld, ".plt");
+	if (!rela_idx || !plt_idx || elf_getscn(ld->elf, plt_idx) == NULL ||
+	    !gelf_getshdr(elf_getscn(ld->elf, plt_idx), &plt))
+		return 0;
+	rela = section_data(ld, rela_idx, SHT_RELA, ELFSYM_MAX_TABLE_ENTRIES * sizeof(Elf64_Rela),
+			    &rsh);
+	syms = rela ? section_data(ld, rsh.sh_link, SHT_DYNSYM,
+				   (uint64_t)ELFSYM_MAX_TABLE_ENTRIES * sizeof(Elf64_Sym), &ssh)
+		    : NULL;
+	strs = syms ? section_data(ld, ssh.sh_link, SHT_STRTAB, ELFSYM_MAX_STRTAB, &strsh) : NULL;
+	if (!strs || gelf_getclass(ld->elf) != ELFCLASS64)
+		return 0;
+	n = rela->d_size / sizeof(Elf64_Rela);
+	if (n > PLT_MAX_STUBS)
+		n = PLT_MAX_STUBS;
+	for (i = 0; i < n && ld->nraw < ELFSYM_MAX_SYMBOLS; i++) {
+		if (!gelf_getrela(rela, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !symbol_name(strs, sym.st_name, &name, &len) || !len)
+			continue;
+		addr = plt_stub(&plt, sec, i);
+		if (!addr)
+			break;
+		err = add_stub(ld, name, len, addr, PLT_STUB_BYTES, &used);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* load_symbols - .symtab first, .dynsym when that gives nothing. */
 static int load_symbols(struct elfsym *e, struct loader *ld)
 {
@@ -611,6 +763,11 @@ static int load_symbols(struct elfsym *e, struct loader *ld)
 		}
 		if (ld->nraw)
 			e->source = source[t];
+	}
+	if (e->machine == EM_X86_64) {
+		err = load_plt(ld);
+		if (err)
+			return err;
 	}
 	return finish_symbols(e, ld);
 }
@@ -638,6 +795,7 @@ static struct elfsym *load(Elf *elf, uint64_t file_size, const struct elfsym_lim
 		goto cleanup;
 	}
 	e->type = eh.e_type;
+	e->machine = eh.e_machine;
 	err = load_segments(e, elf);
 	if (err)
 		goto cleanup;
@@ -650,6 +808,7 @@ static struct elfsym *load(Elf *elf, uint64_t file_size, const struct elfsym_lim
 	e->over_limits = ld.over_limits;
 cleanup:
 	free(ld.raw);
+	free(ld.plt_names);
 	if (err) {
 		elfsym__free(e);
 		errno = -err;
