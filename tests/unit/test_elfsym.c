@@ -218,6 +218,24 @@ static void test_shared_library_symbols(void **state)
 	elfsym__free(e);
 }
 
+/* entry_of - e_entry of @path, per readelf. */
+static uint64_t entry_of(const char *path)
+{
+	char cmd[512], line[512];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "readelf -h '%s'", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " Entry point address: %llx", &v) == 1)
+			break;
+	pclose(f);
+	assert_true(v != 0);
+	return v;
+}
+
 static void test_stripped_falls_back_to_dynsym(void **state)
 {
 	const char *path = artifact("symtest-stripped");
@@ -237,6 +255,11 @@ static void test_stripped_falls_back_to_dynsym(void **state)
 			    "cold_function");
 	/* a static function lived only in .symtab */
 	assert_null(elfsym__lookup(e, local_addr, NULL));
+	/* so did _start, which is named again at the entry point (and no
+	 * further than its few bytes), so stacks that reach it are rooted */
+	assert_string_equal(elfsym__lookup(e, entry_of(path) + 5, NULL), "_start");
+	assert_true(!elfsym__lookup(e, entry_of(path) + 64, NULL) ||
+		    strcmp(elfsym__lookup(e, entry_of(path) + 64, NULL), "_start"));
 	full = elfsym__open(artifact("symtest-pie"));
 	assert_non_null(full);
 	assert_true(elfsym__count(full) > elfsym__count(e));

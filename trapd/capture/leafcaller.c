@@ -93,6 +93,15 @@ enum stack_root stack_root_of(const char *outermost)
 		"__clone3",
 		"thread_start",
 		"__libc_start_main_impl",
+		/* Go: goroutines start at goexit's return address, the main
+		 * thread at rt0_go, the others at mstart (assembly, named with
+		 * their ABI since Go 1.17) */
+		"runtime.goexit",
+		"runtime.goexit.abi0",
+		"runtime.rt0_go",
+		"runtime.rt0_go.abi0",
+		"runtime.mstart",
+		"runtime.mstart.abi0",
 	};
 	size_t i;
 

@@ -32,9 +32,11 @@
 #define MAX_PHDRS 65536u
 #define MAX_SHSTRTAB (1u << 20) /* bytes of the section names */
 #define PLT_STUB_BYTES 16	/* x86-64 */
-#define PLT_MAX_STUBS (1u << 16) /* PLT stubs named (Debian's largest libraries have a few thousand) */
-#define PLT_NAME_MAX 128	/* bytes of a stub's name kept, before "@plt" */
-#define MAX_NOTES (1u << 20)	/* bytes of one note section or segment */
+#define ENTRY_BYTES 64		/* a stripped program's _start, as named */
+#define PLT_MAX_STUBS                                                                              \
+	(1u << 16)	     /* PLT stubs named (Debian's largest libraries have a few thousand) */
+#define PLT_NAME_MAX 128     /* bytes of a stub's name kept, before "@plt" */
+#define MAX_NOTES (1u << 20) /* bytes of one note section or segment */
 /* Nested symbols (an assembly label typed as a function inside a bigger
  * one) are rare; look back this many symbols for one that covers. */
 #define LOOKBACK 16
@@ -58,7 +60,9 @@ struct elfsym {
 	struct elfsym_seg *segs;
 	size_t nsegs;
 	int type;
-	int machine; /* e_machine */
+	int machine;	 /* e_machine */
+	uint64_t entry;	 /* e_entry */
+	bool has_interp; /* a PT_INTERP: a dynamically linked program, not a library */
 	enum elfsym_source source;
 	char build_id[ELFSYM_MAX_BUILD_ID * 2 + 1];
 	char debuglink[ELFSYM_MAX_DEBUGLINK + 1]; /* "" if none */
@@ -238,7 +242,10 @@ static int load_segments(struct elfsym *e, Elf *elf)
 	if (!e->segs)
 		return -ENOMEM;
 	for (i = 0; i < phnum && e->nsegs < ELFSYM_MAX_SEGMENTS; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_filesz == 0)
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		e->has_interp |= ph.p_type == PT_INTERP;
+		if (ph.p_type != PT_LOAD || ph.p_filesz == 0)
 			continue;
 		if (ph.p_offset + ph.p_filesz < ph.p_offset)
 			continue;
@@ -647,7 +654,8 @@ static int load_plt_got(struct loader *ld, size_t *used)
 	size_t len;
 	int err;
 
-	code = idx ? section_data(ld, idx, SHT_PROGBITS, PLT_MAX_STUBS * PLT_STUB_BYTES, &sh) : NULL;
+	code = idx ? section_data(ld, idx, SHT_PROGBITS, PLT_MAX_STUBS * PLT_STUB_BYTES, &sh)
+		   : NULL;
 	rela = code && dyn ? section_data(ld, dyn, SHT_RELA,
 					  ELFSYM_MAX_TABLE_ENTRIES * sizeof(Elf64_Rela), &rsh)
 			   : NULL;
@@ -668,8 +676,8 @@ static int load_plt_got(struct loader *ld, size_t *used)
 			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
 			    !symbol_name(strs, sym.st_name, &name, &len) || !len)
 				continue;
-			err = add_stub(ld, name, len, sh.sh_addr + i * sh.sh_entsize,
-				       sh.sh_entsize, used);
+			err = add_stub(ld, name, len, sh.sh_addr + i * sh.sh_entsize, sh.sh_entsize,
+				       used);
 			if (err)
 				return err;
 			break;
@@ -728,7 +736,8 @@ static int load_plt(struct loader *ld)
 	if (n > PLT_MAX_STUBS)
 		n = PLT_MAX_STUBS;
 	for (i = 0; i < n && ld->nraw < ELFSYM_MAX_SYMBOLS; i++) {
-		if (!gelf_getrela(rela, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+		if (!gelf_getrela(rela, (int)i, &r) ||
+		    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
 		    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
 		    !symbol_name(strs, sym.st_name, &name, &len) || !len)
 			continue;
@@ -740,6 +749,40 @@ static int load_plt(struct loader *ld)
 			return err;
 	}
 	return 0;
+}
+
+/* name_entry - "_start" at a program's entry point when no symbol is
+ * there (a stripped executable: its _start was in .symtab), so that
+ * stacks that reach it read as complete. ENTRY_BYTES long: glibc's and
+ * musl's x86-64 _start are 38 and 25 bytes; the code after it is the
+ * program's own, unnamed. Not for libraries (libc's entry prints its
+ * version), nor for a static program (no PT_INTERP: the entry's symbol
+ * is in .symtab, or the whole program is unnamed). */
+static int name_entry(struct elfsym *e, struct loader *ld)
+{
+	static const char name[] = "_start";
+	GElf_Sym sym = { .st_info = GELF_ST_INFO(STB_GLOBAL, STT_FUNC) };
+	size_t i, shndx = 0;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (!e->entry || !(e->type == ET_EXEC || (e->type == ET_DYN && e->has_interp)))
+		return 0;
+	for (i = 0; i < ld->nraw; i++)
+		if (ld->raw[i].addr == e->entry)
+			return 0;
+	for (i = 1; i < ld->shnum && !shndx; i++) {
+		scn = elf_getscn(ld->elf, i);
+		if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    e->entry >= sh.sh_addr && e->entry - sh.sh_addr < sh.sh_size)
+			shndx = i;
+	}
+	if (!shndx)
+		return 0;
+	sym.st_value = e->entry;
+	sym.st_size = ENTRY_BYTES;
+	sym.st_shndx = (uint16_t)shndx;
+	return add_raw(ld, &sym, name, sizeof(name) - 1);
 }
 
 /* load_symbols - .symtab first, .dynsym when that gives nothing. */
@@ -769,6 +812,9 @@ static int load_symbols(struct elfsym *e, struct loader *ld)
 		if (err)
 			return err;
 	}
+	err = name_entry(e, ld);
+	if (err)
+		return err;
 	return finish_symbols(e, ld);
 }
 
@@ -796,6 +842,7 @@ static struct elfsym *load(Elf *elf, uint64_t file_size, const struct elfsym_lim
 	}
 	e->type = eh.e_type;
 	e->machine = eh.e_machine;
+	e->entry = eh.e_entry;
 	err = load_segments(e, elf);
 	if (err)
 		goto cleanup;
