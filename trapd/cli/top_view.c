@@ -91,7 +91,8 @@ static int write_functions(FILE *out, const struct profile *p, size_t rows, size
 	size_t n = 0, i, shown = 0;
 	char buf[512];
 
-	if (stacktree__from_profile(p, &t) || report_functions(t, &r, &n)) {
+	/* inlined code is the function's, as trapd report counts it */
+	if (stacktree__from_profile(p, &t) || report_functions_outlined(t, &r, &n)) {
 		stacktree__free(t);
 		return -ENOMEM;
 	}

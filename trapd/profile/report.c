@@ -331,6 +331,19 @@ static void write_comments(FILE *out, const struct profile *p)
 		fprintf(out, "# (%u more comment lines)\n", hidden);
 }
 
+/* inlined_self - whether a sample's leaf is in inlined code, below @n. */
+static bool inlined_self(const struct stacktree_node *n)
+{
+	uint32_t i;
+
+	if (n->kind == STACKTREE_KIND_INLINED && n->self)
+		return true;
+	for (i = 0; i < n->nchildren; i++)
+		if (inlined_self(n->children[i]))
+			return true;
+	return false;
+}
+
 static void write_notes(FILE *out, const struct stacktree *t)
 {
 	if (t->truncated)
@@ -391,14 +404,19 @@ int report_write_top(FILE *out, const struct profile *p, const struct stacktree 
 	if (err)
 		return err;
 	/* Off the CPU every stack ends in the scheduler: the user function
-	 * that waited is the news. */
-	err = p->view == PROFILE_VIEW_OFFCPU ? report_functions_waiting(t, &rows, &nrows)
-					     : report_functions(t, &rows, &nrows);
+	 * that waited is the news. Code inlined into a function is the
+	 * function's, as perf counts self time and as trapd diff, ci and top
+	 * compare it. */
+	err = p->view == PROFILE_VIEW_OFFCPU ? report_functions_outlined_waiting(t, &rows, &nrows)
+					     : report_functions_outlined(t, &rows, &nrows);
 	if (err)
 		return err;
 	fprintf(out, "Total: %s\n", summary);
 	write_comments(out, p);
 	write_notes(out, t);
+	if (inlined_self(t->root))
+		fprintf(out, "# inlined code counts as the function it is inlined into (the flame "
+			     "graph, folded stacks and pprof show it)\n");
 	shown = top && top < nrows ? top : nrows;
 	if (nrows && profile_view__is_time(p))
 		write_time_rows(out, rows, shown, t->root->total);

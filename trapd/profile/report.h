@@ -62,8 +62,10 @@ int report_summary(char *buf, size_t len, const struct profile *p, const struct 
 /* report_write_top - the table: a "Total:" line (report_summary), the
  * profile's comments as "# " lines, notes on samples cut by the tree's
  * caps, then the @top functions with the most self samples (@top 0: all;
- * in the off-CPU view self is the user code that waited:
- * report_functions_waiting) and a line saying how many more there are.
+ * code inlined into a function is the function's, with a line saying so
+ * when there is any: report_functions_outlined; in the off-CPU view self
+ * is the user code that waited: report_functions_outlined_waiting) and a
+ * line saying how many more there are.
  * A time view (profile_view.h) shows times instead of sample counts.
  * Names are truncated with "..." so a row fits REPORT_COLUMNS. Returns 0,
  * -ENOMEM, or -EIO when writing @out failed. */
