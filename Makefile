@@ -288,7 +288,7 @@ demo: deps
 
 bench:
 	$(Q)scripts/install-deps bench
-	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS) $(BUILD)/bench/symbench $(BUILD)/workloads/nofp/chain \
+	$(Q)$(MAKE) --no-print-directory all $(WORKLOADS) $(BUILD)/bench/symbench $(BUILD)/workloads/nofp/chain $(BUILD)/workloads/nofp/deep \
 		$(BUILD)/bench/hookload $(BUILD)/bench/empty_hooks.bpf.o
 	$(Q)BUILD=$(BUILD) bench/run
 
