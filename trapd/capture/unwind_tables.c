@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "trapd/symbolize/cfi.h"
+#include "trapd/symbolize/mapped_file.h"
 #include "trapd/symbolize/unwind_table.h"
 #include "trapd/util/clock.h"
 #include "trapd/util/kernel_btf.h"
@@ -340,24 +341,20 @@ static int store(struct unwind_tables *t, const struct sampler_unwind_file_key *
 	return at;
 }
 
-/* open_mapped - the file of @w's mapping, through map_files, if it is
- * the device and inode the kernel named, with its owner in *@owner; -1
- * otherwise. */
+/* open_mapped - the file of @w's mapping, through map_files, if it is a
+ * regular file (a device is never opened) and the device and inode the
+ * kernel named, with its owner in *@owner; -1 otherwise. */
 static int open_mapped(const struct unwind_tables *t, const struct sampler_unwind_want *w,
 		       uint32_t *owner)
 {
-	char path[128];
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", t->proc_root, w->pid,
-		 (unsigned long long)w->start, (unsigned long long)w->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = mapped_file_open_mapping(t->proc_root, (int)w->pid, w->start, w->end, w->file.ino);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_ino != w->file.ino ||
-	    st.st_dev !=
-		    makedev((unsigned)(w->file.dev >> 20), (unsigned)(w->file.dev & 0xfffff))) {
+	if (fstat(fd, &st) || st.st_dev != makedev((unsigned)(w->file.dev >> 20),
+						   (unsigned)(w->file.dev & 0xfffff))) {
 		close(fd);
 		return -1;
 	}

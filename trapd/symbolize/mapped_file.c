@@ -77,6 +77,14 @@ static int open_map_files(const char *proc_root, int pid, const struct procmaps_
 	return open_checked(open(p, O_PATH | O_CLOEXEC), e->inode);
 }
 
+int mapped_file_open_mapping(const char *proc_root, int pid, uint64_t start, uint64_t end,
+			     uint64_t ino)
+{
+	struct procmaps_entry e = { .start = start, .end = end, .inode = ino };
+
+	return open_map_files(proc_root, pid, &e);
+}
+
 int mapped_file_open_in_root(const char *proc_root, int pid, const char *path)
 {
 	return open_in_root(proc_root, pid, path, 0);

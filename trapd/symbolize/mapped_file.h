@@ -20,6 +20,14 @@
  * another negative errno. */
 int mapped_file_open(const char *proc_root, int pid, const struct procmaps_entry *e);
 
+/* mapped_file_open_mapping - a read-only fd of the regular file mapped
+ * at [@start, @end) in @pid, through its map_files entry (the mapped file
+ * itself: no path is followed), if its inode is @ino. Returns the fd,
+ * -ESTALE for another file or one that is not regular (never opened for
+ * reading), or another negative errno. */
+int mapped_file_open_mapping(const char *proc_root, int pid, uint64_t start, uint64_t end,
+			     uint64_t ino);
+
 /* mapped_file_open_in_root - a read-only fd of the regular file at @path
  * as @pid sees it, symbolic links resolved inside its root. Returns the
  * fd or a negative errno (-ESTALE: not a regular file). */
