@@ -100,10 +100,10 @@ static void test_missing_struct_and_field_are_named(void **state)
 /* write_file - @len bytes of @data to a new temporary file; its path. */
 static const char *write_file(const void *data, size_t len)
 {
-	static char path[] = "/tmp/test_kernel_btf.XXXXXX";
+	static char path[64];
 	int fd;
 
-	strcpy(path, "/tmp/test_kernel_btf.XXXXXX");
+	snprintf(path, sizeof(path), "/tmp/test_kernel_btf.XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, data, len), (ssize_t)len);
