@@ -23,7 +23,7 @@ test_inlines_views_show_the_inlined_function() {
 	share=$(inlines_share inl.folded ';main;inl_caller;inl_hot_inline \(inlined\)$')
 	echo "    folded: $share % of samples end in inl_caller;inl_hot_inline (inlined)"
 	[ "$share" -ge 90 ] || { fail "$share %: $(sort -t' ' -k2 -nr inl.folded | head -3)"; return 1; }
-	awk '$5 == "inl_caller" { sub(/%/, "", $1); ok = ($1 >= 90) } END { exit !ok }' inl.top &&
+	awk '$5 == "inl_caller" { sub(/%/, "", $1); ok = ($1 + 0 >= 90) } END { exit !ok }' inl.top &&
 		! grep -q 'inl_hot_inline' inl.top &&
 		grep -q '^# inlined code counts as the function it is inlined into' inl.top ||
 		{ fail "table: $(head -8 inl.top)"; return 1; }

@@ -260,13 +260,16 @@ static uint64_t used_by(const struct unwind_tables *t, uint32_t owner)
 	return n;
 }
 
-/* heaviest - the owner whose files' tables take the most rows. */
+/* heaviest - the user (not root) whose files' tables take the most
+ * rows; root when no user's are loaded. */
 static uint32_t heaviest(const struct unwind_tables *t)
 {
 	uint64_t most = 0, n;
 	uint32_t i, who = 0;
 
 	for (i = 0; i < t->next; i++) {
+		if (!t->ext[i].owner)
+			continue;
 		n = used_by(t, t->ext[i].owner);
 		if (n > most) {
 			most = n;
@@ -312,18 +315,19 @@ static int place(const struct unwind_tables *t, uint32_t count, uint32_t *first)
 }
 
 /* store - copy @tab's rows (of a file @owner owns) into the array; the
- * extent's index, or -1. The files of one owner take at most half the
- * rows: past it, that owner's oldest tables go first; when the array
- * is full, the oldest of the owner taking the most. So a user whose
- * processes map thousands of files of their own pushes out their own
- * tables, not those of the system's files or of other users. */
+ * extent's index, or -1. The files of one user take at most half the
+ * rows: past it, that user's oldest tables go first; when the array is
+ * full, the oldest of the user taking the most, and root's (the
+ * system's files: libraries, compilers) only when no user has any. So a
+ * user whose processes map thousands of files of their own pushes out
+ * their own tables, not those of the system's files or of other users. */
 static int store(struct unwind_tables *t, const struct sampler_unwind_file_key *key,
 		 const struct unwind_table *tab, uint32_t owner)
 {
 	uint32_t first = 0, size = tab->n + tab->nfar, i;
 	int at;
 
-	while (used_by(t, owner) + size > t->rows_max / 2 && evict_oldest_of(t, owner))
+	while (owner && used_by(t, owner) + size > t->rows_max / 2 && evict_oldest_of(t, owner))
 		;
 	while ((at = place(t, size, &first)) < 0 || t->next >= MAX_FILES) {
 		if (!t->next || !evict_oldest_of(t, heaviest(t)))

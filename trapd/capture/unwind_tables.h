@@ -11,9 +11,9 @@
  * maps the file then walks with them.
  *
  * The rows array has a fixed size (the memory bound). The tables of the
- * files one user owns take at most half of it: past that, the user's
- * oldest tables go; when it is full, the oldest of the owner taking the
- * most. A table larger than half the array is not loaded (its file's
+ * files one user (not root) owns take at most half of it: past that, the
+ * user's oldest tables go; when it is full, the oldest of the user taking
+ * the most, and root's (the system's files) only when no user has any. A table larger than half the array is not loaded (its file's
  * frames are walked by frame pointers, or copied). Both are counted, and
  * logged at most once a minute. A file
  * that cannot be opened, or has no usable CFI, is published without rows,
