@@ -153,8 +153,10 @@ struct user_walk {
 	__u64 vstart, vend, voff;
 	struct sampler_unwind_file_key file; /* ino 0: no file (anonymous) */
 	struct sampler_unwind_file table;    /* count 0: none */
-	__u32 looked; /* bpf_find_vma was called in this walk (it answers once) */
-	__u32 pad;
+	__u32 looked;	   /* bpf_find_vma was called in this walk (it answers once) */
+	__u32 by_chain;	   /* bp was read from the frame-pointer chain */
+	__u32 table_known; /* the file's table was answered (@table.count 0: it has none) */
+	__u32 leaf_by_fp;  /* the leaf was stepped by its frame pointer */
 };
 
 /* Three stacks per CPU: too large for the 512-byte BPF stack. */
@@ -1282,13 +1284,16 @@ static __always_inline bool walk_mapping(struct user_walk *w, __u64 pc)
 	if (!(v && walk_known(w, v, pc, now)) && !walk_look(w, v, pc, now))
 		return false;
 	w->table.first = w->table.count = 0;
+	w->table_known = 0;
 	if (!w->file.ino)
 		return true;
 	t = bpf_map_lookup_elem(&unwind_files, &w->file);
-	if (t)
+	if (t) {
 		w->table = *t;
-	else
+		w->table_known = 1;
+	} else {
 		walk_ask(w);
+	}
 	return true;
 }
 
@@ -1315,18 +1320,27 @@ static __always_inline struct sampler_unwind_row *walk_row(const struct user_wal
 }
 
 /* walk_by_frame_pointer - step @w to its caller through rbp (code with
- * no row); false when the chain ends there. */
+ * no row); false when the chain ends there: at an entry (w->end set)
+ * when the rbp it ends on was read from the chain itself (the ABI's
+ * outermost frame has rbp 0: _start, a thread's start, Go's goexit). */
 static __always_inline bool walk_by_frame_pointer(struct user_walk *w)
 {
 	__u64 fp[2];
 
 	stat_inc(SAMPLER_STAT_WALK_FP_FRAMES);
+	if (w->exact && !w->by_chain)
+		w->leaf_by_fp = 1;
+	if (!w->bp && w->by_chain) {
+		w->end = SAMPLER_WALK_ENTRY + 1;
+		return false;
+	}
 	if (!w->bp || w->bp < w->sp || bpf_probe_read_user(fp, sizeof(fp), (void *)w->bp))
 		return false;
 	w->sp = w->bp + 16;
 	w->bp = fp[0];
 	w->ip = fp[1];
 	w->exact = 0;
+	w->by_chain = 1;
 	return true;
 }
 
@@ -1345,6 +1359,7 @@ static __always_inline bool walk_signal(struct user_walk *w)
 	w->sp = sp;
 	w->ip = ip;
 	w->exact = 1;
+	w->by_chain = 0;
 	return true;
 }
 
@@ -1405,7 +1420,8 @@ static __always_inline bool walk_by_row(struct user_walk *w, const struct sample
 		w->fp_reason = SAMPLER_WALK_NO_CFI;
 		if (walk_by_frame_pointer(w))
 			return true;
-		w->end = SAMPLER_WALK_NO_CFI + 1;
+		if (!w->end)
+			w->end = SAMPLER_WALK_NO_CFI + 1;
 		return false;
 	}
 	if (cfa <= w->sp || bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
@@ -1424,6 +1440,7 @@ static __always_inline bool walk_by_row(struct user_walk *w, const struct sample
 	w->bp = bp;
 	w->ip = ra;
 	w->exact = 0;
+	w->by_chain = 0;
 	return true;
 }
 
@@ -1455,14 +1472,18 @@ static long walk_step(__u32 i, void *arg)
 		w->end = 0;
 		if (walk_by_frame_pointer(w))
 			return 0;
-		w->end = w->fp_reason + 1;
+		if (!w->end)
+			w->end = w->fp_reason + 1;
 		return 1;
 	}
 	if (!w->table.count) {
-		w->fp_reason = w->file.ino ? SAMPLER_WALK_NO_TABLE : SAMPLER_WALK_NO_CFI;
+		/* a file asked for (a copy would do better), or one without CFI */
+		w->fp_reason = w->file.ino && !w->table_known ? SAMPLER_WALK_NO_TABLE
+							      : SAMPLER_WALK_NO_CFI;
 		if (walk_by_frame_pointer(w))
 			return 0;
-		w->end = w->fp_reason + 1;
+		if (!w->end)
+			w->end = w->fp_reason + 1;
 		return 1;
 	}
 	off = (__u32)(pc - w->vstart + w->voff);
@@ -1471,7 +1492,8 @@ static long walk_step(__u32 i, void *arg)
 		w->fp_reason = SAMPLER_WALK_NO_CFI;
 		if (walk_by_frame_pointer(w))
 			return 0;
-		w->end = SAMPLER_WALK_NO_CFI + 1;
+		if (!w->end)
+			w->end = SAMPLER_WALK_NO_CFI + 1;
 		return 1;
 	}
 	return walk_by_row(w, r, off) ? 0 : 1;
@@ -1500,7 +1522,16 @@ static __always_inline __u32 walk_user(struct bpf_perf_event_data *ctx, struct s
 	w->pid = pid;
 	w->vstart = w->vend = 0;
 	w->looked = 0;
+	w->by_chain = 0;
+	w->leaf_by_fp = 0;
 	bpf_loop(SAMPLER_WALK_MAX_DEPTH + 1, walk_step, &sc, 0);
+	/* a leaf with no CFI may not have set up its frame (gcc's and Go's
+	 * leaves): its caller is recovered in user space, as a frame-pointer
+	 * walk's is (struct sampler_leaf) */
+	if (w->leaf_by_fp && sc->user.len) {
+		sc->user.walked = 0;
+		find_leaf(r.sp, &sc->user);
+	}
 	return w->end ? w->end - 1 : SAMPLER_WALK_DEPTH;
 }
 

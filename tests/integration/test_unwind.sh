@@ -250,3 +250,65 @@ test_unwind_kernel_walk_rustc_deep_stacks() {
 	echo "    rustc -O: $entry % of walks reached an entry ($depth at the depth bound)"
 	[ "$entry" -ge 75 ] || { fail "$entry % reached an entry: $(grep -A30 '"kernel_walk"' rk.json)"; return 1; }
 }
+
+# A Go program (Go keeps frame pointers, and its binaries have no
+# .eh_frame): both walkers step it by its frame-pointer chain, which ends
+# at goexit (a goroutine) or rt0_go and mstart (threads) with rbp 0 read
+# from the chain: complete, and said so (the walks' ends and stack_roots).
+test_unwind_go_reaches_its_roots() {
+	need_root_bpf || return
+	command -v go >/dev/null || { fail "no go"; return 1; }
+	local mode entry
+	mkdir gow && cat >gow/main.go <<'GO'
+package main
+
+import "fmt"
+
+//go:noinline
+func leaf(n uint64) uint64 {
+	acc := n
+	for i := uint64(0); i < 2000000; i++ {
+		acc = acc*6364136223846793005 + i
+	}
+	return acc
+}
+
+//go:noinline
+func middle(n uint64) uint64 { return leaf(n) ^ n }
+
+func main() {
+	var s uint64
+	done := make(chan uint64)
+	go func() {
+		var t uint64
+		for i := uint64(0); i < 600; i++ {
+			t += middle(i)
+		}
+		done <- t
+	}()
+	for i := uint64(0); i < 600; i++ {
+		s += middle(i)
+	}
+	fmt.Println(s + <-done)
+}
+GO
+	(cd gow && go mod init gow >/dev/null 2>&1 && go build -o gow .) || { fail "go build"; return 1; }
+	for mode in kernel dwarf; do
+		capture_into "go-$mode" --unwind "$mode" -F 199 -- ./gow/gow || return 1
+		entry=$(unwind_entry_share "go-$mode.json")
+		python3 - "go-$mode.json" <<'PY' || { fail "$mode: stack_roots: $(grep -A4 stack_roots "go-$mode.json")"; return 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))["stack_roots"]
+sys.exit(0 if r["rooted"] >= 0.95 * (r["rooted"] + r["unrooted"] + r["outermost_unnamed"]) else 1)
+PY
+		echo "    $mode: $entry % of walks reached an entry"
+		[ "$entry" -ge 95 ] || { fail "$mode: $entry %: $(grep -A16 '"unwind"' "go-$mode.json")"; return 1; }
+		grep -q ';runtime.goexit.abi0;main.main.func1;' "go-$mode.folded" ||
+			{ fail "$mode: no goroutine reaches goexit: $(head -3 "go-$mode.folded")"; return 1; }
+	done
+	# leaf sets up no frame (Go's frameless leaves): the kernel walk has
+	# its caller recovered as a frame-pointer walk's is (DWARF mode loses
+	# middle there: its copy has no code to prove the caller with)
+	grep -q ';runtime.goexit.abi0;main.main.func1;main.middle;main.leaf ' go-kernel.folded ||
+		{ fail "kernel: middle lost: $(head -3 go-kernel.folded)"; return 1; }
+}

@@ -461,7 +461,8 @@ static ssize_t find_map(struct unwinder *u, struct pid_ent *p, uint64_t pc, bool
 
 struct frame {
 	struct cfi_regs r;
-	bool exact; /* r.rip is an exact pc (frame 0, or after a signal frame) */
+	bool exact;    /* r.rip is an exact pc (frame 0, or after a signal frame) */
+	bool by_chain; /* r.rbp was read from the frame-pointer chain */
 };
 
 static int read_word(void *ctx, uint64_t addr, uint64_t *val)
@@ -576,12 +577,16 @@ static int step_cfi(const struct cfi *c, const struct cfi_row *row, struct frame
 }
 
 /* step_fp - the caller of frame @f by its frame pointer, for code
- * without CFI (JIT code). */
+ * without CFI (JIT code, Go). A chain that ends in a zero frame pointer
+ * read from the chain itself ends at an entry: the ABI's outermost frame
+ * (_start, a thread's start, Go's goexit and mstart) has rbp 0. */
 static int step_fp(struct frame *f, const struct unwind_input *in)
 {
 	uint64_t bp = f->r.rbp, ra, nbp;
 	int err;
 
+	if (f->r.rbp_valid && !bp && f->by_chain)
+		return UNWIND_END_ENTRY;
 	if (!f->r.rbp_valid || bp < f->r.rsp || bp - in->sp >= in->stack_len)
 		return UNWIND_END_NO_CFI;
 	err = read_word((void *)in, bp + 8, &ra);
@@ -589,7 +594,7 @@ static int step_fp(struct frame *f, const struct unwind_input *in)
 		err = read_word((void *)in, bp, &nbp);
 	if (err)
 		return read_end(err);
-	*f = (struct frame){ .r = { ra, bp + 16, nbp, true } };
+	*f = (struct frame){ .r = { ra, bp + 16, nbp, true }, .by_chain = true };
 	return -1;
 }
 
