@@ -228,29 +228,24 @@ static void emit_unwind_mappings(struct json_writer *w, const struct unwind_summ
 	json_kv_u64(w, "ended_elsewhere", u->ended_elsewhere);
 }
 
-/* emit_kernel_walk - the kernel walk's part of "unwind", "kernel_walk":
- * how its walks ended (bpf/sampler.h, enum sampler_walk_end), how many
- * it handed to a stack copy (counted also as walks and in the DWARF
- * part, as copies), the frames it stepped by frame pointer, its tables. */
-static void emit_kernel_walk(struct json_writer *w, const struct unwind_summary *u)
+void metadata_kernel_walk(struct json_writer *w, const uint64_t *ends, uint64_t fp_frames,
+			  uint64_t copied, const struct unwind_tables_stats *t)
 {
-	const struct unwind_tables_stats *t = &u->tables;
-	uint64_t walks = 0;
+	uint64_t walks = copied;
 	int i;
 
 	for (i = 0; i < SAMPLER_WALK_NR; i++)
-		walks += u->walk_ends[i];
-	walks += u->walk_copied;
+		walks += ends[i];
 	json_key(w, "kernel_walk");
 	json_object_begin(w);
 	json_kv_u64(w, "walks", walks);
-	json_kv_u64(w, "copied", u->walk_copied);
+	json_kv_u64(w, "copied", copied);
 	json_key(w, "ended");
 	json_object_begin(w);
 	for (i = 0; i < SAMPLER_WALK_NR; i++)
-		json_kv_u64(w, sampler__walk_end_name(i), u->walk_ends[i]);
+		json_kv_u64(w, sampler__walk_end_name(i), ends[i]);
 	json_object_end(w);
-	json_kv_u64(w, "frame_pointer_frames", u->walk_fp_frames);
+	json_kv_u64(w, "frame_pointer_frames", fp_frames);
 	json_key(w, "tables");
 	json_object_begin(w);
 	json_kv_u64(w, "files", t->files);
@@ -302,7 +297,8 @@ static void emit_unwind(struct json_writer *w, const struct unwind_summary *u)
 		emit_unwind_mappings(w, u);
 	}
 	if (u->mode == UNWIND_MODE_KERNEL)
-		emit_kernel_walk(w, u);
+		metadata_kernel_walk(w, u->walk_ends, u->walk_fp_frames, u->walk_copied,
+				     &u->tables);
 	json_object_end(w);
 }
 

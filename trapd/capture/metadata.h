@@ -23,6 +23,15 @@
  * or a negative errno. */
 int metadata_emit(FILE *out, const struct capture_info *info, const char *profile_path);
 
+/* metadata_kernel_walk - "kernel_walk": the kernel walk's walks (those
+ * kept, by how they ended: @ends[SAMPLER_WALK_NR], and the @copied ones
+ * handed to a stack copy), the frames it stepped by frame pointer and
+ * its tables, as the sidecar's unwind and trapd status write them. */
+struct json_writer;
+struct unwind_tables_stats;
+void metadata_kernel_walk(struct json_writer *w, const uint64_t *ends, uint64_t fp_frames,
+			  uint64_t copied, const struct unwind_tables_stats *t);
+
 /* metadata_write - the same into @path, atomically (temporary file, fsync,
  * rename). Returns 0 or a negative errno with @err filled. */
 int metadata_write(const char *path, const struct capture_info *info, const char *profile_path,

@@ -21,7 +21,7 @@
 
 #include "rules/units.h"
 #include "trapd/capture/history.h"
-#include "trapd/capture/sampler.h"
+#include "trapd/capture/metadata.h"
 #include "trapd/latency/latency_report.h"
 #include "trapd/symbolize/symcache.h"
 #include "trapd/util/clock.h"
@@ -278,36 +278,15 @@ static void json_overhead(const struct daemon *d, struct json_writer *w)
 	json_object_end(w);
 }
 
-/* json_walk - the kernel walk's ends and tables (history_stats). */
+/* json_walk - the recorder's kernel walks and tables (history_stats). */
 static void json_walk(struct json_writer *w, const struct history_stats *st)
 {
-	int i;
-
-	json_key(w, "kernel_walk");
 	if (!st->walking) {
+		json_key(w, "kernel_walk");
 		json_null(w);
 		return;
 	}
-	json_object_begin(w);
-	json_key(w, "ended");
-	json_object_begin(w);
-	for (i = 0; i < SAMPLER_WALK_NR; i++)
-		json_kv_u64(w, sampler__walk_end_name(i), st->walk_ends[i]);
-	json_object_end(w);
-	json_kv_u64(w, "frame_pointer_frames", st->walk_fp_frames);
-	json_key(w, "tables");
-	json_object_begin(w);
-	json_kv_u64(w, "files", st->tables.files);
-	json_kv_u64(w, "files_without", st->tables.files_without);
-	json_kv_u64(w, "files_failed", st->tables.files_failed);
-	json_kv_u64(w, "files_too_big", st->tables.files_too_big);
-	json_kv_u64(w, "files_evicted", st->tables.files_evicted);
-	json_kv_u64(w, "rows", st->tables.rows_used);
-	json_kv_u64(w, "rows_max", st->tables.rows_max);
-	json_kv_u64(w, "build_ns", st->tables.build_ns);
-	json_kv_u64(w, "requests_dropped", st->tables.requests_dropped);
-	json_object_end(w);
-	json_object_end(w);
+	metadata_kernel_walk(w, st->walk_ends, st->walk_fp_frames, 0, &st->tables);
 }
 
 static void json_history(const struct daemon *d, struct json_writer *w)
