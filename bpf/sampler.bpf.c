@@ -93,6 +93,11 @@ const volatile __u32 file_inode_off, inode_ino_off, inode_sb_off, sb_dev_off;
 /* The kernel walk instead of bpf_get_stack's frame pointers (have_walk). */
 volatile __u32 walk_tables;
 
+/* A process whose samples are not taken (0: none): the flight recorder's
+ * own, whose table builds and symbolization would otherwise feed on
+ * themselves. */
+volatile __u32 skip_pid;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -1562,7 +1567,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		stat_inc(SAMPLER_STAT_IDLE);
 		return 0;
 	}
-	if (!watched(key.pid))
+	if (!watched(key.pid) || (skip_pid && key.pid == skip_pid))
 		return 0;
 	if (max_samples && __sync_fetch_and_add(&taken, 1) >= max_samples) {
 		stat_inc(SAMPLER_STAT_OVER_CAP);

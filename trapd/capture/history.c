@@ -447,6 +447,8 @@ static int retarget(struct history *h, uint64_t freq_hz)
 
 	so.freq_hz = freq_hz;
 	so.record = SAMPLER_RECORD_CPU;
+	so.walk_tables = h->o.walk_tables; /* the window keeps walking */
+	so.skip_self = true;
 	if (sampler__retarget(h->sampler, &so, err, sizeof(err))) {
 		log_warn("history: cannot change the frequency to %llu Hz: %s",
 			 (unsigned long long)freq_hz, err);
@@ -709,6 +711,7 @@ static int open_sampler(struct history *h, char *err, size_t errlen)
 		.record = SAMPLER_RECORD_CPU,
 		.one_window = true, /* no off-CPU time, no calls */
 		.walk_tables = h->o.walk_tables,
+		.skip_self = true,
 	};
 	int e;
 

@@ -522,6 +522,7 @@ static int set_target(struct sampler *s, const struct sampler_opts *o, char *err
 	}
 	s->skel->bss->copy_bytes = o->stack_copy_bytes;
 	s->skel->bss->walk_tables = (o->walk_rows || o->walk_tables) && s->tables;
+	s->skel->bss->skip_pid = o->skip_self ? (__u32)getpid() : 0;
 	if ((o->record & SAMPLER_RECORD_OFFCPU) && !sampler__can_offcpu(s)) {
 		snprintf(err, errlen,
 			 "off-CPU time needs the sched_switch tracepoint in tracefs, which this "

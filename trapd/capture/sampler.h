@@ -66,6 +66,10 @@ struct sampler_opts {
 	 * takes a reference), and with them the walk: @walk_rows is then
 	 * not used for their size. */
 	struct unwind_tables *walk_tables;
+	/* Take no samples of trapd's own process (the flight recorder: the
+	 * tables it builds and the stacks it names would otherwise be what it
+	 * samples, and names, most on a quiet host). */
+	bool skip_self;
 };
 
 /* What a window records (sampler_opts.record). */
