@@ -439,16 +439,28 @@ static const char *costliest(const struct history *h, char *buf, size_t len)
 	return buf;
 }
 
+/* recorder_opts - what the recorder's sampler is opened and retargeted
+ * with, at @freq_hz: a retarget keeps everything else (the kernel walk,
+ * trapd's own process left out). */
+static struct sampler_opts recorder_opts(const struct history *h, uint64_t freq_hz)
+{
+	return (struct sampler_opts){
+		.freq_hz = freq_hz,
+		.window_ns = 2 * SEC, /* drained every second: room for two */
+		.target = SAMPLER_TARGET_ALL,
+		.cgroup_fd = -1,
+		.record = SAMPLER_RECORD_CPU,
+		.one_window = true, /* no off-CPU time, no calls */
+		.walk_tables = h->o.walk_tables,
+		.skip_self = true,
+	};
+}
+
 /* retarget - the recorder's sampler at @freq_hz. */
 static int retarget(struct history *h, uint64_t freq_hz)
 {
-	struct sampler_opts so = { .target = SAMPLER_TARGET_ALL, .cgroup_fd = -1 };
+	struct sampler_opts so = recorder_opts(h, freq_hz);
 	char err[256];
-
-	so.freq_hz = freq_hz;
-	so.record = SAMPLER_RECORD_CPU;
-	so.walk_tables = h->o.walk_tables; /* the window keeps walking */
-	so.skip_self = true;
 	if (sampler__retarget(h->sampler, &so, err, sizeof(err))) {
 		log_warn("history: cannot change the frequency to %llu Hz: %s",
 			 (unsigned long long)freq_hz, err);
@@ -703,16 +715,7 @@ static void *run(void *arg)
 
 static int open_sampler(struct history *h, char *err, size_t errlen)
 {
-	struct sampler_opts so = {
-		.freq_hz = h->o.freq_hz,
-		.window_ns = 2 * SEC, /* drained every second: room for two */
-		.target = SAMPLER_TARGET_ALL,
-		.cgroup_fd = -1,
-		.record = SAMPLER_RECORD_CPU,
-		.one_window = true, /* no off-CPU time, no calls */
-		.walk_tables = h->o.walk_tables,
-		.skip_self = true,
-	};
+	struct sampler_opts so = recorder_opts(h, h->o.freq_hz);
 	int e;
 
 	h->sampler = sampler__open(&so, err, errlen);
